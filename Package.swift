@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The generator is a pipeline (parse -> model -> plan -> render -> write); the runtime is
+// store / engine / transport / conflicts. Only the toolchain's modules and three system C
+// libraries are used: nothing here needs a package registry.
+let package = Package(
+    name: "hope-sync",
+    platforms: [.macOS(.v14), .iOS(.v17), .watchOS(.v10)],
+    products: [
+        .executable(name: "generate", targets: ["generate"]),
+        .executable(name: "sync-demo", targets: ["sync-demo"]),
+        .library(name: "SyncSchema", targets: ["SyncSchema"]),
+        .library(name: "SyncGenerator", targets: ["SyncGenerator"]),
+        .library(name: "SyncRuntime", targets: ["SyncRuntime"]),
+        .library(name: "SyncPostgres", targets: ["SyncPostgres"]),
+        .library(name: "HopeSchema", targets: ["HopeSchema"]),
+    ],
+    targets: [
+        // System libraries (Debian: libyaml-dev, libsqlite3-dev, libpq-dev).
+        .systemLibrary(name: "CYaml", path: "Sources/CYaml"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
+
+        // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+
+        // Generator: schema.yaml -> Schema -> plan -> rendered files -> Generated/.
+        .target(name: "SyncSchema", dependencies: ["CYaml"]),
+        .target(
+            name: "SyncGenerator",
+            dependencies: ["SyncSchema", "Postgres"],
+            resources: [.copy("DefaultTemplates")]
+        ),
+        .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
+
+        // Runtime: local store, sync engine, transports, conflicts.
+        .target(name: "SyncRuntime", dependencies: ["SQLite"]),
+        .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres"]),
+
+        // The committed output of `generate` for schema.yaml, compiled as it ships.
+        .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
+
+        .executableTarget(name: "sync-demo", dependencies: ["SyncRuntime", "SyncPostgres", "HopeSchema"]),
+        .executableTarget(
+            name: "bench",
+            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
+        ),
+
+        .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
+        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"]),
+        .testTarget(name: "SyncGeneratorTests", dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"]),
+        .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
+        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"]),
+        // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
+        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema"]
+        ),
+    ]
+)

@@ -1,0 +1,2 @@
+// The libpq wrapper: Connection, QueryResult.
+import CLibPQ

@@ -1,0 +1,2 @@
+// The libsqlite3 wrapper: Database, Statement, Row.
+import CSQLite

@@ -1,0 +1,246 @@
+/// A small logic-less template language, a subset of Mustache, so the generated files' text
+/// lives in Templates/ where users can change it:
+///
+/// - `{{name}}`, `{{a.b}}`, `{{.}}`: a value, inserted as is (no escaping: the renderers make
+///   every value safe for its target language before it gets here).
+/// - `{{#name}}…{{/name}}`: once per element of a list, once for true or a non-empty text,
+///   never for false, an empty list or a missing name. `{{^name}}…{{/name}}` inverts it.
+/// - Inside a list: `@first`, `@last`, `@index` (from 0).
+/// - `{{! comment }}`.
+/// A line holding only a section tag or a comment disappears entirely, so templates can be
+/// laid out readably. An unknown name is an error, never an empty string: a typo in a template
+/// must not silently produce wrong SQL.
+public struct Template: Sendable {
+    public let name: String
+    let nodes: [Node]
+
+    indirect enum Node: Sendable {
+        case text(String)
+        case variable(String, line: Int)
+        case section(String, inverted: Bool, [Node], line: Int)
+    }
+
+    public init(name: String, source: String) throws(TemplateError) {
+        self.name = name
+        var parser = TemplateParser(name: name, tokens: TemplateLexer.tokens(in: source))
+        self.nodes = try parser.parseAll()
+    }
+
+    public func render(_ context: TemplateValue) throws(TemplateError) -> String {
+        var output = ""
+        try render(nodes, stack: [context], into: &output)
+        return output
+    }
+
+    private func render(_ nodes: [Node], stack: [TemplateValue], into output: inout String) throws(TemplateError) {
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                output += text
+            case .variable(let path, let line):
+                guard let value = Self.lookup(path, in: stack) else {
+                    throw TemplateError(template: name, line: line, message: "unknown name '\(path)'")
+                }
+                guard let text = value.text else {
+                    throw TemplateError(template: name, line: line, message: "'\(path)' is a list or an object, not text")
+                }
+                output += text
+            case .section(let path, let inverted, let children, _):
+                let value = Self.lookup(path, in: stack)
+                if inverted {
+                    if !(value?.isTruthy ?? false) { try render(children, stack: stack, into: &output) }
+                    continue
+                }
+                guard let value, value.isTruthy else { continue }
+                if case .list(let items) = value {
+                    for (index, item) in items.enumerated() {
+                        let position: TemplateValue = .object([
+                            "@first": .bool(index == 0),
+                            "@last": .bool(index == items.count - 1),
+                            "@index": .text(String(index)),
+                        ])
+                        try render(children, stack: stack + [position, item], into: &output)
+                    }
+                } else {
+                    try render(children, stack: stack + [value], into: &output)
+                }
+            }
+        }
+    }
+
+    private static func lookup(_ path: String, in stack: [TemplateValue]) -> TemplateValue? {
+        if path == "." { return stack.last }
+        let parts = path.split(separator: ".").map(String.init)
+        for frame in stack.reversed() {
+            guard case .object(let fields) = frame, var value = fields[parts[0]] else { continue }
+            for part in parts.dropFirst() {
+                guard case .object(let inner) = value, let next = inner[part] else { return nil }
+                value = next
+            }
+            return value
+        }
+        return nil
+    }
+}
+
+/// The data a template renders: built by a renderer from the model.
+public enum TemplateValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    case text(String)
+    case bool(Bool)
+    case list([TemplateValue])
+    case object([String: TemplateValue])
+
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: TemplateValue...) { self = .list(elements) }
+    public init(dictionaryLiteral elements: (String, TemplateValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    var isTruthy: Bool {
+        switch self {
+        case .text(let text): !text.isEmpty
+        case .bool(let flag): flag
+        case .list(let items): !items.isEmpty
+        case .object: true
+        }
+    }
+
+    var text: String? {
+        switch self {
+        case .text(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .list, .object: nil
+        }
+    }
+}
+
+public struct TemplateError: Error, Equatable, CustomStringConvertible {
+    public let template: String
+    public let line: Int
+    public let message: String
+
+    public var description: String { "\(template):\(line): error: \(message)" }
+}
+
+// MARK: - Lexing and parsing
+
+private enum TemplateToken {
+    case text(String)
+    case tag(kind: Character?, name: String, line: Int)
+}
+
+private enum TemplateLexer {
+    /// Splits the source into text and tags, dropping lines that hold only a block tag or a
+    /// comment (Mustache's "standalone" rule).
+    static func tokens(in source: String) -> [TemplateToken] {
+        var tokens: [TemplateToken] = []
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        for (offset, line) in lines.enumerated() {
+            let lineNumber = offset + 1
+            let newline = offset < lines.count - 1 ? "\n" : ""
+            let pieces = split(line, line: lineNumber)
+            let tags = pieces.compactMap { piece -> Character?? in
+                if case .tag(let kind, _, _) = piece { return .some(kind) }
+                return nil
+            }
+            let onlyBlank = pieces.allSatisfy { piece in
+                if case .text(let text) = piece { return text.allSatisfy { $0 == " " || $0 == "\t" } }
+                return true
+            }
+            let standalone = tags.count == 1 && onlyBlank && tags.allSatisfy { kind in
+                kind == "#" || kind == "^" || kind == "/" || kind == "!"
+            }
+            if standalone {
+                tokens += pieces.filter { if case .tag = $0 { return true } else { return false } }
+            } else {
+                tokens += pieces
+                tokens.append(.text(newline))
+            }
+        }
+        return tokens
+    }
+
+    private static func split(_ line: Substring, line number: Int) -> [TemplateToken] {
+        var pieces: [TemplateToken] = []
+        var rest = line[...]
+        while let open = rest.range(of: "{{") {
+            if open.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<open.lowerBound]))) }
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                pieces.append(.text(String(rest[open.lowerBound...])))
+                return pieces
+            }
+            var body = rest[open.upperBound..<close.lowerBound].trimmingSpaces()
+            var kind: Character?
+            if let first = body.first, "#^/!".contains(first) {
+                kind = first
+                body = body.dropFirst().trimmingSpaces()
+            }
+            pieces.append(.tag(kind: kind, name: String(body), line: number))
+            rest = rest[close.upperBound...]
+        }
+        if !rest.isEmpty { pieces.append(.text(String(rest))) }
+        return pieces
+    }
+}
+
+private struct TemplateParser {
+    let name: String
+    let tokens: [TemplateToken]
+    var position = 0
+
+    init(name: String, tokens: [TemplateToken]) {
+        self.name = name
+        self.tokens = tokens
+    }
+
+    mutating func parseAll() throws(TemplateError) -> [Template.Node] {
+        let nodes = try parse(until: nil)
+        return nodes
+    }
+
+    private mutating func parse(until closing: (name: String, line: Int)?) throws(TemplateError) -> [Template.Node] {
+        var nodes: [Template.Node] = []
+        while position < tokens.count {
+            let token = tokens[position]
+            position += 1
+            switch token {
+            case .text(let text):
+                if !text.isEmpty { nodes.append(.text(text)) }
+            case .tag(let kind, let tagName, let line):
+                switch kind {
+                case "!":
+                    continue
+                case "#", "^":
+                    let children = try parse(until: (tagName, line))
+                    nodes.append(.section(tagName, inverted: kind == "^", children, line: line))
+                case "/":
+                    guard let closing, closing.name == tagName else {
+                        throw TemplateError(template: name, line: line, message: "'{{/\(tagName)}}' closes no open section")
+                    }
+                    return nodes
+                default:
+                    guard !tagName.isEmpty else {
+                        throw TemplateError(template: name, line: line, message: "empty tag")
+                    }
+                    nodes.append(.variable(tagName, line: line))
+                }
+            }
+        }
+        if let closing {
+            throw TemplateError(template: name, line: closing.line, message: "section '\(closing.name)' is never closed")
+        }
+        return nodes
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> Substring {
+        var result = self
+        while result.first == " " { result = result.dropFirst() }
+        while result.last == " " { result = result.dropLast() }
+        return result
+    }
+}

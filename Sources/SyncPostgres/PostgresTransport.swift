@@ -1,0 +1,2 @@
+import SyncRuntime
+import Postgres

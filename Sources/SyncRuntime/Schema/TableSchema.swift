@@ -1,0 +1,122 @@
+import Foundation
+
+/// What the runtime knows of one synced table. The generator writes these (HopeSchema's
+/// `tables`); the runtime never guesses a column, it reads them from here.
+public struct TableSchema: Sendable, Equatable {
+    public let name: String
+    /// Every column the server and the device share, in table order.
+    public let columns: [ColumnSchema]
+    public let primaryKey: String
+    public let conflict: ConflictStrategy
+    public let ordering: PullOrdering
+    /// One open row per owner: open while `end` is null, closed at a later row's `start`.
+    public let openRowRule: OpenRowRule?
+
+    public init(
+        name: String,
+        columns: [ColumnSchema],
+        primaryKey: String = "id",
+        conflict: ConflictStrategy,
+        ordering: PullOrdering,
+        openRowRule: OpenRowRule? = nil
+    ) {
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.conflict = conflict
+        self.ordering = ordering
+        self.openRowRule = openRowRule
+    }
+
+    public func column(named name: String) -> ColumnSchema? {
+        columns.first { $0.name == name }
+    }
+
+    public var columnNames: [String] { columns.map(\.name) }
+}
+
+public struct ColumnSchema: Sendable, Equatable {
+    public let name: String
+    public let type: ColumnKind
+    public let isNullable: Bool
+    public let role: ColumnRole
+
+    public init(_ name: String, _ type: ColumnKind, nullable: Bool = false, role: ColumnRole = .user) {
+        self.name = name
+        self.type = type
+        self.isNullable = nullable
+        self.role = role
+    }
+}
+
+public enum ColumnKind: Sendable, Equatable {
+    case text, int, double, bool, uuid, timestamp, json, bytes
+    case enumeration([String])
+}
+
+public enum ColumnRole: String, Sendable, Equatable {
+    case id, owner, user, updatedMs, deletedMs, deviceId, version, serverSeq
+}
+
+public enum ConflictStrategy: Sendable, Equatable {
+    /// Last writer wins on (updated_ms, device_id).
+    case lastWriterWins
+    /// Queued updates and deletes replay only while the server row has the version seen.
+    case version(column: String, kind: VersionKind)
+
+    public enum VersionKind: String, Sendable, Equatable {
+        case timestamp, integer
+    }
+}
+
+/// How far behind its cursor a pull starts.
+public enum PullOrdering: Sendable, Equatable {
+    /// The server commits one owner's rows in server_seq order: start at the cursor.
+    case exact
+    /// Commits may land out of order: start this many sequence numbers behind the cursor.
+    case lookback(Int64)
+}
+
+public struct OpenRowRule: Sendable, Equatable {
+    public let start: String
+    public let end: String
+
+    public init(start: String, end: String) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One generated local migration, applied in `version` order.
+public struct LocalMigration: Sendable, Equatable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Everything the generator produced for one app: its tables and local migrations.
+public struct AppSchema: Sendable {
+    public let tables: [TableSchema]
+    public let migrations: [LocalMigration]
+
+    public init(tables: [TableSchema], migrations: [LocalMigration]) {
+        self.tables = tables
+        self.migrations = migrations
+    }
+
+    public func table(named name: String) -> TableSchema? {
+        tables.first { $0.name == name }
+    }
+}
+
+/// A generated row type: Codable with snake_case keys equal to the column names.
+public protocol SyncRecord: Codable, Sendable, Equatable, Identifiable where ID == UUID {
+    static var table: TableSchema { get }
+    var id: UUID { get }
+}

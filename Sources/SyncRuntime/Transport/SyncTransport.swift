@@ -1,0 +1,124 @@
+import Foundation
+
+/// One column's value as the server and the device both hold it. JSON columns travel as their
+/// JSON text, uuids as lowercase text, timestamps as the exact text the server sent.
+public enum SyncValue: Sendable, Hashable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case text(String)
+    case bytes(Data)
+}
+
+/// Column values in a fixed order (the order requests are written in, so bodies are
+/// byte-for-byte reproducible).
+public struct ColumnValues: Sendable, Hashable {
+    public var columns: [String]
+    public var values: [SyncValue]
+
+    public init(columns: [String], values: [SyncValue]) {
+        precondition(columns.count == values.count, "one value per column")
+        self.columns = columns
+        self.values = values
+    }
+
+    public init(_ pairs: KeyValuePairs<String, SyncValue>) {
+        self.columns = pairs.map(\.key)
+        self.values = pairs.map(\.value)
+    }
+
+    public subscript(column: String) -> SyncValue? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+}
+
+/// Who a request is made for: the signed-in user and the token that proves it.
+public struct Credentials: Sendable, Equatable {
+    public let userID: UUID
+    public let accessToken: String
+
+    public init(userID: UUID, accessToken: String) {
+        self.userID = userID
+        self.accessToken = accessToken
+    }
+}
+
+/// A page of pulled rows, in server_seq order.
+public struct PulledPage: Sendable {
+    /// Rows that decoded, each with every column of the table.
+    public var rows: [ColumnValues]
+    /// Rows that did not decode: reported, never applied, never silently skipped.
+    public var undecodable: [UndecodableRow]
+    /// How many rows the server sent (decoded or not): fewer than the limit means the end.
+    public var receivedCount: Int
+    /// The largest server_seq in the page, decoded or not.
+    public var lastServerSeq: Int64?
+
+    public init(rows: [ColumnValues], undecodable: [UndecodableRow] = [], receivedCount: Int, lastServerSeq: Int64?) {
+        self.rows = rows
+        self.undecodable = undecodable
+        self.receivedCount = receivedCount
+        self.lastServerSeq = lastServerSeq
+    }
+}
+
+public struct UndecodableRow: Sendable, Equatable {
+    public let table: String
+    /// The row's id when it could be read.
+    public let key: String?
+    public let serverSeq: Int64?
+    public let reason: String
+
+    public init(table: String, key: String?, serverSeq: Int64?, reason: String) {
+        self.table = table
+        self.key = key
+        self.serverSeq = serverSeq
+        self.reason = reason
+    }
+}
+
+/// How the engine reaches the server. Every method is one request (one transaction on the
+/// server); errors are ``SyncError``s, classified as network or server failures.
+public protocol SyncTransport: Sendable {
+    /// Upserts whole rows on `id` (PostgREST: `POST /t?on_conflict=id`,
+    /// `Prefer: resolution=merge-duplicates,return=minimal`). Every row has every synced
+    /// column of the table except `server_seq`, in table order.
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError)
+
+    /// Rows with `server_seq > cursor`, ascending, at most `limit`.
+    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage
+
+    /// A guarded write (version tables): `PATCH /t?id=eq.K&<version>=eq.<base>&select=...`
+    /// with `Prefer: return=representation`. Returns the rows that came back (empty when no
+    /// row matched), each holding `returning`'s columns.
+    func guardedUpdate(
+        _ table: TableSchema,
+        id: UUID,
+        baseVersion: String,
+        set values: ColumnValues,
+        extraFilters: [Filter],
+        returning: [String],
+        as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues]
+
+    /// Reads one row by key (`GET /t?id=eq.K&limit=1&select=...`); nil when no row is visible.
+    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues?
+}
+
+/// A condition a guarded write adds beside the key and the version.
+public struct Filter: Sendable, Hashable {
+    public enum Operator: String, Sendable, Hashable {
+        case eq, neq, isNull
+    }
+
+    public let column: String
+    public let op: Operator
+    public let value: SyncValue
+
+    public init(_ column: String, _ op: Operator, _ value: SyncValue = .null) {
+        self.column = column
+        self.op = op
+        self.value = value
+    }
+}

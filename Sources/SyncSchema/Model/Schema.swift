@@ -1,0 +1,160 @@
+/// A validated schema: the synced tables of one app, in the order schema.yaml declares them.
+///
+/// This is the model every later stage reads. It holds only what the user wrote; the columns
+/// the toolchain adds to every table (id, owner, conflict columns, server_seq) are derived from
+/// it by ``Table/syncedColumns``, so they can never disagree with the conflict mode.
+public struct Schema: Codable, Equatable, Sendable {
+    public var tables: [Table]
+
+    public init(tables: [Table]) {
+        self.tables = tables
+    }
+
+    public func table(named name: String) -> Table? {
+        tables.first { $0.name == name }
+    }
+}
+
+public struct Table: Codable, Equatable, Sendable {
+    public var name: String
+    public var conflict: ConflictMode
+    /// Rows of one owner commit in server_seq order, so a pull needs no lookback.
+    public var exactOrdering: Bool
+    /// The user's columns, in declared order.
+    public var columns: [Column]
+    public var indexes: [Index]
+    public var rules: [TableRule]
+
+    public init(
+        name: String,
+        conflict: ConflictMode = .lww,
+        exactOrdering: Bool = true,
+        columns: [Column],
+        indexes: [Index] = [],
+        rules: [TableRule] = []
+    ) {
+        self.name = name
+        self.conflict = conflict
+        self.exactOrdering = exactOrdering
+        self.columns = columns
+        self.indexes = indexes
+        self.rules = rules
+    }
+
+    public func column(named name: String) -> Column? {
+        columns.first { $0.name == name }
+    }
+}
+
+/// How concurrent writes to one row are settled.
+public enum ConflictMode: Codable, Equatable, Sendable {
+    /// Last writer wins on (updated_ms, device_id); deletes are soft (deleted_ms).
+    case lww
+    /// A server-moved version column guards queued updates and deletes.
+    case version(VersionKind)
+
+    public var versionKind: VersionKind? {
+        if case .version(let kind) = self { return kind }
+        return nil
+    }
+}
+
+public enum VersionKind: String, Codable, Equatable, Sendable, CaseIterable {
+    /// `updated_at timestamptz`, moved by moddatetime on every update.
+    case timestamp
+    /// `version bigint`, bumped by one on every update.
+    case integer
+
+    public var columnName: String {
+        switch self {
+        case .timestamp: "updated_at"
+        case .integer: "version"
+        }
+    }
+}
+
+public struct Column: Codable, Equatable, Sendable {
+    public var name: String
+    public var type: ColumnType
+    public var isNullable: Bool
+    public var defaultValue: DefaultValue?
+    /// A logical reference to another synced table's id. Never a foreign key: rows arrive in
+    /// any order.
+    public var references: String?
+
+    public init(
+        name: String,
+        type: ColumnType,
+        isNullable: Bool = false,
+        defaultValue: DefaultValue? = nil,
+        references: String? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.isNullable = isNullable
+        self.defaultValue = defaultValue
+        self.references = references
+    }
+}
+
+public enum ColumnType: Codable, Equatable, Sendable {
+    case text
+    case int
+    case double
+    case bool
+    case uuid
+    case timestamp
+    case json
+    case bytes
+    /// A string restricted to these values (a CHECK constraint on both databases).
+    case enumeration([String])
+
+    /// The name schema.yaml uses for the type.
+    public var keyword: String {
+        switch self {
+        case .text: "text"
+        case .int: "int"
+        case .double: "double"
+        case .bool: "bool"
+        case .uuid: "uuid"
+        case .timestamp: "timestamp"
+        case .json: "json"
+        case .bytes: "bytes"
+        case .enumeration: "enum"
+        }
+    }
+
+    public static let keywords = ["text", "int", "double", "bool", "uuid", "timestamp", "json", "bytes", "enum"]
+}
+
+/// A column default, already checked against the column's type.
+public enum DefaultValue: Codable, Equatable, Sendable {
+    case text(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    /// The current time, for timestamp columns.
+    case now
+    /// A JSON document, stored as its canonical text.
+    case json(String)
+}
+
+public struct Index: Codable, Equatable, Sendable {
+    public var name: String
+    public var columns: [String]
+    public var isUnique: Bool
+
+    public init(name: String, columns: [String], isUnique: Bool = false) {
+        self.name = name
+        self.columns = columns
+        self.isUnique = isUnique
+    }
+}
+
+public enum TableRule: Codable, Equatable, Sendable {
+    /// At most one open row per owner, a row being open while `end` is null. When an open row
+    /// arrives, the owner's other open rows that started before it are closed at its start; an
+    /// open row that arrives after a later-started one is closed at that one's start. Ties on
+    /// `start` are broken by id, so every database reaches the same answer.
+    case oneOpenRowPerOwner(start: String, end: String)
+}

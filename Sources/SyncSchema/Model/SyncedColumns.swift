@@ -1,0 +1,84 @@
+/// What a column is for. The toolchain adds every role but `.user` itself.
+public enum ColumnRole: String, Codable, Equatable, Sendable {
+    case id
+    case owner
+    case user
+    case updatedMs
+    case deletedMs
+    case deviceId
+    case version
+    case serverSeq
+}
+
+/// A column as both databases hold it: the user's columns with the implicit ones around them.
+public struct SyncedColumn: Equatable, Sendable {
+    public var name: String
+    public var type: ColumnType
+    public var isNullable: Bool
+    public var defaultValue: DefaultValue?
+    public var role: ColumnRole
+    public var references: String?
+
+    init(_ name: String, _ type: ColumnType, nullable: Bool = false, role: ColumnRole) {
+        self.name = name
+        self.type = type
+        self.isNullable = nullable
+        self.role = role
+    }
+
+    init(user column: Column) {
+        self.name = column.name
+        self.type = column.type
+        self.isNullable = column.isNullable
+        self.defaultValue = column.defaultValue
+        self.role = .user
+        self.references = column.references
+    }
+}
+
+/// Names the toolchain owns. A user column may not take one, whatever the table's conflict
+/// mode, so a table's implicit columns never depend on what the user called theirs.
+public enum ReservedColumns {
+    public static let id = "id"
+    public static let owner = "user_id"
+    public static let updatedMs = "updated_ms"
+    public static let deletedMs = "deleted_ms"
+    public static let deviceId = "device_id"
+    public static let serverSeq = "server_seq"
+
+    public static let names: Set<String> = [
+        id, owner, updatedMs, deletedMs, deviceId, serverSeq,
+        VersionKind.timestamp.columnName, VersionKind.integer.columnName,
+    ]
+}
+
+extension Table {
+    /// Every column the server and the device share, in table order: id, owner, the user's
+    /// columns, the conflict columns, server_seq.
+    public var syncedColumns: [SyncedColumn] {
+        var result = [
+            SyncedColumn(ReservedColumns.id, .uuid, role: .id),
+            SyncedColumn(ReservedColumns.owner, .uuid, role: .owner),
+        ]
+        result += columns.map(SyncedColumn.init(user:))
+        switch conflict {
+        case .lww:
+            result.append(SyncedColumn(ReservedColumns.updatedMs, .int, role: .updatedMs))
+            result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
+            result.append(SyncedColumn(ReservedColumns.deviceId, .text, role: .deviceId))
+        case .version(let kind):
+            result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
+            result.append(SyncedColumn(kind.columnName, kind == .timestamp ? .timestamp : .int, role: .version))
+        }
+        result.append(SyncedColumn(ReservedColumns.serverSeq, .int, nullable: true, role: .serverSeq))
+        return result
+    }
+
+    /// The rule that keeps one open row per owner, if the table declares it.
+    public var openRowRule: (start: String, end: String)? {
+        for rule in rules {
+            if case .oneOpenRowPerOwner(let start, let end) = rule { return (start, end) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,1 @@
+print("generate: not built yet")
