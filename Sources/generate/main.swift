@@ -1,1 +1,1 @@
-print("generate: not built yet")
+print("generate")

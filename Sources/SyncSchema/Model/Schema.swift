@@ -17,6 +17,8 @@ public struct Schema: Codable, Equatable, Sendable {
 
 public struct Table: Codable, Equatable, Sendable {
     public var name: String
+    /// The generated Swift row type's name; nil means the table name, singular, in PascalCase.
+    public var swiftName: String?
     public var conflict: ConflictMode
     /// Rows of one owner commit in server_seq order, so a pull needs no lookback.
     public var exactOrdering: Bool
@@ -27,6 +29,7 @@ public struct Table: Codable, Equatable, Sendable {
 
     public init(
         name: String,
+        swiftName: String? = nil,
         conflict: ConflictMode = .lww,
         exactOrdering: Bool = true,
         columns: [Column],
@@ -34,6 +37,7 @@ public struct Table: Codable, Equatable, Sendable {
         rules: [TableRule] = []
     ) {
         self.name = name
+        self.swiftName = swiftName
         self.conflict = conflict
         self.exactOrdering = exactOrdering
         self.columns = columns
