@@ -41,7 +41,7 @@ struct TableSQL: Sendable {
             """
 
         // The server's comparison decides: a newer pair replaces the row (dirty or not); an equal
-        // pair refreshes a clean row (server_seq); anything older changes nothing.
+        // pair refreshes a clean row's server_seq; anything older, or a repeat, changes nothing.
         let allUpdates = table.columns.filter { $0.role != .id }
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = 0"]
         let guardClause: String
@@ -49,10 +49,11 @@ struct TableSQL: Sendable {
         case .lastWriterWins:
             guardClause = """
                 (excluded.updated_ms, excluded.device_id) > (\(t).updated_ms, \(t).device_id)
-                OR ((excluded.updated_ms, excluded.device_id) = (\(t).updated_ms, \(t).device_id) AND \(t)._dirty = 0)
+                OR ((excluded.updated_ms, excluded.device_id) = (\(t).updated_ms, \(t).device_id)
+                    AND \(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq)
                 """
         case .version:
-            guardClause = "\(t)._dirty = 0"
+            guardClause = "\(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq"
         }
         applyRemote = """
             INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0)
