@@ -181,15 +181,3 @@ extension SyncStore {
         }
     }
 }
-
-extension SyncValue {
-    var text: String? {
-        if case .text(let text) = self { return text }
-        return nil
-    }
-
-    var int: Int64? {
-        if case .int(let int) = self { return int }
-        return nil
-    }
-}

@@ -79,10 +79,12 @@ public final class SyncStore: @unchecked Sendable {
 
     /// Writes in one transaction: all of `body` or nothing. Local writes are stamped and queued
     /// for push; observers see the result once it commits.
+    @discardableResult
     public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
         try performWrite(body)
     }
 
+    @discardableResult
     public func write<T: Sendable>(_ body: (StoreWriter) throws -> T) async throws -> T {
         try performWrite(body)
     }
