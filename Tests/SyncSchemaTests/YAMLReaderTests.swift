@@ -23,7 +23,7 @@ import Testing
         #expect(items.map(\.scalar) == [YAMLScalar(text: "x", isQuoted: true), YAMLScalar(text: "y", isQuoted: true), YAMLScalar(text: "z", isQuoted: false)])
         #expect(items.map(\.mark) == [YAMLMark(line: 3, column: 5), YAMLMark(line: 4, column: 5), YAMLMark(line: 5, column: 5)])
         let inner = try #require(root[2].value.mapping)
-        #expect(inner.first?.value.scalar == YAMLScalar(text: "text\n", isQuoted: true))
+        #expect(inner.first?.value.scalar == YAMLScalar(text: "text", isQuoted: true))
     }
 
     @Test func plainScalarsResolveByTheCoreSchemaQuotedOnesNever() {
