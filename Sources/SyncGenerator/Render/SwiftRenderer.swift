@@ -46,6 +46,7 @@ public struct SwiftRenderer: Sendable {
         var context: [String: TemplateValue] = [
             "name": .text(name),
             "column": .text(column.name),
+            "renamed": .bool(name != column.name),
             "type": .text(optional ? type + "?" : type),
         ]
         if let value = defaultLiteral(column, optional: optional) { context["default"] = .text(value) }
@@ -56,7 +57,10 @@ public struct SwiftRenderer: Sendable {
         guard case .enumeration(let values) = column.type else { return nil }
         return [
             "name": .text(SwiftNames.enumTypeName(column.name)),
-            "cases": .list(values.map { ["case": .text(SwiftNames.caseName($0)), "raw": .text($0)] }),
+            "cases": .list(values.map { value in
+                let name = SwiftNames.caseName(value)
+                return ["case": .text(name), "raw": .text(value), "renamed": .bool(name != value)]
+            }),
         ]
     }
 

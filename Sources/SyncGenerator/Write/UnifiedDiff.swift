@@ -59,10 +59,10 @@ enum UnifiedDiff {
         while i < n || j < m {
             if i < n, j < m, middleA[i] == middleB[j] {
                 edits.append(Edit(kind: .same, oldLine: prefix + i, newLine: prefix + j)); i += 1; j += 1
-            } else if j < m, i == n || table[i][j + 1] >= table[i + 1][j] {
-                edits.append(Edit(kind: .insert, oldLine: prefix + i, newLine: prefix + j)); j += 1
-            } else {
+            } else if i < n, j == m || table[i + 1][j] >= table[i][j + 1] {
                 edits.append(Edit(kind: .delete, oldLine: prefix + i, newLine: prefix + j)); i += 1
+            } else {
+                edits.append(Edit(kind: .insert, oldLine: prefix + i, newLine: prefix + j)); j += 1
             }
         }
         edits += (0..<suffix).map { Edit(kind: .same, oldLine: a.count - suffix + $0, newLine: b.count - suffix + $0) }
