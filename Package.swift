@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"]),
         .testTarget(name: "SyncGeneratorTests", dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"]),
         .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
-        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"]),
+        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
         .testTarget(

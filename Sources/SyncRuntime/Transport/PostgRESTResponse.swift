@@ -14,8 +14,9 @@ struct PostgRESTResponse: Sendable {
     /// `{"message": ...}`, or something that is not JSON at all (a proxy's HTML page, a body cut
     /// short), which is summed up, never quoted.
     var serverError: ServerError {
-        guard let json = try? JSONValue(parsing: body), case .object = json else {
-            let summary = body.isEmpty ? "an empty body" : "a body that is not JSON"
+        let parsed = try? JSONValue(parsing: body)
+        guard let json = parsed, case .object = json else {
+            let summary = body.isEmpty ? "an empty body" : parsed == nil ? "a body that is not JSON" : "a body that is not an error object"
             return ServerError(status: status, code: nil, message: "HTTP \(status) with \(summary)")
         }
         func text(_ key: String) -> String? {
