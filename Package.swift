@@ -56,7 +56,7 @@ let package = Package(
             exclude: ["References"]
         ),
         .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
-        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"]),
+        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
         .testTarget(
