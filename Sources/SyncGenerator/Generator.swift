@@ -46,7 +46,7 @@ public struct Generator: Sendable {
             let sqlite = try SQLiteRenderer(templates: templates).migrationSQL(next)
             let supabase = try SupabaseRenderer(templates: templates).migrationSQL(next)
             let entry = Snapshot.Entry(
-                number: next.number, name: next.name, stamp: stamp, steps: next.steps,
+                number: next.number, name: next.name, stamp: stamp, changes: next.steps.map(\.change),
                 sqliteSHA256: SHA256.hex(sqlite), supabaseSHA256: SHA256.hex(supabase)
             )
             tree[entry.sqlitePath] = sqlite

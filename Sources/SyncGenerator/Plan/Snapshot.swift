@@ -17,7 +17,8 @@ public struct Snapshot: Codable, Equatable, Sendable {
         public var name: String
         /// The Supabase CLI version prefix (UTC yyyyMMddHHmmss), fixed when the migration is made.
         public var stamp: String
-        public var steps: [MigrationStep]
+        /// What it introduced, by name: `table t`, `column t.c`, `index t.i`, `triggers t`.
+        public var changes: [String]
         public var sqliteSHA256: String
         public var supabaseSHA256: String
     }
@@ -28,13 +29,15 @@ public struct Snapshot: Codable, Equatable, Sendable {
         self.migrations = migrations
     }
 
-    /// The migrations as the renderers and `verify` see them, each with its schema after it.
-    public var plannedMigrations: [Migration] {
-        var schema = Schema(tables: [])
-        return migrations.map { entry in
-            for step in entry.steps { schema.apply(step) }
-            return Migration(number: entry.number, name: entry.name, steps: entry.steps, schema: schema)
-        }
+    /// The file stem (`0002_sessions_add_note`) of the migration that introduced a table, a
+    /// column or an index, or re-created a table's triggers last: what `verify` tells users to apply.
+    public func migration(introducing change: String) -> String? {
+        migrations.last { $0.changes.contains(change) }?.fileStem
+    }
+
+    /// The migration that created `table`, or last re-created its triggers.
+    public func migration(forTriggersOf table: String) -> String? {
+        migrations.last { $0.changes.contains("triggers \(table)") || $0.changes.contains("table \(table)") }?.fileStem
     }
 
     public func encoded() throws -> String {
@@ -48,14 +51,14 @@ public struct Snapshot: Codable, Equatable, Sendable {
     }
 }
 
-extension Schema {
-    /// Replays one step; every step carries the table as it is after the step.
-    mutating func apply(_ step: MigrationStep) {
-        switch step {
-        case .createTable(let table):
-            tables.append(table)
-        case .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table):
-            if let index = tables.firstIndex(where: { $0.name == table.name }) { tables[index] = table }
+extension MigrationStep {
+    /// The step as a snapshot records it.
+    var change: String {
+        switch self {
+        case .createTable(let table): "table \(table.name)"
+        case .addColumn(let column, let table): "column \(table.name).\(column.name)"
+        case .addIndex(let index, let table): "index \(table.name).\(index.name)"
+        case .replaceTriggers(let table): "triggers \(table.name)"
         }
     }
 }
@@ -68,7 +71,7 @@ extension Migration {
 }
 
 extension Snapshot.Entry {
-    var fileStem: String { Migration(number: number, name: name, steps: [], schema: Schema(tables: [])).fileStem }
+    public var fileStem: String { Migration(number: number, name: name, steps: [], schema: Schema(tables: [])).fileStem }
     var sqlitePath: String { "sqlite/\(fileStem).sql" }
     var supabasePath: String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
 }

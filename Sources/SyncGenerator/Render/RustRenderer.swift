@@ -13,7 +13,7 @@ public struct RustRenderer: Sendable {
         try templates.render("rust/tables.rs.mustache", [
             "tables": .list(schema.tables.map(tableContext)),
             "migrations": .list(migrations.map { number, name, sql in
-                let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: sql, quote: "\""))
+                let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: sql))
                 return ["version": .text(String(number)), "name": .text(name), "sql": .text("r\(hashes)\"\(sql)\"\(hashes)")]
             }),
         ])

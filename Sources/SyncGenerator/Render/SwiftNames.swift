@@ -39,9 +39,13 @@ enum SwiftNames {
 
     /// A string literal that needs no escaping inside: `#"""` with enough `#`s.
     static func rawMultilineLiteral(_ text: String, indent: String) -> String {
-        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text, quote: "\""))
-        let body = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.isEmpty ? "" : indent + $0 }.joined(separator: "\n")
+        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text))
+        var body = ""
+        body.reserveCapacity(text.utf8.count + text.utf8.count / 8)
+        for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { body += "\n" }
+            if !line.isEmpty { body += indent + String(decoding: line, as: UTF8.self) }  // blank lines stay blank
+        }
         return "\(hashes)\"\"\"\n\(body)\n\(indent)\"\"\"\(hashes)"
     }
 
@@ -62,13 +66,14 @@ enum SwiftNames {
 /// Raw string literals (Swift `#"…"#`, Rust `r#"…"#`) need one more `#` than the longest run
 /// of `#`s that follows a quote in the text.
 enum RawLiteral {
-    static func hashCount(for text: String, quote: Character) -> Int {
+    static func hashCount(for text: String) -> Int {
+        let quote = UInt8(ascii: "\"")
         var longest = 0
         var run = -1
-        for character in text {
+        for character in text.utf8 {
             if character == quote {
                 run = 0
-            } else if character == "#", run >= 0 {
+            } else if character == UInt8(ascii: "#"), run >= 0 {
                 run += 1
                 longest = max(longest, run)
             } else {

@@ -101,7 +101,7 @@ public struct SwiftRenderer: Sendable {
     }
 
     private func swiftStringLiteral(_ text: String) -> String {
-        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text, quote: "\""))
+        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text))
         let escaped = text.replacingOccurrences(of: "\n", with: "\\\(hashes)n")
         return "\(hashes)\"\(escaped)\"\(hashes)"
     }
