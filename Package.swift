@@ -49,7 +49,7 @@ let package = Package(
         ),
 
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
-        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"]),
+        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(name: "SyncGeneratorTests", dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"]),
         .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"]),

@@ -28,12 +28,18 @@ extension SchemaReader {
         return nil
     }
 
-    /// Logs every key outside `allowed`, with the closest known key as a hint.
+    /// Logs every key outside `allowed`, with the closest known key as a hint. `context` says
+    /// where, such as "in column 'note'".
     mutating func rejectUnknownKeys(_ entries: [YAMLEntry], allowed: [String], in context: String) {
         for entry in entries where !allowed.contains(entry.key) {
-            log.error(entry.keyMark, "unknown key '\(entry.key.abbreviated)' in \(context)",
+            log.error(entry.keyMark, "unknown key '\(entry.key.abbreviated)' \(context)",
                       hint: Suggestion.hint(for: entry.key, among: allowed, listing: "the keys allowed here are"))
         }
+    }
+
+    /// True when an unknown key in `entries` is most likely a misspelt `key`.
+    func hasMisspelling(of key: String, in entries: [YAMLEntry], allowed: [String]) -> Bool {
+        entries.contains { !allowed.contains($0.key) && Suggestion.closest(to: $0.key, among: allowed) == key }
     }
 
     /// Logs why `name` cannot name a `kind`; true when it can.

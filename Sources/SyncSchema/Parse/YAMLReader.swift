@@ -34,8 +34,8 @@ struct YAMLReader {
         while true {
             var event = yaml_event_t()
             guard yaml_parser_parse(&parser, &event) != 0 else {
-                let (mark, message) = Self.syntaxProblem(parser, source: source)
-                log.error(mark, message, hint: "check the indentation, the ':' after each key, and quote values that contain ': ', '#', '{' or '['")
+                let (mark, message, hint) = Self.syntaxProblem(parser, source: source)
+                log.error(mark, message, hint: hint)
                 isFaithful = false
                 return
             }
@@ -89,17 +89,22 @@ struct YAMLReader {
 
     /// libyaml's own words for the problem, at the place it names. A reader error (bad
     /// encoding, a control character) gives only a byte offset, so the line is counted here.
-    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) -> (YAMLMark, String) {
+    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) -> (YAMLMark, String, String) {
         let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
         var mark = YAMLMark(line: parser.problem_mark.line + 1, column: parser.problem_mark.column + 1)
         if parser.error == YAML_READER_ERROR {
             mark = Self.mark(ofByte: min(parser.problem_offset, source.count), in: source)
         }
         var message = "invalid YAML: \(problem)"
-        if let context = parser.context.map({ String(cString: $0) }) {
+        // What was being read matters when it began on an earlier line, such as an unclosed '['.
+        if let context = parser.context.map({ String(cString: $0) }), parser.context_mark.line < parser.problem_mark.line {
             message += " (\(context) at line \(parser.context_mark.line + 1))"
         }
-        return (mark, message)
+        let offset = parser.error == YAML_READER_ERROR ? parser.problem_offset : parser.problem_mark.index
+        if offset < source.count, source[offset] == UInt8(ascii: "\t") {
+            return (mark, message, "YAML indents with spaces only: replace the tab with spaces")
+        }
+        return (mark, message, "check the indentation, the ':' after each key, and quote values that contain ': ', '#', '{' or '['")
     }
 
     private static func mark(ofByte offset: Int, in source: UnsafeMutableBufferPointer<UInt8>) -> YAMLMark {
