@@ -66,10 +66,10 @@ struct YAMLReader {
                 builder.add(YAMLNode(content: .scalar(YAMLScalar(text: text, isQuoted: isQuoted)), mark: mark))
             case YAML_SEQUENCE_START_EVENT:
                 check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: mark)
-                builder.open(.sequence(mark, []))
+                builder.openSequence(at: mark)
             case YAML_MAPPING_START_EVENT:
                 check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: mark)
-                builder.open(.mapping(mark, [], pendingKey: nil))
+                builder.openMapping(at: mark)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 builder.close()
             default:

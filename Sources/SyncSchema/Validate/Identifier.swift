@@ -18,7 +18,7 @@ enum Identifier {
     /// same unquoted on PostgreSQL and SQLite, so renderers never quote a name and no name
     /// can smuggle SQL in.
     static func problem(with name: String, as kind: NameKind) -> (message: String, hint: String)? {
-        let shown = name.abbreviated
+        var shown: String { name.abbreviated }
         if name.hasPrefix("_") {
             return ("\(kind) name '\(shown)' starts with '_'", "names starting with '_' are reserved for the local bookkeeping the toolchain adds; pick another name")
         }
