@@ -59,13 +59,13 @@ extension SchemaReader {
 
     private mutating func readColumnMapping(_ fields: [YAMLEntry], column: String, at mark: YAMLMark) -> Column? {
         rejectUnknownKeys(fields, allowed: Self.columnKeys, in: "in column '\(column.abbreviated)'")
+        let isNullable = fields["nullable"].flatMap { bool($0, for: "nullable") } ?? false
+        let referencesNode = fields["references"]
+        let references = referencesNode.flatMap { readReference($0, column: column) }
         guard let typeNode = fields["type"] else {
             log.error(mark, "column '\(column.abbreviated)' has no 'type'", hint: "add 'type:' with one of \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
-        let isNullable = fields["nullable"].flatMap { bool($0, for: "nullable") } ?? false
-        let referencesNode = fields["references"]
-        let references = referencesNode.flatMap { readReference($0, column: column) }
         guard let keyword = string(typeNode, for: "type", hint: "write one of \(ColumnType.keywords.joined(separator: ", "))") else { return nil }
         if keyword.hasSuffix("?") {
             log.error(typeNode.mark, "type '\(keyword.abbreviated)' ends with '?' in the mapping form", hint: "write 'type: \(keyword.dropLast())' and 'nullable: true'")

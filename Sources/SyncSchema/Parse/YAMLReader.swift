@@ -14,8 +14,8 @@ struct YAMLReader {
 
     init(_ source: String, file: String) {
         log = DiagnosticLog(file: file)
-        var bytes = Array(source.utf8)
-        bytes.withUnsafeMutableBufferPointer { buffer in
+        let bytes = Array(source.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) != 0 else {
                 log.error(YAMLMark(line: 1, column: 1), "libyaml could not start", hint: "the machine may be out of memory")
@@ -28,7 +28,7 @@ struct YAMLReader {
         }
     }
 
-    private mutating func read(_ parser: inout yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) {
+    private mutating func read(_ parser: inout yaml_parser_t, source: UnsafeBufferPointer<UInt8>) {
         var builder = TreeBuilder(log: DiagnosticLog(file: log.file))
         var documents = 0
         while true {
@@ -89,7 +89,7 @@ struct YAMLReader {
 
     /// libyaml's own words for the problem, at the place it names. A reader error (bad
     /// encoding, a control character) gives only a byte offset, so the line is counted here.
-    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) -> (YAMLMark, String, String) {
+    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeBufferPointer<UInt8>) -> (YAMLMark, String, String) {
         let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
         var mark = YAMLMark(line: parser.problem_mark.line + 1, column: parser.problem_mark.column + 1)
         if parser.error == YAML_READER_ERROR {
@@ -107,7 +107,7 @@ struct YAMLReader {
         return (mark, message, "check the indentation, the ':' after each key, and quote values that contain ': ', '#', '{' or '['")
     }
 
-    private static func mark(ofByte offset: Int, in source: UnsafeMutableBufferPointer<UInt8>) -> YAMLMark {
+    private static func mark(ofByte offset: Int, in source: UnsafeBufferPointer<UInt8>) -> YAMLMark {
         let before = source[..<offset]
         let line = before.count { $0 == UInt8(ascii: "\n") } + 1
         let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
