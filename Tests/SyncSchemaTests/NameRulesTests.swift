@@ -25,13 +25,15 @@ import Testing
         }
     }
 
-    @Test func reservedColumnsAreRefusedOnlyAsColumns() {
+    @Test func reservedNamesAreRefusedOnlyForTheirKind() {
         for name in ReservedColumns.names {
             #expect(Identifier.problem(with: name, as: .column)?.message == "column name '\(name)' is reserved")
         }
         #expect(Identifier.problem(with: "version", as: .table) == nil)
         #expect(Identifier.problem(with: "authors", as: .table)?.message == "table name 'authors' starts with 'auth'")
         #expect(Identifier.problem(with: "authors", as: .column) == nil)
+        #expect(Identifier.problem(with: "sqlite_stat", as: .index)?.message == "index name 'sqlite_stat' starts with 'sqlite_'")
+        #expect(Identifier.problem(with: "sync_idx", as: .index) == nil)
     }
 
     @Test func suggestionsPickTheClosestNameWithinReach() {

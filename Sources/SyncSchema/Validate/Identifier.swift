@@ -47,7 +47,10 @@ enum Identifier {
                 return ("column name '\(name)' is a system column of PostgreSQL or SQLite", "pick another name")
             }
         case .index:
-            break
+            // SQLite refuses any object whose name starts so, indexes included.
+            if name.hasPrefix("sqlite_") {
+                return ("index name '\(shown)' starts with 'sqlite_'", "SQLite reserves names starting with 'sqlite_'; pick another name")
+            }
         }
         return nil
     }
