@@ -67,7 +67,7 @@ import Testing
     @Test func recordsWhereEachTableAndColumnIs() throws {
         let parsed = try Self.parse()
         let lines = try String(contentsOf: Self.url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        var places: [(name: String, location: SourceLocation?)] = []
+        var places: [(name: String, location: SyncSchema.SourceLocation?)] = []
         for table in parsed.schema.tables {
             places.append((table.name, parsed.locations.tables[table.name]))
             places += table.columns.map { ($0.name, parsed.locations.columns["\(table.name).\($0.name)"]) }
