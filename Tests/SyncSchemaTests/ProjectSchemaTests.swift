@@ -65,16 +65,19 @@ import Testing
     }
 
     @Test func recordsWhereEachTableAndColumnIs() throws {
-        let locations = try Self.parse().locations
+        let parsed = try Self.parse()
         let lines = try String(contentsOf: Self.url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(locations.tables.count == 4)
-        #expect(locations.columns.count == 17)
-        // Each recorded place is the start of the key itself.
-        for (name, location) in locations.tables.map({ ($0.key, $0.value) }) + locations.columns.map({ ($0.key.split(separator: ".").last.map(String.init) ?? "", $0.value) }) {
-            let line = lines[location.line - 1]
-            #expect(line.dropFirst(location.column - 1).hasPrefix("\(name):"), "\(name) at \(location.line):\(location.column)")
+        var places: [(name: String, location: SyncSchema.SourceLocation?)] = []
+        for table in parsed.schema.tables {
+            places.append((table.name, parsed.locations.tables[table.name]))
+            places += table.columns.map { ($0.name, parsed.locations.columns["\(table.name).\($0.name)"]) }
         }
-        #expect(locations.tables["sessions"] == SourceLocation(file: "schema.yaml", line: 15, column: 3))
-        #expect(locations.columns["sessions.ended_ms"] == SourceLocation(file: "schema.yaml", line: 19, column: 7))
+        #expect(places.count == parsed.locations.tables.count + parsed.locations.columns.count)
+        // Each recorded place is the start of the key itself.
+        for (name, location) in places {
+            let location = try #require(location, "\(name) has no location")
+            #expect(location.file == "schema.yaml")
+            #expect(lines[location.line - 1].dropFirst(location.column - 1).hasPrefix("\(name):"), "\(name) at \(location.line):\(location.column)")
+        }
     }
 }

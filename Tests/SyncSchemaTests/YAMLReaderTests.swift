@@ -90,3 +90,11 @@ import Testing
         #expect(levels == depth)
     }
 }
+
+extension YAMLReaderTests {
+    @Test func aControlCharacterIsPlacedByCountingToItsByte() {
+        let reader = YAMLReader("a: 1\nbé: x\u{1}y\n", file: "f.yaml")
+        #expect(reader.log.diagnostics.map(\.location) == [SourceLocation(file: "f.yaml", line: 2, column: 6)])
+        #expect(reader.log.diagnostics.first?.message == "invalid YAML: control characters are not allowed")
+    }
+}

@@ -9,8 +9,10 @@ extension SchemaReader {
         "date": "timestamp", "timestamptz": "timestamp", "blob": "bytes", "jsonb": "json",
     ]
 
-    mutating func readColumns(_ entry: YAMLEntry?, table: String, tableMark: YAMLMark) -> (columns: [Column], names: [String]) {
+    mutating func readColumns(_ entry: YAMLEntry?, table: String, tableMark: YAMLMark, tableFields: [YAMLEntry]) -> (columns: [Column], names: [String]) {
         guard let entry else {
+            // A misspelt 'columns:' has been reported as such; saying it is missing adds nothing.
+            guard !hasMisspelling(of: "columns", in: tableFields, allowed: Self.tableKeys) else { return ([], []) }
             log.error(tableMark, "table '\(table.abbreviated)' has no 'columns'", hint: "add 'columns:' with at least one column, such as 'name: text'")
             return ([], [])
         }
@@ -56,14 +58,14 @@ extension SchemaReader {
     }
 
     private mutating func readColumnMapping(_ fields: [YAMLEntry], column: String, at mark: YAMLMark) -> Column? {
-        rejectUnknownKeys(fields, allowed: Self.columnKeys, in: "column '\(column.abbreviated)'")
+        rejectUnknownKeys(fields, allowed: Self.columnKeys, in: "in column '\(column.abbreviated)'")
+        let isNullable = fields["nullable"].flatMap { bool($0, for: "nullable") } ?? false
+        let referencesNode = fields["references"]
+        let references = referencesNode.flatMap { readReference($0, column: column) }
         guard let typeNode = fields["type"] else {
             log.error(mark, "column '\(column.abbreviated)' has no 'type'", hint: "add 'type:' with one of \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
-        let isNullable = fields["nullable"].flatMap { bool($0, for: "nullable") } ?? false
-        let referencesNode = fields["references"]
-        let references = referencesNode.flatMap { readReference($0) }
         guard let keyword = string(typeNode, for: "type", hint: "write one of \(ColumnType.keywords.joined(separator: ", "))") else { return nil }
         if keyword.hasSuffix("?") {
             log.error(typeNode.mark, "type '\(keyword.abbreviated)' ends with '?' in the mapping form", hint: "write 'type: \(keyword.dropLast())' and 'nullable: true'")
@@ -108,10 +110,10 @@ extension SchemaReader {
         }
     }
 
-    private mutating func readReference(_ node: YAMLNode) -> String? {
+    private mutating func readReference(_ node: YAMLNode, column: String) -> String? {
         guard let table = string(node, for: "references", hint: "write the name of a table declared under 'tables:'") else { return nil }
         guard declaredTables.contains(table) else {
-            log.error(node.mark, "reference to unknown table '\(table.abbreviated)'",
+            log.error(node.mark, "column '\(column.abbreviated)' references unknown table '\(table.abbreviated)'",
                       hint: Suggestion.hint(for: table, among: declaredTables, listing: "the tables are"))
             return nil
         }

@@ -8,6 +8,11 @@ extension SchemaReader {
                       hint: "remove the default; write 'nullable: true' to let the column hold null")
             return nil
         }
+        if node.containsNUL {
+            log.error(node.mark, "the default of column '\(column.abbreviated)' contains a NUL character",
+                      hint: "PostgreSQL text and json cannot hold U+0000; remove the \\0")
+            return nil
+        }
         func reject(_ expected: String, hint: String) -> DefaultValue? {
             log.error(node.mark, "the default of column '\(column.abbreviated)' must be \(expected), found \(node.kindDescription)", hint: hint)
             return nil
@@ -104,6 +109,17 @@ extension SchemaReader {
             return ("duplicate enum value '\(value.abbreviated)'", "each value may appear once; remove this one")
         }
         return nil
+    }
+}
+
+extension YAMLNode {
+    /// True when any scalar or key inside holds U+0000.
+    var containsNUL: Bool {
+        switch content {
+        case .scalar(let scalar): scalar.text.unicodeScalars.contains("\u{0}")
+        case .sequence(let items): items.contains(where: \.containsNUL)
+        case .mapping(let entries): entries.contains { $0.key.unicodeScalars.contains("\u{0}") || $0.value.containsNUL }
+        }
     }
 }
 

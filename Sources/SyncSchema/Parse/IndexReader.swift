@@ -9,7 +9,7 @@ extension SchemaReader {
 
     private mutating func readIndex(_ node: YAMLNode, table: String, columns known: ColumnNames) -> Index? {
         guard let fields = mapping(node, expected: "an index mapping", hint: "write '- columns: [a, b]'") else { return nil }
-        rejectUnknownKeys(fields, allowed: Self.indexKeys, in: "an index of table '\(table.abbreviated)'")
+        rejectUnknownKeys(fields, allowed: Self.indexKeys, in: "in an index of table '\(table.abbreviated)'")
         let isUnique = fields["unique"].flatMap { bool($0, for: "unique") } ?? false
         guard let columnsNode = fields["columns"] else {
             log.error(node.mark, "the index has no 'columns'", hint: "write 'columns: [a, b]' with the columns it covers, in order")

@@ -28,7 +28,7 @@ extension SchemaReader {
     private mutating func readOneOpenPerOwner(_ rule: YAMLEntry, table: String, columns: ColumnNames) -> TableRule? {
         let example = "write 'one_open_per_owner: { start: started_ms, end: ended_ms }'"
         guard let fields = mapping(rule.value, expected: "a mapping with 'start' and 'end'", hint: example) else { return nil }
-        rejectUnknownKeys(fields, allowed: ["start", "end"], in: "rule 'one_open_per_owner'")
+        rejectUnknownKeys(fields, allowed: ["start", "end"], in: "in rule 'one_open_per_owner'")
         guard let startNode = fields["start"], let endNode = fields["end"] else {
             log.error(rule.keyMark, "rule 'one_open_per_owner' needs both 'start' and 'end'", hint: example)
             return nil
@@ -48,8 +48,11 @@ extension SchemaReader {
     private mutating func ruleColumn(_ node: YAMLNode, role: String, table: String, columns: ColumnNames, mustBeNullable: Bool) -> String? {
         guard let name = string(node, for: role, hint: "write the name of an int column of table '\(table)'") else { return nil }
         guard columns.declared.contains(name) else {
+            let fitting = columns.parsed.filter { $0.type == .int && $0.isNullable == mustBeNullable }.map(\.name)
+            let example = mustBeNullable ? "'ended_ms: int?'" : "'started_ms: int'"
             log.error(node.mark, "rule '\(role)' column '\(name.abbreviated)' is not a column of table '\(table.abbreviated)'",
-                      hint: Suggestion.hint(for: name, among: columns.declared, listing: "the rule takes one of the table's own columns"))
+                      hint: fitting.isEmpty ? "add \(mustBeNullable ? "a nullable" : "an") int column to the table, such as \(example)"
+                          : Suggestion.hint(for: name, among: fitting, listing: "the columns that fit are"))
             return nil
         }
         // A column with an error of its own has been reported already.

@@ -27,8 +27,9 @@ struct SchemaReader {
         guard let fields = mapping(root, expected: "a mapping with the key 'tables' at the top level", hint: "start the file with 'tables:' and declare each table under it") else {
             return Schema(tables: [])
         }
-        rejectUnknownKeys(fields, allowed: Self.topLevelKeys, in: "the top level")
+        rejectUnknownKeys(fields, allowed: Self.topLevelKeys, in: "at the top level")
         guard let tablesEntry = fields.entry("tables") else {
+            guard !hasMisspelling(of: "tables", in: fields, allowed: Self.topLevelKeys) else { return Schema(tables: []) }
             log.error(root.mark, "the schema has no 'tables'", hint: "add 'tables:' and declare each table under it")
             return Schema(tables: [])
         }

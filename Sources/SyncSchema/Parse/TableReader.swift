@@ -9,13 +9,13 @@ extension SchemaReader {
         guard let fields = mapping(entry.value, expected: "a mapping for table '\(name.abbreviated)'", hint: "give the table its 'columns:' on the following lines, indented") else {
             return nil
         }
-        rejectUnknownKeys(fields, allowed: Self.tableKeys, in: "table '\(name.abbreviated)'")
+        rejectUnknownKeys(fields, allowed: Self.tableKeys, in: "in table '\(name.abbreviated)'")
 
         let swiftName = fields["swift_name"].flatMap { readSwiftName($0, table: name) }
         // nil when written but unreadable (already reported).
         let conflict: ConflictMode? = if let node = fields["conflict"] { readConflict(node) } else { .lww }
         let exactOrdering = fields["exact_ordering"].flatMap { bool($0, for: "exact_ordering") } ?? true
-        let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark)
+        let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark, tableFields: fields)
         var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, exactOrdering: exactOrdering, columns: declared.columns)
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
@@ -46,12 +46,12 @@ extension SchemaReader {
     private mutating func readConflict(_ node: YAMLNode) -> ConflictMode? {
         let modes = ["lww", "version"]
         if let fields = node.mapping {
-            rejectUnknownKeys(fields, allowed: ["mode", "version"], in: "'conflict'")
+            rejectUnknownKeys(fields, allowed: ["mode", "version"], in: "in 'conflict'")
             guard let modeNode = fields["mode"] else {
                 log.error(node.mark, "the conflict mapping has no 'mode'", hint: "write 'mode: lww' or 'mode: version'")
                 return nil
             }
-            guard let mode = keyword(modeNode, for: "mode", among: modes) else { return nil }
+            guard let mode = keyword(modeNode, for: "mode", naming: "conflict mode", among: modes) else { return nil }
             let kindNode = fields["version"]
             if mode == "lww" {
                 if let kindNode {
@@ -60,7 +60,7 @@ extension SchemaReader {
                 return .lww
             }
             guard let kindNode else { return .version(.timestamp) }
-            return keyword(kindNode, for: "version", among: VersionKind.allCases.map(\.rawValue))
+            return keyword(kindNode, for: "version", naming: "version kind", among: VersionKind.allCases.map(\.rawValue))
                 .flatMap(VersionKind.init(rawValue:)).map(ConflictMode.version)
         }
         guard node.scalar != nil else {
@@ -68,15 +68,15 @@ extension SchemaReader {
                       hint: "write 'conflict: lww', 'conflict: version' or 'conflict: { mode: version, version: integer }'")
             return nil
         }
-        return keyword(node, for: "conflict", among: modes).map { $0 == "lww" ? .lww : .version(.timestamp) }
+        return keyword(node, for: "conflict", naming: "conflict mode", among: modes).map { $0 == "lww" ? .lww : .version(.timestamp) }
     }
 
     /// One of a fixed set of words, with a did-you-mean when it is not.
-    mutating func keyword(_ node: YAMLNode, for key: String, among words: [String]) -> String? {
+    mutating func keyword(_ node: YAMLNode, for key: String, naming noun: String, among words: [String]) -> String? {
         let listing = words.map { "'\($0)'" }.joined(separator: " or ")
         guard let word = string(node, for: key, hint: "write \(listing)") else { return nil }
         guard words.contains(word) else {
-            log.error(node.mark, "unknown \(key) '\(word.abbreviated)'", hint: Suggestion.closest(to: word, among: words).map { "did you mean '\($0)'?" } ?? "write \(listing)")
+            log.error(node.mark, "unknown \(noun) '\(word.abbreviated)'", hint: Suggestion.closest(to: word, among: words).map { "did you mean '\($0)'?" } ?? "write \(listing)")
             return nil
         }
         return word

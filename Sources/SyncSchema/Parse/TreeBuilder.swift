@@ -1,9 +1,13 @@
 /// Assembles nodes from libyaml's start/end events with an explicit stack, so a deeply nested
-/// file cannot exhaust the call stack.
+/// file cannot exhaust the call stack. Frames are mutated in place: no array is copied.
 struct TreeBuilder {
-    enum Frame {
-        case sequence(YAMLMark, [YAMLNode])
-        case mapping(YAMLMark, [YAMLEntry], pendingKey: YAMLNode?)
+    private struct Frame {
+        var mark: YAMLMark
+        var isMapping: Bool
+        var items: [YAMLNode] = []
+        var entries: [YAMLEntry] = []
+        /// A mapping's key, read and waiting for its value.
+        var pendingKey: YAMLNode?
     }
 
     private(set) var root: YAMLNode?
@@ -14,39 +18,41 @@ struct TreeBuilder {
         self.log = log
     }
 
-    mutating func open(_ frame: Frame) {
-        stack.append(frame)
+    mutating func openSequence(at mark: YAMLMark) {
+        stack.append(Frame(mark: mark, isMapping: false))
+    }
+
+    mutating func openMapping(at mark: YAMLMark) {
+        stack.append(Frame(mark: mark, isMapping: true))
     }
 
     mutating func close() {
         guard let frame = stack.popLast() else { return }
-        switch frame {
-        case .sequence(let mark, let items):
-            add(YAMLNode(content: .sequence(items), mark: mark))
-        case .mapping(let mark, let entries, _):
-            add(YAMLNode(content: .mapping(entries), mark: mark))
-        }
+        add(YAMLNode(content: frame.isMapping ? .mapping(frame.entries) : .sequence(frame.items), mark: frame.mark))
     }
 
     mutating func add(_ node: YAMLNode) {
-        guard let top = stack.popLast() else {
+        let top = stack.count - 1
+        guard top >= 0 else {
             if root == nil { root = node }
             return
         }
-        switch top {
-        case .sequence(let mark, var items):
-            items.append(node)
-            stack.append(.sequence(mark, items))
-        case .mapping(let mark, let entries, pendingKey: nil):
-            stack.append(.mapping(mark, entries, pendingKey: node))
-        case .mapping(let mark, var entries, pendingKey: let key?):
-            if let entry = entry(key: key, value: node, after: entries) { entries.append(entry) }
-            stack.append(.mapping(mark, entries, pendingKey: nil))
+        guard stack[top].isMapping else {
+            stack[top].items.append(node)
+            return
+        }
+        guard let key = stack[top].pendingKey else {
+            stack[top].pendingKey = node
+            return
+        }
+        stack[top].pendingKey = nil
+        if let entry = entry(key: key, value: node, in: stack[top].entries) {
+            stack[top].entries.append(entry)
         }
     }
 
     /// The entry to keep, or nil after saying why it is dropped.
-    private mutating func entry(key: YAMLNode, value: YAMLNode, after entries: [YAMLEntry]) -> YAMLEntry? {
+    private mutating func entry(key: YAMLNode, value: YAMLNode, in entries: [YAMLEntry]) -> YAMLEntry? {
         guard let scalar = key.scalar else {
             log.error(key.mark, "a mapping key must be a plain name, found \(key.kindDescription)", hint: "write the key as a single word followed by ':'")
             return nil
@@ -62,15 +68,14 @@ struct TreeBuilder {
 
     /// Where the innermost open mapping sits, such as `tables.sessions.columns`.
     private var path: String {
-        var parts: [String] = []
-        for frame in stack {
-            switch frame {
-            case .sequence(_, let items): parts.append("[\(items.count)]")
-            case .mapping(_, _, let key?): parts.append(key.scalar?.text ?? "?")
-            case .mapping(_, _, pendingKey: nil): break
+        var path = ""
+        for frame in stack.dropLast() {
+            if !frame.isMapping {
+                path += "[\(frame.items.count)]"
+            } else if let key = frame.pendingKey {
+                path += (path.isEmpty ? "" : ".") + (key.scalar?.text ?? "?")
             }
         }
-        guard !parts.isEmpty else { return "the top-level mapping" }
-        return parts.dropFirst().reduce(parts[0]) { $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }
+        return path.isEmpty ? "the top-level mapping" : path
     }
 }

@@ -14,8 +14,8 @@ struct YAMLReader {
 
     init(_ source: String, file: String) {
         log = DiagnosticLog(file: file)
-        var bytes = Array(source.utf8)
-        bytes.withUnsafeMutableBufferPointer { buffer in
+        let bytes = Array(source.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) != 0 else {
                 log.error(YAMLMark(line: 1, column: 1), "libyaml could not start", hint: "the machine may be out of memory")
@@ -28,14 +28,14 @@ struct YAMLReader {
         }
     }
 
-    private mutating func read(_ parser: inout yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) {
+    private mutating func read(_ parser: inout yaml_parser_t, source: UnsafeBufferPointer<UInt8>) {
         var builder = TreeBuilder(log: DiagnosticLog(file: log.file))
         var documents = 0
         while true {
             var event = yaml_event_t()
             guard yaml_parser_parse(&parser, &event) != 0 else {
-                let (mark, message) = Self.syntaxProblem(parser, source: source)
-                log.error(mark, message, hint: "check the indentation, the ':' after each key, and quote values that contain ': ', '#', '{' or '['")
+                let (mark, message, hint) = Self.syntaxProblem(parser, source: source)
+                log.error(mark, message, hint: hint)
                 isFaithful = false
                 return
             }
@@ -66,10 +66,10 @@ struct YAMLReader {
                 builder.add(YAMLNode(content: .scalar(YAMLScalar(text: text, isQuoted: isQuoted)), mark: mark))
             case YAML_SEQUENCE_START_EVENT:
                 check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: mark)
-                builder.open(.sequence(mark, []))
+                builder.openSequence(at: mark)
             case YAML_MAPPING_START_EVENT:
                 check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: mark)
-                builder.open(.mapping(mark, [], pendingKey: nil))
+                builder.openMapping(at: mark)
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 builder.close()
             default:
@@ -89,20 +89,25 @@ struct YAMLReader {
 
     /// libyaml's own words for the problem, at the place it names. A reader error (bad
     /// encoding, a control character) gives only a byte offset, so the line is counted here.
-    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeMutableBufferPointer<UInt8>) -> (YAMLMark, String) {
+    private static func syntaxProblem(_ parser: yaml_parser_t, source: UnsafeBufferPointer<UInt8>) -> (YAMLMark, String, String) {
         let problem = parser.problem.map { String(cString: $0) } ?? "unreadable YAML"
         var mark = YAMLMark(line: parser.problem_mark.line + 1, column: parser.problem_mark.column + 1)
         if parser.error == YAML_READER_ERROR {
             mark = Self.mark(ofByte: min(parser.problem_offset, source.count), in: source)
         }
         var message = "invalid YAML: \(problem)"
-        if let context = parser.context.map({ String(cString: $0) }) {
+        // What was being read matters when it began on an earlier line, such as an unclosed '['.
+        if let context = parser.context.map({ String(cString: $0) }), parser.context_mark.line < parser.problem_mark.line {
             message += " (\(context) at line \(parser.context_mark.line + 1))"
         }
-        return (mark, message)
+        let offset = parser.error == YAML_READER_ERROR ? parser.problem_offset : parser.problem_mark.index
+        if offset < source.count, source[offset] == UInt8(ascii: "\t") {
+            return (mark, message, "YAML indents with spaces only: replace the tab with spaces")
+        }
+        return (mark, message, "check the indentation, the ':' after each key, and quote values that contain ': ', '#', '{' or '['")
     }
 
-    private static func mark(ofByte offset: Int, in source: UnsafeMutableBufferPointer<UInt8>) -> YAMLMark {
+    private static func mark(ofByte offset: Int, in source: UnsafeBufferPointer<UInt8>) -> YAMLMark {
         let before = source[..<offset]
         let line = before.count { $0 == UInt8(ascii: "\n") } + 1
         let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0

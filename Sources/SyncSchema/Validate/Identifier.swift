@@ -18,7 +18,7 @@ enum Identifier {
     /// same unquoted on PostgreSQL and SQLite, so renderers never quote a name and no name
     /// can smuggle SQL in.
     static func problem(with name: String, as kind: NameKind) -> (message: String, hint: String)? {
-        let shown = name.abbreviated
+        var shown: String { name.abbreviated }
         if name.hasPrefix("_") {
             return ("\(kind) name '\(shown)' starts with '_'", "names starting with '_' are reserved for the local bookkeeping the toolchain adds; pick another name")
         }
@@ -47,7 +47,10 @@ enum Identifier {
                 return ("column name '\(name)' is a system column of PostgreSQL or SQLite", "pick another name")
             }
         case .index:
-            break
+            // SQLite refuses any object whose name starts so, indexes included.
+            if name.hasPrefix("sqlite_") {
+                return ("index name '\(shown)' starts with 'sqlite_'", "SQLite reserves names starting with 'sqlite_'; pick another name")
+            }
         }
         return nil
     }

@@ -2,7 +2,7 @@
 /// close enough to be a likely typo rather than a different word.
 enum Suggestion {
     static func closest(to word: String, among candidates: [String]) -> String? {
-        let limit = max(2, word.count / 3)
+        let limit = max(2, (word.count + 2) / 3)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let distance = editDistance(word, candidate)
