@@ -43,6 +43,7 @@ import Testing
             ),
             Table(
                 name: "tasks",
+                swiftName: "TaskItem",
                 conflict: .version(.timestamp),
                 columns: [
                     Column(name: "title", type: .text),
