@@ -168,7 +168,8 @@ public struct PostgRESTTransport: SyncTransport {
         return token
     }
 
-    /// One round trip. Cancelling the calling task cancels the URLSession task.
+    /// One round trip, bounded by the request timeout. Cancelling the calling task cancels the
+    /// URLSession task.
     private func exchange(_ request: PostgRESTRequest, token: String) async throws(SyncError) -> PostgRESTResponse {
         let urlRequest = try request.urlRequest(
             projectURL: configuration.projectURL,
@@ -180,7 +181,9 @@ public struct PostgRESTTransport: SyncTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await configuration.session.data(for: urlRequest)
+            (data, response) = try await withDeadline(configuration.requestTimeout) { [session = configuration.session] in
+                try await session.data(for: urlRequest)
+            }
         } catch {
             throw Task.isCancelled ? SyncError(.cancelled, "The request was cancelled") : SyncError(requestFailure: error)
         }
@@ -188,6 +191,23 @@ public struct PostgRESTTransport: SyncTransport {
             throw SyncError(.decoding, "The answer for \(request.table) was not an HTTP response")
         }
         return PostgRESTResponse(status: http.statusCode, body: data)
+    }
+}
+
+/// Runs `operation`, cancelling it once `seconds` have passed and failing as a timeout.
+/// URLRequest's own timeout only bounds the wait between bytes, and is not applied at all by
+/// every URLProtocol; this bounds the whole exchange.
+private func withDeadline<Value: Sendable>(
+    _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask(operation: operation)
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw URLError(.timedOut)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
     }
 }
 
