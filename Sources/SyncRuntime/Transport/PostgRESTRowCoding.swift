@@ -8,7 +8,8 @@ enum PostgRESTRowCoding {
     /// An upsert body: an array of objects that all have the same keys, in table column order
     /// (PostgREST refuses mixed keys with PGRST102).
     static func arrayBody(_ rows: [ColumnValues], of table: TableSchema) throws(SyncError) -> Data {
-        let columns = try orderedColumns(of: rows[0], in: table)
+        guard let first = rows.first else { return Data("[]".utf8) }
+        let columns = try orderedColumns(of: first, in: table)
         var output = "["
         for (index, row) in rows.enumerated() {
             guard Set(row.columns) == Set(columns.map(\.name)), row.columns.count == columns.count else {

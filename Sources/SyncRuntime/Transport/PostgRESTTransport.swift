@@ -88,16 +88,11 @@ public struct PostgRESTTransport: SyncTransport {
         }
         guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
         let columns = try Self.columns(returning, of: table)
-        let filters = extraFilters.map { filter -> PostgRESTRequest.QueryItem in
-            switch filter.op {
-            case .isNull: .filter(filter.column, "is", "null")
-            case .eq, .neq: .filter(filter.column, filter.op.rawValue, PostgRESTRowCoding.filterText(filter.value))
-            }
-        }
         let request = PostgRESTRequest(
             method: "PATCH",
             table: table.name,
-            query: [Self.key(id, of: table), .filter(versionColumn, "eq", baseVersion)] + filters + [.select(columns.map(\.name))],
+            query: [Self.key(id, of: table), .filter(versionColumn, "eq", baseVersion)]
+                + extraFilters.map(PostgRESTRequest.QueryItem.filter) + [.select(columns.map(\.name))],
             prefer: "return=representation",
             body: try PostgRESTRowCoding.objectBody(values, of: table)
         )
