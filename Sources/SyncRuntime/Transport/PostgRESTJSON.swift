@@ -224,7 +224,8 @@ private struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: utf8, as: UTF8.self) else {
+                // String(validating:) would need macOS 15; Foundation's check works everywhere.
+                guard let text = String(bytes: utf8, encoding: .utf8) else {
                     throw JSONSyntaxError(offset: index, reason: "a string is not valid UTF-8")
                 }
                 return text

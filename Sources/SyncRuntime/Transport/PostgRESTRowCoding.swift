@@ -169,7 +169,7 @@ enum PostgRESTRowCoding {
         guard case .array(let elements) = json else {
             throw SyncError(.decoding, "The rows of \(table.name) did not come as a JSON array")
         }
-        let sequenceColumn = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let sequenceColumn = sequenceColumn(of: table)
         var rows: [ColumnValues] = []
         var undecodable: [UndecodableRow] = []
         var lastServerSeq: Int64?
@@ -187,6 +187,11 @@ enum PostgRESTRowCoding {
             }
         }
         return PulledPage(rows: rows, undecodable: undecodable, receivedCount: elements.count, lastServerSeq: lastServerSeq)
+    }
+
+    /// The column pulls are ordered and paged by.
+    static func sequenceColumn(of table: TableSchema) -> String {
+        table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
     }
 
     /// Rows a write or a read by key returned, holding `columns`; any that does not read fails

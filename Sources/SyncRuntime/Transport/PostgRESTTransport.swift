@@ -60,7 +60,7 @@ public struct PostgRESTTransport: SyncTransport {
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
-        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let sequence = PostgRESTRowCoding.sequenceColumn(of: table)
         let request = PostgRESTRequest(
             method: "GET",
             table: table.name,
