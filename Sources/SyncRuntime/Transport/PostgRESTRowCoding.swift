@@ -10,9 +10,10 @@ enum PostgRESTRowCoding {
     static func arrayBody(_ rows: [ColumnValues], of table: TableSchema) throws(SyncError) -> Data {
         guard let first = rows.first else { return Data("[]".utf8) }
         let columns = try orderedColumns(of: first, in: table)
+        let names = Set(columns.map(\.name))
         var output = "["
         for (index, row) in rows.enumerated() {
-            guard Set(row.columns) == Set(columns.map(\.name)), row.columns.count == columns.count else {
+            guard row.columns.count == columns.count, Set(row.columns) == names else {
                 throw SyncError(.invalidRequest, "Rows upserted into \(table.name) together must have the same columns")
             }
             if index > 0 { output += "," }
@@ -60,8 +61,8 @@ enum PostgRESTRowCoding {
         case .null: output += "null"
         case .int(let number): output += String(number)
         case .double(let number) where number.isFinite: output += "\(number)"
-        // JSON has no NaN or infinity; PostgreSQL reads these words as float8.
-        case .double(let number): JSONValue.writeString(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity", to: &output)
+        // JSON has no NaN or infinity; PostgreSQL reads their words as float8.
+        case .double: JSONValue.writeString(filterText(value), to: &output)
         case .bool(let flag): output += flag ? "true" : "false"
         case .text(let text) where kind == .json:
             do {
