@@ -1,7 +1,7 @@
 import SyncSchema
 
 /// One additive change, as both databases apply it.
-public enum MigrationStep: Equatable, Sendable {
+public enum MigrationStep: Codable, Equatable, Sendable {
     /// A new table with everything it needs (triggers, policies, indexes, grants).
     case createTable(Table)
     /// A new user column on an existing table; `table` is the table as it is after the change.
