@@ -153,7 +153,7 @@ public struct PostgRESTTransport: SyncTransport {
         do {
             token = try await configuration.accessToken()
         } catch is CancellationError {
-            throw SyncError(.cancelled, "The request was cancelled")
+            throw .requestCancelled
         } catch {
             throw SyncError(.accessToken, "The access token provider failed (\(type(of: error)))")
         }
@@ -172,7 +172,7 @@ public struct PostgRESTTransport: SyncTransport {
             token: token,
             timeout: configuration.requestTimeout
         )
-        if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
+        if Task.isCancelled { throw .requestCancelled }
         let data: Data
         let response: URLResponse
         do {
@@ -180,7 +180,7 @@ public struct PostgRESTTransport: SyncTransport {
                 try await session.data(for: urlRequest)
             }
         } catch {
-            throw Task.isCancelled ? SyncError(.cancelled, "The request was cancelled") : SyncError(requestFailure: error)
+            throw Task.isCancelled ? .requestCancelled : SyncError(requestFailure: error)
         }
         guard let http = response as? HTTPURLResponse else {
             throw SyncError(.decoding, "The answer for \(request.table) was not an HTTP response")
