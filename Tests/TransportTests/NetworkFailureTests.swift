@@ -30,6 +30,14 @@ struct NetworkFailureTests {
         #expect(error.isNetworkFailure)
     }
 
+    /// The transport's own deadline, which holds whatever URLProtocol carries the request.
+    @Test func aRequestLeftUnansweredTimesOutAsTheNetworksFailure() async throws {
+        let server = StubServer(answers: [.hang])
+        let error = try #require(await pull(server, timeout: 0.2))
+        #expect(error == SyncError(.connectivity, "The server did not answer in time"))
+        #expect(try await server.abandonedRequestsSettled() == 1)
+    }
+
     @Test func aCancelledURLTaskIsACancellationNotANetworkFailure() async throws {
         let error = try #require(await pull(StubServer(answers: [.fail(.cancelled)])))
         #expect(error.code == .cancelled)
@@ -50,7 +58,7 @@ struct NetworkFailureTests {
         let error = try #require(await call.value)
         #expect(error.code == .cancelled)
         #expect(!error.isNetworkFailure)
-        #expect(server.abandonedRequests == 1)
+        #expect(try await server.abandonedRequestsSettled() == 1)
     }
 
     @Test func aTaskCancelledBeforehandSendsNothing() async throws {

@@ -86,12 +86,14 @@ struct RequestGoldenTests {
                     Filter("title", .eq, .text("milk & eggs, 2+1 (50%) #a=b")),
                     Filter("done", .neq, .bool(true)),
                     Filter("notes", .isNull),
+                    Filter("notes", .eq, .null),
+                    Filter("title", .neq, .null),
                 ],
                 returning: ["id", "updated_at", "notes"], as: Fixtures.user
             )
         }
         try expectGolden(request.goldenText, named: "guarded-update-filters")
-        #expect(request.url.contains("title=eq.milk%20%26%20eggs%2C%202%2B1%20%2850%25%29%20%23a%3Db&done=neq.true&notes=is.null"))
+        #expect(request.url.contains("title=eq.milk%20%26%20eggs%2C%202%2B1%20%2850%25%29%20%23a%3Db&done=neq.true&notes=is.null&notes=is.null&title=not.is.null&"))
     }
 
     @Test func fetchReadsOneRowByKey() async throws {

@@ -84,6 +84,15 @@ struct TokenRefreshTests {
         #expect(error?.message == "The access token provider failed (SignInFailed)")
     }
 
+    @Test func credentialsNeverShowTheirToken() {
+        var dumped = ""
+        dump(Fixtures.user, to: &dumped)
+        for text in [String(describing: Fixtures.user), String(reflecting: Fixtures.user), "\(Fixtures.user)", dumped] {
+            #expect(!text.contains("token-of-user-1"))
+            #expect(text.contains(Fixtures.userID.uuidString))
+        }
+    }
+
     /// The gateway's 401 is about the anon key, and the anon role's 42501 about a policy: a new
     /// token would change neither.
     @Test(arguments: [

@@ -149,7 +149,11 @@ private struct JSONParser {
     }
 
     private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
-        guard bytes[index...].starts(with: word.utf8) else { throw failure(word) }
+        guard bytes[index...].starts(with: word.utf8) else {
+            // A body cut short inside the word ended early; anything else is the wrong word.
+            if word.utf8.starts(with: bytes[index...]) { index = bytes.count }
+            throw failure(word)
+        }
         index += word.utf8.count
     }
 
@@ -197,7 +201,9 @@ private struct JSONParser {
         let integerStart = index
         let integerDigits = digits(&self)
         guard integerDigits > 0 else { throw failure("a value") }
-        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw failure("no leading zero") }
+        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+            throw JSONSyntaxError(offset: integerStart, reason: "a number with a leading zero")
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits(&self) > 0 else { throw failure("a digit") }
@@ -218,7 +224,8 @@ private struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: utf8, as: UTF8.self) else {
+                // String(validating:) would need macOS 15; Foundation's check works everywhere.
+                guard let text = String(bytes: utf8, encoding: .utf8) else {
                     throw JSONSyntaxError(offset: index, reason: "a string is not valid UTF-8")
                 }
                 return text

@@ -29,6 +29,16 @@ struct PostgRESTRequest: Sendable, Equatable {
             QueryItem(encodedName: percentEncoded(column), encodedValue: op + "." + percentEncoded(value))
         }
 
+        /// A condition beside the key. SQL's `= NULL` matches nothing, so equality with null is
+        /// sent as PostgREST's `is.null` (and inequality as `not.is.null`).
+        static func filter(_ filter: Filter) -> QueryItem {
+            switch (filter.op, filter.value) {
+            case (.isNull, _), (.eq, .null): .filter(filter.column, "is", "null")
+            case (.neq, .null): .filter(filter.column, "not.is", "null")
+            case (.eq, let value), (.neq, let value): .filter(filter.column, filter.op.rawValue, PostgRESTRowCoding.filterText(value))
+            }
+        }
+
         /// `select=a,b,c`: each name encoded, the separating commas left literal (PostgREST reads
         /// `,` and `%2C` alike; literal commas keep the URL readable).
         static func select(_ columns: [String]) -> QueryItem {

@@ -67,14 +67,16 @@ struct PostgRESTResponse: Sendable {
     }
 }
 
-
 extension SyncError {
+    /// The calling task was cancelled while (or before) its request was under way.
+    static var requestCancelled: SyncError { SyncError(.cancelled, "The request was cancelled") }
+
     /// A failure to get any answer: a cancellation stays a cancellation, a malformed URL is the
     /// request's fault, and everything else (timeouts, lost connections, DNS, TLS) is the
     /// network's. The message is fixed per kind: URLError's own text names the URL.
     init(requestFailure error: any Error) {
         if error is CancellationError {
-            self.init(.cancelled, "The request was cancelled")
+            self = .requestCancelled
             return
         }
         let nsError = error as NSError
@@ -84,7 +86,7 @@ extension SyncError {
         }
         switch URLError.Code(rawValue: nsError.code) {
         case .cancelled:
-            self.init(.cancelled, "The request was cancelled")
+            self = .requestCancelled
         case .badURL, .unsupportedURL:
             self.init(.invalidRequest, "The request's URL is not one that can be sent")
         case .timedOut:

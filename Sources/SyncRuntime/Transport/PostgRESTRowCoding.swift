@@ -8,10 +8,12 @@ enum PostgRESTRowCoding {
     /// An upsert body: an array of objects that all have the same keys, in table column order
     /// (PostgREST refuses mixed keys with PGRST102).
     static func arrayBody(_ rows: [ColumnValues], of table: TableSchema) throws(SyncError) -> Data {
-        let columns = try orderedColumns(of: rows[0], in: table)
+        guard let first = rows.first else { return Data("[]".utf8) }
+        let columns = try orderedColumns(of: first, in: table)
+        let names = Set(columns.map(\.name))
         var output = "["
         for (index, row) in rows.enumerated() {
-            guard Set(row.columns) == Set(columns.map(\.name)), row.columns.count == columns.count else {
+            guard row.columns.count == columns.count, Set(row.columns) == names else {
                 throw SyncError(.invalidRequest, "Rows upserted into \(table.name) together must have the same columns")
             }
             if index > 0 { output += "," }
@@ -59,8 +61,8 @@ enum PostgRESTRowCoding {
         case .null: output += "null"
         case .int(let number): output += String(number)
         case .double(let number) where number.isFinite: output += "\(number)"
-        // JSON has no NaN or infinity; PostgreSQL reads these words as float8.
-        case .double(let number): JSONValue.writeString(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity", to: &output)
+        // JSON has no NaN or infinity; PostgreSQL reads their words as float8.
+        case .double: JSONValue.writeString(filterText(value), to: &output)
         case .bool(let flag): output += flag ? "true" : "false"
         case .text(let text) where kind == .json:
             do {
@@ -168,7 +170,7 @@ enum PostgRESTRowCoding {
         guard case .array(let elements) = json else {
             throw SyncError(.decoding, "The rows of \(table.name) did not come as a JSON array")
         }
-        let sequenceColumn = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let sequenceColumn = sequenceColumn(of: table)
         var rows: [ColumnValues] = []
         var undecodable: [UndecodableRow] = []
         var lastServerSeq: Int64?
@@ -186,6 +188,11 @@ enum PostgRESTRowCoding {
             }
         }
         return PulledPage(rows: rows, undecodable: undecodable, receivedCount: elements.count, lastServerSeq: lastServerSeq)
+    }
+
+    /// The column pulls are ordered and paged by.
+    static func sequenceColumn(of table: TableSchema) -> String {
+        table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
     }
 
     /// Rows a write or a read by key returned, holding `columns`; any that does not read fails

@@ -60,7 +60,7 @@ public struct PostgRESTTransport: SyncTransport {
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
-        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let sequence = PostgRESTRowCoding.sequenceColumn(of: table)
         let request = PostgRESTRequest(
             method: "GET",
             table: table.name,
@@ -88,16 +88,11 @@ public struct PostgRESTTransport: SyncTransport {
         }
         guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
         let columns = try Self.columns(returning, of: table)
-        let filters = extraFilters.map { filter -> PostgRESTRequest.QueryItem in
-            switch filter.op {
-            case .isNull: .filter(filter.column, "is", "null")
-            case .eq, .neq: .filter(filter.column, filter.op.rawValue, PostgRESTRowCoding.filterText(filter.value))
-            }
-        }
         let request = PostgRESTRequest(
             method: "PATCH",
             table: table.name,
-            query: [Self.key(id, of: table), .filter(versionColumn, "eq", baseVersion)] + filters + [.select(columns.map(\.name))],
+            query: [Self.key(id, of: table), .filter(versionColumn, "eq", baseVersion)]
+                + extraFilters.map(PostgRESTRequest.QueryItem.filter) + [.select(columns.map(\.name))],
             prefer: "return=representation",
             body: try PostgRESTRowCoding.objectBody(values, of: table)
         )
@@ -158,7 +153,7 @@ public struct PostgRESTTransport: SyncTransport {
         do {
             token = try await configuration.accessToken()
         } catch is CancellationError {
-            throw SyncError(.cancelled, "The request was cancelled")
+            throw .requestCancelled
         } catch {
             throw SyncError(.accessToken, "The access token provider failed (\(type(of: error)))")
         }
@@ -168,7 +163,8 @@ public struct PostgRESTTransport: SyncTransport {
         return token
     }
 
-    /// One round trip. Cancelling the calling task cancels the URLSession task.
+    /// One round trip, bounded by the request timeout. Cancelling the calling task cancels the
+    /// URLSession task.
     private func exchange(_ request: PostgRESTRequest, token: String) async throws(SyncError) -> PostgRESTResponse {
         let urlRequest = try request.urlRequest(
             projectURL: configuration.projectURL,
@@ -176,18 +172,37 @@ public struct PostgRESTTransport: SyncTransport {
             token: token,
             timeout: configuration.requestTimeout
         )
-        if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
+        if Task.isCancelled { throw .requestCancelled }
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await configuration.session.data(for: urlRequest)
+            (data, response) = try await withDeadline(configuration.requestTimeout) { [session = configuration.session] in
+                try await session.data(for: urlRequest)
+            }
         } catch {
-            throw Task.isCancelled ? SyncError(.cancelled, "The request was cancelled") : SyncError(requestFailure: error)
+            throw Task.isCancelled ? .requestCancelled : SyncError(requestFailure: error)
         }
         guard let http = response as? HTTPURLResponse else {
             throw SyncError(.decoding, "The answer for \(request.table) was not an HTTP response")
         }
         return PostgRESTResponse(status: http.statusCode, body: data)
+    }
+}
+
+/// Runs `operation`, cancelling it once `seconds` have passed and failing as a timeout.
+/// URLRequest's own timeout only bounds the wait between bytes, and is not applied at all by
+/// every URLProtocol; this bounds the whole exchange.
+private func withDeadline<Value: Sendable>(
+    _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask(operation: operation)
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw URLError(.timedOut)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
     }
 }
 

@@ -48,6 +48,15 @@ final class StubServer: @unchecked Sendable {
     /// How many unanswered (hanging) requests URLSession took back: cancelled or timed out.
     var abandonedRequests: Int { lock.withLock { abandonedCount } }
 
+    /// Waits (up to two seconds) for URLSession to take back an unanswered request: it does so
+    /// on its own queue, a moment after the caller has its error.
+    func abandonedRequestsSettled() async throws -> Int {
+        for _ in 0..<400 where abandonedRequests == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return abandonedRequests
+    }
+
     /// A session whose requests all go to the stubs.
     static func session() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
