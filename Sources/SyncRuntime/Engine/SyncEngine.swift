@@ -144,7 +144,7 @@ public actor SyncEngine {
                 .pull(into: &report)
         } catch {
             if let server = error.serverError, let drift = SchemaDrift(server) {
-                throw SyncError(.schemaDrift, drift.message, serverError: server)
+                throw SyncError(.schemaDrift, drift.description, serverError: server)
             }
             throw error
         }

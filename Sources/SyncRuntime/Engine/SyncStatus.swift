@@ -26,37 +26,6 @@ public struct SyncStatus: Sendable, Equatable {
     public init() {}
 }
 
-/// A column the client sends that the server does not have.
-public struct SchemaDrift: Sendable, Equatable {
-    public let table: String
-    public let column: String
-
-    public var message: String {
-        "The server has no column '\(column)' in table '\(table)': apply the generated migration that adds it to the server."
-    }
-
-    /// Reads PostgREST's PGRST204 ("Could not find the 'x' column of 't' in the schema cache")
-    /// or PostgreSQL's 42703 ("column t.x does not exist").
-    init?(_ error: ServerError) {
-        switch error.code {
-        case "PGRST204":
-            let quotedParts = error.message.split(separator: "'", omittingEmptySubsequences: false)
-            guard quotedParts.count >= 5 else { return nil }
-            column = String(quotedParts[1])
-            table = String(quotedParts[3])
-        case "42703":
-            guard let range = error.message.range(of: #"column ([A-Za-z0-9_]+)\.([A-Za-z0-9_]+) does not exist"#, options: .regularExpression) else {
-                return nil
-            }
-            let names = error.message[range].dropFirst("column ".count).split(separator: " ")[0].split(separator: ".")
-            table = String(names[0])
-            column = String(names[1])
-        default:
-            return nil
-        }
-    }
-}
-
 /// What one sync pass did.
 public struct SyncReport: Sendable, Equatable {
     /// Rows the server accepted (or already had).

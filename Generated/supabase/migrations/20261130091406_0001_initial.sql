@@ -1,0 +1,1 @@
+-- migration 0001_initial
