@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 @testable import SyncRuntime
 import Testing
 

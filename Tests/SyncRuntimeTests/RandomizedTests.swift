@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 import SyncRuntime
 import Testing
 

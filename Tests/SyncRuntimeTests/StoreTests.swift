@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 import SQLite
 import SyncRuntime
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 import SyncRuntime
 import Testing
 
@@ -305,7 +306,7 @@ import Testing
         await #expect {
             try await a.sync()
         } throws: { error in
-            (error as? SyncError)?.code == .schemaDrift && (error as? SyncError)?.message.contains("'note'") == true
+            (error as? SyncError)?.code == .schemaDrift && (error as? SyncError)?.message.contains("column note") == true
         }
         let status = await a.engine.status
         guard case .schemaDrift(let drift) = status.phase else {
@@ -313,7 +314,7 @@ import Testing
             return
         }
         #expect(drift.table == "sessions" && drift.column == "note")
-        #expect(drift.message.contains("migration"))
+        #expect(drift.description.contains("migration"))
         #expect(try a.dirtyCount() == 1) // nothing rejected: the server is at fault
         await server.restoreColumn("note", to: "sessions")
         try await a.sync()

@@ -6,6 +6,7 @@ final class ManualSleeper: @unchecked Sendable {
     private var nextID = 0
     private var waiting: [Int: (duration: Duration, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var cancelledBeforeStart: Set<Int> = []
+    private var started: [Duration] = []
 
     var sleep: @Sendable (Duration) async throws -> Void {
         { try await self.sleep(for: $0) }
@@ -13,6 +14,7 @@ final class ManualSleeper: @unchecked Sendable {
 
     private func sleep(for duration: Duration) async throws {
         let id = lock.withLock {
+            started.append(duration)
             nextID += 1
             return nextID
         }
@@ -38,6 +40,11 @@ final class ManualSleeper: @unchecked Sendable {
     /// The durations being waited now, shortest first.
     var pending: [Duration] {
         lock.withLock { waiting.values.map(\.duration).sorted() }
+    }
+
+    /// How many sleeps of `duration` have begun, ended or not.
+    func startedCount(_ duration: Duration) -> Int {
+        lock.withLock { started.filter { $0 == duration }.count }
     }
 
     /// Waits (in real time, briefly) until a sleep of `duration` is pending.

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 import SyncRuntime
 
 /// A wall clock tests move by hand (milliseconds since 1970).
