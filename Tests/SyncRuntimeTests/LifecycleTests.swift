@@ -48,6 +48,17 @@ import Testing
         #expect(report.pulled == 1)
     }
 
+    @Test func theClockStaysAheadAfterClearingAndReopening() async throws {
+        let clock = TestClock(10_000)
+        let a = try TestDevice("a", user: user, transport: server, clock: clock)
+        let first = try await a.store.write { try $0.save(Activity(name: "Before")) }
+        try await a.engine.clearLocalData()
+        clock.now = 5 // the wall clock went back
+        let reopened = try a.restarted()
+        let next = try await reopened.store.write { try $0.save(Activity(name: "After")) }
+        #expect(next.updatedMs > first.updatedMs)
+    }
+
     @Test func versionTablesTakeTheServerRowUnlessTheLocalOneIsDirty() async throws {
         let (a, b) = (try TestDevice("a", user: user, transport: server), try TestDevice("b", user: user, transport: server))
         let list = try await a.store.write { try $0.save(TaskList(name: "Inbox", icon: Data([1, 2]))) }

@@ -57,29 +57,51 @@ import Testing
         }
     }
 
-    @Test(arguments: [true, false])
-    func aDeleteRacesAnEditInTheSameMillisecond(deleteFirst: Bool) async throws {
+    @Test(arguments: [(true, "a"), (false, "a"), (true, "z"), (false, "z")])
+    func aDeleteRacesAnEditInTheSameMillisecond(deleteLandsFirst: Bool, deleterID: String) async throws {
         let clock = TestClock()
-        // Device ids decide a tie: "b" > "a", so b's write wins whichever lands first.
-        let (a, b) = (try device("a", clock: clock), try device("b", clock: clock))
-        let activity = try await a.store.write { try $0.save(Activity(name: "Work")) }
-        try await a.sync(); try await b.sync()
+        // Same millisecond: the larger device id wins ("e" beats "a" and loses to "z"), whichever
+        // write reaches the server first.
+        let (deleter, editor) = (try device(deleterID, clock: clock), try device("e", clock: clock))
+        let activity = try await deleter.store.write { try $0.save(Activity(name: "Work")) }
+        try await deleter.sync(); try await editor.sync()
         clock.advance(100)
-        try await a.store.write { try $0.delete(Activity.self, id: activity.id) }
-        var edited = activity
-        edited.name = "Edited on b"
-        try await b.store.write { try $0.save(edited) }
-        if deleteFirst {
-            try await a.sync(); try await b.sync()
-        } else {
-            try await b.sync(); try await a.sync()
+        let deleted = try await deleter.store.write { tx in
+            try tx.delete(Activity.self, id: activity.id)
+            return try tx.fetchOne(Activity.self, id: activity.id)
         }
-        try await a.sync(); try await b.sync()
-        for d in [a, b] {
+        var edited = activity
+        edited.name = "Edited"
+        let saved = try await editor.store.write { try $0.save(edited) }
+        #expect(deleted?.updatedMs == saved.updatedMs)
+        if deleteLandsFirst {
+            try await deleter.sync(); try await editor.sync()
+        } else {
+            try await editor.sync(); try await deleter.sync()
+        }
+        try await deleter.sync(); try await editor.sync()
+        let deleteWins = deleterID > "e"
+        for d in [deleter, editor] {
             let row = try #require(try await d.store.read { try $0.fetchOne(Activity.self, id: activity.id) })
-            #expect(row.deletedMs == nil && row.name == "Edited on b" && row.deviceId == "b")
+            #expect((row.deletedMs != nil) == deleteWins)
+            #expect(row.name == (deleteWins ? "Work" : "Edited"))
             #expect(try await differences(d, server).isEmpty)
         }
+    }
+
+    @Test func pushesGoInBatchesOfAtMost500() async throws {
+        let sizes = BatchSizes()
+        let transport = HookedTransport(base: server, beforeUpsert: {}, recordUpsert: { sizes.append($0) })
+        let a = try TestDevice("a", user: user, transport: transport)
+        try await a.store.write { tx in
+            for index in 0..<1_200 { try tx.save(Activity(name: "row \(index)")) }
+        }
+        let report = try await a.sync()
+        #expect(report.pushed == 1_200)
+        #expect(sizes.values == [500, 500, 200])
+        var configuration = SyncConfiguration()
+        configuration.batchSize = 2_000
+        #expect(configuration.batchSize == 500)
     }
 
     @Test func onlyOneSessionRunsAcrossDevices() async throws {
@@ -114,9 +136,6 @@ import Testing
         let first = try await b.sync()
         #expect(first.pulled == 20)
         let before = try localRows(b, HopeFixture.sessions())
-        let changes = b.store.observe { try $0.fetchAll(Session.self) }
-        var iterator = changes.makeAsyncIterator()
-        _ = try await iterator.next()
         let again = try await b.sync()
         #expect(again.pulled == 0)
         #expect(try localRows(b, HopeFixture.sessions()) == before)
@@ -390,6 +409,15 @@ import Testing
         #expect(report.undecodable.first?.reason.contains("CHECK") == true)
         #expect(try reader.sessions().count == 2)
     }
+}
+
+/// Sizes of the upserts a transport saw.
+final class BatchSizes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sizes: [Int] = []
+
+    func append(_ size: Int) { lock.withLock { sizes.append(size) } }
+    var values: [Int] { lock.withLock { sizes } }
 }
 
 /// A late-bound reference for hooks that act on a device built after them.

@@ -119,8 +119,10 @@ struct HookedTransport: SyncTransport {
     let base: InMemoryServer
     let beforeUpsert: @Sendable () async -> Void
     var afterUpsert: @Sendable () async -> Void = {}
+    var recordUpsert: @Sendable (Int) -> Void = { _ in }
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+        recordUpsert(rows.count)
         await beforeUpsert()
         try await base.upsert(rows, into: table, as: user)
         await afterUpsert()
