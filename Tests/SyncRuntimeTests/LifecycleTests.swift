@@ -72,10 +72,10 @@ import Testing
         // b edits locally (dirty); a's newer server write does not replace it before b pushes.
         var local = pulled
         local.name = "Inbox (b)"
-        try await b.store.write { try $0.save(local) }
+        try await b.store.write { [local] in try $0.save(local) }
         var remote = list
         remote.name = "Inbox (a)"
-        try await a.store.write { try $0.save(remote) }
+        try await a.store.write { [remote] in try $0.save(remote) }
         try await a.sync()
         let report = try await b.sync() // b pushes first (upserts stay last-write-wins), then pulls
         #expect(report.pushed == 1)

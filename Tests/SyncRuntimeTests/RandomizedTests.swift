@@ -153,27 +153,28 @@ private struct RandomRun {
         let activities = try await device.store.read { try $0.fetchAll(Activity.self) }
         let now = device.clock.now
         let choice = random.below(6)
+        let (pick, number, offset, open) = (random.below(1_000), random.below(1_000), Int64(random.below(10_000)), random.below(3) == 0)
+        let (id, otherID) = (random.uuid(), random.uuid())
         try await device.store.write { tx in
             switch choice {
             case 0 where !activities.isEmpty:
-                var activity = activities[random.below(activities.count)]
-                activity.name = "renamed \(random.below(1_000))"
+                var activity = activities[pick % activities.count]
+                activity.name = "renamed \(number)"
                 try tx.save(activity)
             case 1 where !sessions.isEmpty:
-                var session = sessions[random.below(sessions.count)]
-                if session.endedMs == nil { session.endedMs = session.startedMs + 1 + Int64(random.below(1_000)) }
-                session.note = "note \(random.below(1_000))"
+                var session = sessions[pick % sessions.count]
+                if session.endedMs == nil { session.endedMs = session.startedMs + 1 + Int64(number) }
+                session.note = "note \(number)"
                 try tx.save(session)
             case 2 where !sessions.isEmpty:
-                try tx.delete(Session.self, id: sessions[random.below(sessions.count)].id)
+                try tx.delete(Session.self, id: sessions[pick % sessions.count].id)
             case 3 where !activities.isEmpty:
-                try tx.delete(Activity.self, id: activities[random.below(activities.count)].id)
+                try tx.delete(Activity.self, id: activities[pick % activities.count].id)
             case 4:
-                try tx.save(Activity(id: random.uuid(), name: "activity \(random.below(1_000))"))
+                try tx.save(Activity(id: id, name: "activity \(number)"))
             default:
-                let start = now - Int64(random.below(10_000))
-                let open = random.below(3) == 0
-                try tx.save(Session(id: random.uuid(), activityId: random.uuid(), startedMs: start, endedMs: open ? nil : start + 500))
+                let start = now - offset
+                try tx.save(Session(id: id, activityId: otherID, startedMs: start, endedMs: open ? nil : start + 500))
             }
         }
         var changed: [AcknowledgedWrite] = []

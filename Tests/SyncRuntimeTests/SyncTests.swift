@@ -37,15 +37,15 @@ import Testing
         await b.engine.setNetworkEnabled(false)
         var renamed = work
         renamed.name = "Work (a)"
-        try await a.store.write { try $0.save(renamed) }
+        try await a.store.write { [renamed] in try $0.save(renamed) }
         clock.advance(5)
         var bWork = try #require(try await b.store.read { try $0.fetchOne(Activity.self, id: work.id) })
         bWork.name = "Work (b, later)"
-        try await b.store.write { try $0.save(bWork) }
+        try await b.store.write { [bWork] in try $0.save(bWork) }
         clock.advance(5)
         var aPlay = play
         aPlay.color = "#FF0000"
-        try await a.store.write { try $0.save(aPlay) }
+        try await a.store.write { [aPlay] in try $0.save(aPlay) }
         await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .networkDisabled }
         await a.engine.setNetworkEnabled(true)
         await b.engine.setNetworkEnabled(true)
@@ -72,7 +72,7 @@ import Testing
         }
         var edited = activity
         edited.name = "Edited"
-        let saved = try await editor.store.write { try $0.save(edited) }
+        let saved = try await editor.store.write { [edited] in try $0.save(edited) }
         #expect(deleted?.updatedMs == saved.updatedMs)
         if deleteLandsFirst {
             try await deleter.sync(); try await editor.sync()
@@ -219,7 +219,7 @@ import Testing
         try await slow.sync()
         var edit = try #require(try await slow.store.read { try $0.fetchOne(Activity.self, id: activity.id) })
         edit.name = "Newer, from slow"
-        let saved = try await slow.store.write { try $0.save(edit) }
+        let saved = try await slow.store.write { [edit] in try $0.save(edit) }
         #expect(saved.updatedMs > activity.updatedMs)
         try await slow.sync()
         try await fast.sync()

@@ -73,7 +73,8 @@ public final class SyncStore: @unchecked Sendable {
         try performRead(body)
     }
 
-    public func read<T: Sendable>(_ body: (StoreReader) throws -> T) async throws -> T {
+    /// Reads with a consistent view of the database (the closure may run off the caller's actor).
+    public func read<T: Sendable>(_ body: @Sendable (StoreReader) throws -> T) async throws -> T {
         try performRead(body)
     }
 
@@ -85,7 +86,8 @@ public final class SyncStore: @unchecked Sendable {
     }
 
     @discardableResult
-    public func write<T: Sendable>(_ body: (StoreWriter) throws -> T) async throws -> T {
+    /// Writes in one transaction (the closure may run off the caller's actor).
+    public func write<T: Sendable>(_ body: @Sendable (StoreWriter) throws -> T) async throws -> T {
         try performWrite(body)
     }
 
