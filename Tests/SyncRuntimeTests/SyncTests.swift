@@ -159,6 +159,28 @@ import Testing
         #expect(try await differences(b, server).isEmpty)
     }
 
+    @Test func lookbackTablesStartBehindTheCursorAndExactTablesAtIt() async throws {
+        let server = InMemoryServer.hope(sessionOrdering: .lookback(50))
+        let sizes = PulledSizes()
+        let transport = RecordingPulls(base: server, sizes: sizes)
+        let writer = try device("writer", server: server, schema: HopeFixture.app(sessionOrdering: .lookback(50)))
+        try await writer.store.write { tx in
+            for start in 0..<80 { try tx.save(Session(activityId: UUID(), startedMs: Int64(start), endedMs: Int64(start) + 1)) }
+            for index in 0..<80 { try tx.save(Activity(name: "a\(index)")) }
+        }
+        try await writer.sync()
+        var configuration = TestDevice.configuration
+        for (lookback, expected) in [(nil, 50), (Int64(10), 10)] as [(Int64?, Int)] {
+            configuration.lookback = lookback
+            let reader = try TestDevice("reader", user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: .lookback(50)), configuration: configuration)
+            try await reader.sync()
+            sizes.clear()
+            try await reader.sync() // idle: only the lookback window comes back
+            #expect(sizes.rows["sessions"] == expected)
+            #expect(sizes.rows["activities"] == 0)
+        }
+    }
+
     @Test func pageSizeIsClampedToTheServerCap() {
         var configuration = SyncConfiguration()
         configuration.pageSize = 5_000
