@@ -126,6 +126,33 @@ import Testing
         #expect(try await differences(reopened, server).isEmpty)
     }
 
+    @Test func closingTheDatabaseMidPullKeepsEveryAppliedPageAndItsCursor() async throws {
+        let writer = try device("writer")
+        try await writer.store.write { tx in
+            for start in 0..<30 { try tx.save(Session(activityId: UUID(), startedMs: Int64(start), endedMs: Int64(start) + 1)) }
+        }
+        try await writer.sync()
+        let pulls = PulledSizes()
+        let box = StoreBox()
+        var configuration = TestDevice.configuration
+        configuration.pageSize = 7
+        var transport = HookedTransport(base: server, beforeUpsert: {})
+        transport.afterPull = {
+            // Killed while the third page (activities' one, then sessions' first two) is on its
+            // way: sessions' first page is in, the second never lands.
+            pulls.add(1, "pages")
+            if pulls.rows["pages"] == 3 { box.store?.close() }
+        }
+        let reader = try TestDevice("reader", user: user, transport: transport, configuration: configuration)
+        box.store = reader.store
+        await #expect { try await reader.sync() } throws: { ($0 as? SyncError)?.code == .clientClosed }
+        let reopened = try reader.restarted()
+        #expect(try reopened.sessions().count == 7)
+        try await reopened.sync()
+        #expect(try reopened.sessions().count == 30)
+        #expect(try await differences(reopened, server).isEmpty)
+    }
+
     @Test func anUndecodableRowIsReportedAndDoesNotStopTheOthers() async throws {
         let (a, b) = (try device("a"), try device("b"))
         try await a.store.write { try $0.save(Session(activityId: UUID(), startedMs: 1, endedMs: 2)) }
