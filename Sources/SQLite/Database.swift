@@ -81,16 +81,20 @@ public final class Database {
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
         let outermost = savepointDepth == 0
         let name = "s\(savepointDepth)"
-        try execute(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT \(name)")
+        // Cached statements: a transaction per write should not re-parse its BEGIN and COMMIT.
+        try cachedStatement(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT \(name)").execute()
         savepointDepth += 1
+        defer { savepointDepth -= 1 }
         do {
             let result = try body()
-            savepointDepth -= 1
-            try execute(outermost ? "COMMIT" : "RELEASE \(name)")
+            try cachedStatement(outermost ? "COMMIT" : "RELEASE \(name)").execute()
             return result
         } catch {
-            savepointDepth -= 1
-            try? execute(outermost ? "ROLLBACK" : "ROLLBACK TO \(name); RELEASE \(name)")
+            if outermost {
+                try? cachedStatement("ROLLBACK").execute()
+            } else {
+                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+            }
             throw error
         }
     }

@@ -38,6 +38,18 @@ public final class Statement {
         }
     }
 
+    /// Clears the last run's state and bindings, to bind parameters one by one.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Runs to completion with the parameters bound so far, discarding any rows.
+    public func run() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() != nil {}
+    }
+
     /// Binds one parameter (1-based, as SQLite counts).
     public func bind(_ value: DatabaseValue, at index: Int) throws {
         let position = Int32(index)

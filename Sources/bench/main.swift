@@ -4,6 +4,7 @@ import Foundation
 /// baseline and the project's figure from one run, side by side, with the ratio.
 let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] = [
     ("generate", "generate --check on a 200-table schema beside the project's schema (issue 2)", runGenerateBenchmark),
+    ("runtime", "pulling and writing session rows through the runtime beside raw SQLite (issue 4)", runRuntimeBenchmark),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

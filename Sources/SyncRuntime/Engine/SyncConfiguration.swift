@@ -6,9 +6,9 @@ public struct SyncConfiguration: Sendable {
     public var pollInterval: Duration = .seconds(5)
     /// How long after the last local write a push starts.
     public var debounce: Duration = .milliseconds(500)
-    /// Rows per upsert request.
-    public var batchSize = 500 {
-        didSet { batchSize = max(1, batchSize) }
+    /// Rows per upsert request; clamped to ``maxBatchSize``.
+    public var batchSize = Self.maxBatchSize {
+        didSet { batchSize = min(max(1, batchSize), Self.maxBatchSize) }
     }
     /// Rows per pull request; clamped to the server's row cap.
     public var pageSize = 1_000 {
@@ -22,6 +22,9 @@ public struct SyncConfiguration: Sendable {
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// The current time, for the status (`lastSyncedAt`, `backingOff(until:)`).
     public var now: @Sendable () -> Date = { Date() }
+
+    /// The protocol's largest upsert: bigger bodies risk the gateway's request-size limit.
+    public static let maxBatchSize = 500
 
     /// Self-hosted Supabase answers at most this many rows per request (db-max-rows).
     public static let serverRowCap = 1_000

@@ -170,15 +170,20 @@ public actor SyncEngine {
     // MARK: Status
 
     func publish() {
+        refreshCounts()
+        for observer in statusObservers.values { observer.yield(status) }
+    }
+
+    private func refreshCounts() {
         if let counts = try? store.pendingCounts() {
             status.dirtyCount = counts.dirty
             status.rejectedCount = counts.rejected
         }
-        for observer in statusObservers.values { observer.yield(status) }
     }
 
     private func addStatusObserver(_ id: UUID, _ continuation: AsyncStream<SyncStatus>.Continuation) {
         statusObservers[id] = continuation
+        refreshCounts()
         continuation.yield(status)
     }
 

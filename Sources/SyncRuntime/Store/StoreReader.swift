@@ -44,6 +44,15 @@ public struct StoreReader {
         return try database.fetchOne(query, arguments.map(\.databaseValue)) { Int($0.int64(at: 0)) } ?? 0
     }
 
+    /// Every row of `table` (deleted ones too) with every column, as the server holds them.
+    public func rowValues(of table: String) throws -> [ColumnValues] {
+        let sql = try store.tableSQL(table)
+        let names = sql.table.columnNames
+        return try database.fetchAll(sql.select) { row in
+            ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) })
+        }
+    }
+
     /// Rows waiting to be pushed, over every table.
     public func dirtyCount() throws -> Int {
         try store.schema.tables.reduce(0) { count, table in

@@ -15,21 +15,19 @@ public struct StoreWriter {
     private var store: SyncStore { reader.store }
     private var database: Database { reader.database }
 
-    /// Inserts or updates `record` and returns it as stored, stamped.
+    /// Inserts or updates `record` and returns it stamped (user_id, updated_ms, device_id). The
+    /// server-owned columns (server_seq, the version) keep their stored values on an update.
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
         stamp(&values, sql)
-        try database.execute(sql.saveLocal, sql.pushedColumns.map { values[sql.index(of: $0.name)!].databaseValue })
+        try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
         flags.wroteLocally = true
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
             try enforceOpenRowRule(sql, owner: store.userID)
         }
-        guard let saved = try reader.fetchOne(Record.self, id: record.id) else {
-            throw SyncError(.configuration, "A saved \(sql.table.name) row could not be read back.")
-        }
-        return saved
+        return try RecordDecoder().decode(Record.self, from: Dictionary(uniqueKeysWithValues: zip(sql.table.columnNames, values)))
     }
 
     /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to

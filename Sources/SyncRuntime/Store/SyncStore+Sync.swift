@@ -118,7 +118,9 @@ extension SyncStore {
                 for row in page.rows {
                     let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
                     do {
-                        try statement.execute(values.map(\.databaseValue))
+                        statement.reset()
+                        for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
+                        try statement.run()
                         if database.changes > 0 { result.applied += 1 }
                     } catch {
                         result.undecodable.append(UndecodableRow(
@@ -139,7 +141,6 @@ extension SyncStore {
                 state.clock.observe(newest)
                 let writer = StoreWriter(reader: StoreReader(store: self, database: database))
                 if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
-                try persistClock(database)
                 return (result, writer.wroteLocally)
             }
         }
@@ -161,6 +162,7 @@ extension SyncStore {
     public func clearLocalData() throws {
         try access { database in
             try database.inTransaction {
+                try persistClock(database)
                 for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
                 try database.execute("DELETE FROM _sync_cursors; DELETE FROM _sync_rejected")
             }
@@ -179,17 +181,5 @@ extension SyncStore {
         return try database.fetchOne("SELECT \(list) FROM \(quoted(sql.table.name)) WHERE id = ?", [id]) { row in
             sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0) }
         }
-    }
-}
-
-extension SyncValue {
-    var text: String? {
-        if case .text(let text) = self { return text }
-        return nil
-    }
-
-    var int: Int64? {
-        if case .int(let int) = self { return int }
-        return nil
     }
 }

@@ -37,7 +37,7 @@ public final class SyncStore: @unchecked Sendable {
             let (device, clock) = try queue.inDatabase { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {
-                    try Self.loadMeta(database, deviceID: deviceID)
+                    try Self.loadMeta(database, deviceID: deviceID, tables: schema.tables)
                 }
             }
             self.deviceID = device
@@ -73,17 +73,21 @@ public final class SyncStore: @unchecked Sendable {
         try performRead(body)
     }
 
-    public func read<T: Sendable>(_ body: (StoreReader) throws -> T) async throws -> T {
+    /// Reads with a consistent view of the database (the closure may run off the caller's actor).
+    public func read<T: Sendable>(_ body: @Sendable (StoreReader) throws -> T) async throws -> T {
         try performRead(body)
     }
 
     /// Writes in one transaction: all of `body` or nothing. Local writes are stamped and queued
     /// for push; observers see the result once it commits.
+    @discardableResult
     public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
         try performWrite(body)
     }
 
-    public func write<T: Sendable>(_ body: (StoreWriter) throws -> T) async throws -> T {
+    @discardableResult
+    /// Writes in one transaction (the closure may run off the caller's actor).
+    public func write<T: Sendable>(_ body: @Sendable (StoreWriter) throws -> T) async throws -> T {
         try performWrite(body)
     }
 
@@ -95,11 +99,7 @@ public final class SyncStore: @unchecked Sendable {
         let (result, changed, wroteLocally) = try access { database in
             let before = database.totalChanges
             let writer = StoreWriter(reader: StoreReader(store: self, database: database))
-            let result = try database.inTransaction {
-                let result = try body(writer)
-                try self.persistClock(database)
-                return result
-            }
+            let result = try database.inTransaction { try body(writer) }
             return (result, database.totalChanges != before, writer.wroteLocally)
         }
         if changed { state.notifyObservers() }
@@ -116,12 +116,11 @@ public final class SyncStore: @unchecked Sendable {
         }
     }
 
+    /// Records the clock in `_sync_meta`, for when the rows that hold its stamps are deleted.
     func persistClock(_ database: Database) throws {
-        guard state.clock.last != state.persistedClock else { return }
         try database.execute(
             "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES ('clock', ?)", [.text(String(state.clock.last))]
         )
-        state.persistedClock = state.clock.last
     }
 
     func tableSQL(_ name: String) throws -> TableSQL {
@@ -131,21 +130,27 @@ public final class SyncStore: @unchecked Sendable {
         return sql
     }
 
-    private static func loadMeta(_ database: Database, deviceID: String?) throws -> (String, Int64) {
+    /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
+    /// remote row is applied only when its stamp is the greater), so the clock resumes from the
+    /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
+    private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64) {
         let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
         let device = stored ?? deviceID ?? UUID().uuidString.lowercased()
         if stored == nil {
             try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('device_id', ?)", [.text(device)])
         }
         let clock = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'clock'") { $0.text(at: 0) } ?? nil
-        return (device, clock.flatMap { Int64($0) } ?? 0)
+        var last = clock.flatMap { Int64($0) } ?? 0
+        for table in tables where table.column(named: "updated_ms") != nil {
+            last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
+        }
+        return (device, last)
     }
 }
 
 /// The store's mutable state, guarded by the store's database queue (observers by their own lock).
 final class StoreState: @unchecked Sendable {
     var clock: HybridClock
-    var persistedClock: Int64
     let wallClock: @Sendable () -> Int64
 
     private let observerLock = NSLock()
@@ -159,7 +164,6 @@ final class StoreState: @unchecked Sendable {
 
     init(clock: HybridClock, wallClock: @escaping @Sendable () -> Int64) {
         self.clock = clock
-        self.persistedClock = clock.last
         self.wallClock = wallClock
     }
 

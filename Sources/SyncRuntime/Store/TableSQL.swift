@@ -7,6 +7,8 @@ struct TableSQL: Sendable {
     let indexByName: [String: Int]
     /// Every column but server_seq, in table order: what a push sends.
     let pushedColumns: [ColumnSchema]
+    /// Where each pushed column sits in the table's columns.
+    let pushedIndexes: [Int]
 
     let select: String
     let selectByID: String
@@ -22,6 +24,7 @@ struct TableSQL: Sendable {
         let names = table.columnNames
         indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         pushedColumns = table.columns.filter { $0.role != .serverSeq }
+        pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
         let t = quoted(table.name)
         let list = names.map(quoted).joined(separator: ", ")
         let id = quoted(table.primaryKey)

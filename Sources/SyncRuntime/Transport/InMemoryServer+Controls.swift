@@ -60,3 +60,14 @@ extension InMemoryServer {
     /// The last sequence number taken.
     public var lastSequence: Int64 { sequence }
 }
+
+extension InMemoryServer {
+    /// Ends every injected fault: online, no pending failures or lost answers, held writes committed.
+    public func clearFaults() {
+        isOnline = true
+        pendingFailures.removeAll()
+        answersToLose = 0
+        holdsNextWrite = false
+        heldSequences.removeAll()
+    }
+}
