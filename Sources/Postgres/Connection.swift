@@ -1,2 +1,113 @@
-// The libpq wrapper: Connection, QueryResult.
 import CLibPQ
+import Foundation
+
+/// One libpq connection. Sendable: every call holds the connection's lock, so threads take
+/// turns; a transaction's body may call back into the same connection (the lock is recursive).
+public final class Connection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let lock = NSRecursiveLock()
+
+    /// Connects with a libpq URL or key/value string, e.g.
+    /// `postgresql://postgres@127.0.0.1:5432/app`. The error never contains the password.
+    public init(url: String) throws(PostgresError) {
+        guard let handle = PQconnectdb(url) else {
+            throw PostgresError(message: "cannot connect: out of memory")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.text(PQerrorMessage(handle)) ?? "unknown reason"
+            PQfinish(handle)
+            throw PostgresError(message: "cannot connect: " + Redaction.removingPassword(of: url, from: reason))
+        }
+        // The server's notices ("already exists, skipping") would go to stderr by default.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        self.handle = handle
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Runs one statement with `$1, $2 ...` parameters sent apart from the text (never spliced
+    /// into it), in text format: nil is NULL.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = Self.withCStrings(parameters) { values in
+            PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+        }
+        return try consume(result)
+    }
+
+    /// Runs several statements separated by semicolons (a migration file, a prelude), stopping
+    /// at the first error. Without an explicit transaction each statement commits on its own.
+    public func execute(script: String) throws(PostgresError) {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try consume(PQexec(handle, script))
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
+    public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        try execute("begin")
+        do {
+            let value = try body(self)
+            try execute("commit")
+            return value
+        } catch {
+            // A failed rollback means the connection is gone; the body's error says more.
+            _ = try? execute("rollback")
+            throw error
+        }
+    }
+
+    private func consume(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
+        guard let result else {
+            throw PostgresError(message: Self.text(PQerrorMessage(handle)) ?? "no result from the server")
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return Self.rows(of: result)
+        default:
+            throw Self.error(from: result, fallback: Self.text(PQerrorMessage(handle)))
+        }
+    }
+
+    private static func rows(of result: OpaquePointer) -> QueryResult {
+        let columnCount = PQnfields(result)
+        let rowCount = PQntuples(result)
+        let columns = (0..<columnCount).map { text(PQfname(result, $0)) ?? "" }
+        let rows = (0..<rowCount).map { row in
+            (0..<columnCount).map { column -> String? in
+                PQgetisnull(result, row, column) == 1 ? nil : text(PQgetvalue(result, row, column))
+            }
+        }
+        return QueryResult(columns: columns, rows: rows, affectedRows: Int(text(PQcmdTuples(result)) ?? "") ?? 0)
+    }
+
+    private static func error(from result: OpaquePointer, fallback: String?) -> PostgresError {
+        func field(_ code: Character) -> String? {
+            text(PQresultErrorField(result, Int32(code.asciiValue!)))
+        }
+        let message = field("M") ?? fallback?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown error"
+        return PostgresError(sqlState: field("C"), message: message, detail: field("D"), hint: field("H"))
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { $0.map { strdup($0)! } }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}

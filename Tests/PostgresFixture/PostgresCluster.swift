@@ -1,1 +1,50 @@
+import Foundation
 import Postgres
+
+/// The one PostgreSQL 15 cluster of a test run, started at first use with the Supabase prelude
+/// and stopped when the process exits (or, if it crashes, by the cluster's watchdog).
+///
+/// Tests that need it call ``createDatabase()`` and get a database of their own, so they can
+/// run in parallel. When the cluster cannot start, every such test fails with the server log's
+/// tail: they never skip.
+public enum PostgresCluster {
+    static let templateName = "supabase_template"
+
+    private static let started: Result<(cluster: TemporaryCluster, admin: Connection), any Error> = Result {
+        let cluster = try TemporaryCluster()
+        atexit { try? PostgresCluster.started.get().cluster.stop() }
+        do {
+            let admin = try Connection(url: cluster.url())
+            try admin.execute(script: SupabasePrelude.roles)
+            try admin.execute("create database \(templateName) is_template true")
+            try Connection(url: cluster.url(database: templateName)).execute(script: SupabasePrelude.database)
+            return (cluster, admin)
+        } catch {
+            throw PostgresError(message: "cannot prepare the test cluster: \(error)\n--- server log ---\n\(cluster.logTail())")
+        }
+    }
+
+    /// The running cluster.
+    public static func cluster() throws -> TemporaryCluster {
+        try started.get().cluster
+    }
+
+    /// A new, empty database holding only the Supabase prelude.
+    public static func createDatabase() throws -> TestDatabase {
+        let (cluster, admin) = try started.get()
+        let name = "test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        try admin.execute("create database \(name) template \(templateName)")
+        return TestDatabase(name: name, url: cluster.url(database: name))
+    }
+}
+
+/// One test's database.
+public struct TestDatabase: Sendable {
+    public let name: String
+    public let url: String
+
+    /// A new connection as the superuser `postgres` (requests switch role per transaction).
+    public func connect() throws -> Connection {
+        try Connection(url: url)
+    }
+}

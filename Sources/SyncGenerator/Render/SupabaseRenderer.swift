@@ -1,18 +1,115 @@
 import SyncSchema
 
-// Placeholder until the server-SQL work lands (issue 3).
+/// Renders the server side of a schema for Supabase: numbered migrations and one idempotent
+/// schema.sql, through the templates in supabase/. Output is deterministic.
 public struct SupabaseRenderer: Sendable {
-    let templates: TemplateSet
+    public let templates: TemplateSet
 
     public init(templates: TemplateSet) {
         self.templates = templates
     }
 
+    /// One migration file: the sequence when the migration creates a table, then each step.
     public func migrationSQL(_ migration: Migration) throws -> String {
-        "-- migration \(migration.fileStem)\n"
+        let steps = try migration.steps.map { step -> TemplateValue in ["sql": .text(try stepSQL(step))] }
+        let createsTable = migration.steps.contains { if case .createTable = $0 { true } else { false } }
+        return try templates.render("supabase/migration.sql.mustache", [
+            "number": .text(String(migration.number)),
+            "name": .text(migration.name),
+            "createsSequence": .bool(createsTable),
+            "sequence": .text(try sequenceSQL()),
+            "steps": .list(steps),
+        ])
     }
 
+    /// The whole schema, safe to apply any number of times, also over an older version of it.
     public func schemaSQL(_ schema: Schema) throws -> String {
-        "-- schema\n"
+        let tables = try schema.tables.map { table -> TemplateValue in
+            ["sql": .text(try tableSQL(table, upgrading: true))]
+        }
+        return try templates.render("supabase/schema.sql.mustache", [
+            "sequence": .text(try sequenceSQL()),
+            "tables": .list(tables),
+        ])
+    }
+
+    func stepSQL(_ step: MigrationStep) throws -> String {
+        switch step {
+        case .createTable(let table): try tableSQL(table, upgrading: false)
+        case .addColumn(let column, let table): try addColumnSQL(column, to: table)
+        case .addIndex(let index, let table): try indexSQL(index, on: table)
+        case .replaceTriggers(let table): try triggersSQL(table, replacing: true)
+        }
+    }
+
+    // MARK: Fragments (also the fixes `verify` proposes)
+
+    func sequenceSQL() throws -> String {
+        try fragment("sequence", [:])
+    }
+
+    /// A table with everything it needs: columns, indexes, grants, policies, triggers.
+    func tableSQL(_ table: Table, upgrading: Bool) throws -> String {
+        let indexes = try ([pullIndex(table)] + table.indexes).map { index -> TemplateValue in
+            ["sql": .text(try indexSQL(index, on: table))]
+        }
+        var context = SupabaseContext.table(table)
+        context["createTable"] = .text(try createTableSQL(table, upgrading: upgrading))
+        context["indexes"] = .list(indexes)
+        context["access"] = .text(try accessSQL(table))
+        context["triggers"] = .text(try triggersSQL(table, replacing: false))
+        return try fragment("table", .object(context))
+    }
+
+    func createTableSQL(_ table: Table, upgrading: Bool) throws -> String {
+        let columns = try table.syncedColumns.map { column in
+            (definition: try columnDefinition(column, of: table), isUser: column.role == .user)
+        }
+        return try fragment("create_table", [
+            "table": .text(table.name),
+            "columns": .list(columns.map { ["definition": .text($0.definition)] }),
+            "userColumns": .list(columns.filter(\.isUser).map { ["definition": .text($0.definition)] }),
+            "upgrading": .bool(upgrading),
+        ])
+    }
+
+    func addColumnSQL(_ column: Column, to table: Table) throws -> String {
+        // `table` is the table after the change, so it holds the column with its implicit parts.
+        guard let synced = table.syncedColumns.first(where: { $0.name == column.name }) else {
+            preconditionFailure("migration adds column '\(column.name)' that table '\(table.name)' does not have")
+        }
+        return try fragment("add_column", [
+            "table": .text(table.name),
+            "definition": .text(try columnDefinition(synced, of: table)),
+        ])
+    }
+
+    func indexSQL(_ index: Index, on table: Table) throws -> String {
+        try fragment("index", SupabaseContext.index(name: index.name, columns: index.columns, unique: index.isUnique, on: table))
+    }
+
+    func accessSQL(_ table: Table) throws -> String {
+        try fragment("access", ["table": .text(table.name)])
+    }
+
+    func triggersSQL(_ table: Table, replacing: Bool) throws -> String {
+        var context = SupabaseContext.table(table)
+        context["replacing"] = .bool(replacing)
+        return try fragment("triggers", .object(context))
+    }
+
+    func pullIndex(_ table: Table) -> Index {
+        Index(name: SupabaseContext.pullIndexName(table), columns: [ReservedColumns.owner, ReservedColumns.serverSeq])
+    }
+
+    private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
+        try fragment("column", .object(SupabaseContext.column(column, of: table)))
+    }
+
+    /// A rendered fragment without its final newline, so frames decide the spacing.
+    private func fragment(_ name: String, _ context: TemplateValue) throws -> String {
+        var text = try templates.render("supabase/\(name).sql.mustache", context)
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
 }

@@ -1,1 +1,0 @@
--- migration 0001_initial

@@ -1,0 +1,88 @@
+import SyncSchema
+
+/// Turns the model into the values the supabase/ templates render. Every literal that reaches
+/// a template is valid SQL here; identifiers are plain lowercase names (the parser refuses any
+/// other), so none needs quoting.
+enum SupabaseContext {
+    static func table(_ table: Table) -> [String: TemplateValue] {
+        var context: [String: TemplateValue] = [
+            "table": .text(table.name),
+            "lww": .bool(table.conflict == .lww),
+            "versionTimestamp": .bool(table.conflict.versionKind == .timestamp),
+            "versionInteger": .bool(table.conflict.versionKind == .integer),
+            "exactOrdering": .bool(table.exactOrdering),
+            // The open-row rule reads the owner's rows, so it needs the lock even without
+            // exact ordering: two devices opening a row at once must see each other.
+            "locksOwner": .bool(table.exactOrdering || table.openRowRule != nil),
+        ]
+        if let rule = table.openRowRule {
+            context["openRow"] = ["start": .text(rule.start), "end": .text(rule.end)]
+        }
+        return context
+    }
+
+    /// One column definition's parts (see column.sql.mustache).
+    static func column(_ column: SyncedColumn, of table: Table) -> [String: TemplateValue] {
+        var context: [String: TemplateValue] = [
+            "table": .text(table.name),
+            "name": .text(column.name),
+            "type": .text(sqlType(column.type)),
+            "primaryKey": .bool(column.role == .id),
+            "notNull": .bool(!column.isNullable && column.role != .id),
+        ]
+        if let value = defaultExpression(column) { context["default"] = .text(value) }
+        if case .enumeration(let values) = column.type {
+            context["isEnum"] = true
+            context["values"] = .list(values.map { .text(literal($0)) })
+        }
+        return context
+    }
+
+    static func index(name: String, columns: [String], unique: Bool, on table: Table) -> TemplateValue {
+        [
+            "table": .text(table.name),
+            "name": .text(name),
+            "columns": .list(columns.map(TemplateValue.text)),
+            "unique": .bool(unique),
+        ]
+    }
+
+    /// The index every pull uses: an owner's rows in server_seq order.
+    static func pullIndexName(_ table: Table) -> String { "\(table.name)_user_id_server_seq_idx" }
+
+    static func sqlType(_ type: ColumnType) -> String {
+        switch type {
+        case .text, .enumeration: "text"
+        case .int: "bigint"
+        case .double: "double precision"
+        case .bool: "boolean"
+        case .uuid: "uuid"
+        case .timestamp: "timestamptz"
+        case .json: "jsonb"
+        case .bytes: "bytea"
+        }
+    }
+
+    /// A SQL string literal: single quotes doubled (standard_conforming_strings is on, so a
+    /// backslash is an ordinary character).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    private static func defaultExpression(_ column: SyncedColumn) -> String? {
+        switch column.role {
+        case .owner: return "auth.uid()"
+        case .version: return column.type == .timestamp ? "now()" : "1"
+        default: break
+        }
+        switch column.defaultValue {
+        case nil: return nil
+        case .text(let text): return literal(text)
+        case .int(let value): return String(value)
+        case .double(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        case .now: return "now()"
+        case .json(let document): return literal(document) + "::jsonb"
+        }
+    }
+}
