@@ -25,7 +25,7 @@ public final class SyncStore: @unchecked Sendable {
         schema: AppSchema,
         userID: UUID,
         deviceID: String? = nil,
-        wallClock: @escaping @Sendable () -> Int64 = systemMilliseconds
+        wallClock: @escaping @Sendable () -> Int64 = SyncStore.systemClock
     ) throws(SyncError) {
         self.schema = schema
         self.userID = userID
