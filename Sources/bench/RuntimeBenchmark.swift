@@ -30,7 +30,6 @@ func runRuntimeBenchmark() async throws {
                      raw.peakMiB, runtime.peakMiB))
         print(String(format: "  apply only (pages read beforehand) %14.0f  %9.2f",
                      applyOnly.rowsPerSecond, applyOnly.rowsPerSecond / raw.rowsPerSecond))
-        print(String(format: "  (making the JSON, server side, not counted: %.3f s)", runtime.serverSeconds))
     }
     print("\nlocal writes     N   raw rows/s  runtime rows/s  ratio      raw MiB  runtime MiB")
     for count in [2_000, 10_000] {
@@ -46,16 +45,14 @@ private enum RuntimeBenchmark {
     struct Result {
         var rows: Int
         var seconds: Double
-        var serverSeconds = 0.0
         var peakMiB = Measure.peakMemoryMiB() ?? 0
 
         var rowsPerSecond: Double { Double(rows) / seconds }
-        var line: String { "rows=\(rows) seconds=\(seconds) server=\(serverSeconds) peak=\(peakMiB)" }
+        var line: String { "rows=\(rows) seconds=\(seconds) peak=\(peakMiB)" }
 
-        init(rows: Int, seconds: Double, serverSeconds: Double = 0) {
+        init(rows: Int, seconds: Double) {
             self.rows = rows
             self.seconds = seconds
-            self.serverSeconds = serverSeconds
         }
 
         init?(line: Substring) {
@@ -66,7 +63,6 @@ private enum RuntimeBenchmark {
             guard let rows = fields["rows"], let seconds = fields["seconds"] else { return nil }
             self.rows = Int(rows)
             self.seconds = seconds
-            serverSeconds = fields["server"] ?? 0
             peakMiB = fields["peak"] ?? 0
         }
     }
@@ -126,21 +122,20 @@ private enum RuntimeBenchmark {
 
     static func pull(_ count: Int, path: String) async throws -> Result {
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
-        let transport = pageTransport(count)
+        let transport = try pageTransport(count)
         let credentials = Credentials(userID: user, accessToken: "token")
         let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
         var report = SyncReport()
         let seconds = try await Measure.seconds { report = try await engine.syncNow() }
         guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
-        let server = PageProtocol.serverSeconds.withLock { $0 }
-        return Result(rows: count, seconds: seconds - server, serverSeconds: server)
+        return Result(rows: count, seconds: seconds)
     }
 
     /// The runtime's own share of a pull: the same pages read beforehand (untimed, held in
     /// memory), then applied by `syncNow()`.
     static func apply(_ count: Int, path: String) async throws -> Result {
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
-        let transport = try await PreparedPages(count: count, reading: pageTransport(count))
+        let transport = try await PreparedPages(count: count, reading: try pageTransport(count))
         let credentials = Credentials(userID: user, accessToken: "token")
         let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
         var report = SyncReport()
@@ -171,9 +166,12 @@ private enum RuntimeBenchmark {
         return Result(rows: count, seconds: seconds)
     }
 
-    /// PostgREST over HTTP, answered by ``PageProtocol`` with `count` session rows.
-    static func pageTransport(_ count: Int) -> PostgRESTTransport {
-        PageProtocol.total.withLock { $0 = count }
+    /// PostgREST over HTTP, answered by ``PageProtocol`` with `count` session rows, written to a
+    /// file beforehand (untimed) so that serving a page costs the "server" nearly nothing and
+    /// memory stays flat.
+    static func pageTransport(_ count: Int) throws -> PostgRESTTransport {
+        let pages = try PageFile(rows: count)
+        PageProtocol.pages.withLock { $0 = pages }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [PageProtocol.self]
         return PostgRESTTransport(configuration: .init(
@@ -254,11 +252,10 @@ private struct PreparedPages: SyncTransport {
     func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? { nil }
 }
 
-/// Serves `GET /rest/v1/sessions?...server_seq=gt.N...&limit=M` from generated rows; every other
-/// table is empty.
+/// Serves `GET /rest/v1/sessions?...server_seq=gt.N...` from a ``PageFile``; every other table
+/// is empty.
 private final class PageProtocol: URLProtocol {
-    static let total = Mutex(0)
-    static let serverSeconds = Mutex(0.0)
+    static let pages = Mutex<PageFile?>(nil)
 
     override class func canInit(with request: URLRequest) -> Bool { true }
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -266,19 +263,51 @@ private final class PageProtocol: URLProtocol {
 
     override func startLoading() {
         let url = request.url!
-        var body = Data()
-        let seconds = Measure.seconds {
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let after = items.first { $0.name == "server_seq" }?.value.flatMap { Int($0.dropFirst(3)) } ?? 0
-            let limit = items.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? 1_000
-            let end = url.lastPathComponent == "sessions" ? min(after + limit, Self.total.withLock { $0 }) : after
-            body = Data(("[" + (after..<max(after, end)).map(RuntimeBenchmark.json).joined(separator: ",") + "]").utf8)
-        }
-        Self.serverSeconds.withLock { $0 += seconds }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let after = items.first { $0.name == "server_seq" }?.value.flatMap { Int($0.dropFirst(3)) } ?? 0
+        let body = url.lastPathComponent == "sessions" ? Self.pages.withLock { $0?.page(after: after) } ?? Data("[]".utf8) : Data("[]".utf8)
         let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocol(self, didLoad: body)
         client?.urlProtocolDidFinishLoading(self)
+    }
+}
+
+/// Pages of 1,000 session rows as PostgREST writes them, in a temporary file.
+private final class PageFile {
+    static let pageSize = 1_000
+    private let handle: FileHandle
+    private let url: URL
+    private var ranges: [Int: Range<UInt64>] = [:]
+
+    init(rows count: Int) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pages-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw SyncError(.configuration, "cannot create \(url.path)")
+        }
+        let writer = try FileHandle(forWritingTo: url)
+        var offset: UInt64 = 0
+        for start in stride(from: 0, to: count, by: Self.pageSize) {
+            let rows = (start..<min(start + Self.pageSize, count)).map(RuntimeBenchmark.json)
+            let page = Data(("[" + rows.joined(separator: ",") + "]").utf8)
+            try writer.write(contentsOf: page)
+            ranges[start] = offset..<(offset + UInt64(page.count))
+            offset += UInt64(page.count)
+        }
+        try writer.close()
+        handle = try FileHandle(forReadingFrom: url)
+    }
+
+    deinit {
+        try? handle.close()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The page after server_seq `after`; past the last row, an empty array.
+    func page(after: Int) -> Data {
+        guard let range = ranges[after] else { return Data("[]".utf8) }
+        try? handle.seek(toOffset: range.lowerBound)
+        return (try? handle.read(upToCount: Int(range.count))) ?? Data("[]".utf8)
     }
 }
 
