@@ -8,10 +8,12 @@ import SyncRuntime
 
 /// Issue 4's benchmark. Pull: (a) raw SQLite upserting N session rows with one prepared
 /// statement in one transaction, against (b) the runtime pulling the same N rows as PostgREST
-/// JSON pages (through PostgRESTTransport and a URLProtocol that makes the pages; making them is
-/// the server's time, timed apart and left out). Local writes: one row per transaction, raw
-/// against `store.write { try $0.save(session) }`. Each figure comes from a fresh child process,
-/// so each peak memory (VmHWM) is that run's own.
+/// JSON pages (PostgRESTTransport, a URLProtocol serving pages written to a file beforehand, and
+/// `syncNow()`), and (b') the runtime applying the same pages read beforehand. Local writes: one
+/// row per transaction, raw against `store.write { try $0.save(session) }`. Every figure comes
+/// from a fresh child process (so each peak memory, VmHWM, is that run's own); the parts run
+/// interleaved, three rounds, and each figure is the median round, with CPU time beside wall
+/// time because this machine is shared.
 func runRuntimeBenchmark() async throws {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     if arguments.first == "child", arguments.count == 3, let count = Int(arguments[2]) {
@@ -19,25 +21,19 @@ func runRuntimeBenchmark() async throws {
         print(result.line)
         return
     }
-    print("Runtime benchmark (issue 4): sessions rows, WAL, synchronous=NORMAL; each figure the median of 3 child processes\n")
-    print("pull             N   raw rows/s  runtime rows/s  ratio b/a  raw MiB  runtime MiB")
+    print("Runtime benchmark (issue 4): sessions rows, WAL, synchronous=NORMAL; medians of 3 interleaved rounds\n")
+    print("                         N   rows/s  ratio  CPU ratio  peak MiB")
     for count in [10_000, 100_000] {
-        let raw = try RuntimeBenchmark.child("raw-upsert", count)
-        let runtime = try RuntimeBenchmark.child("pull", count)
-        let applyOnly = try RuntimeBenchmark.child("apply", count)
-        print(String(format: "pull     %9d  %11.0f  %14.0f  %9.2f  %7.1f  %11.1f",
-                     count, raw.rowsPerSecond, runtime.rowsPerSecond, runtime.rowsPerSecond / raw.rowsPerSecond,
-                     raw.peakMiB, runtime.peakMiB))
-        print(String(format: "  apply only (pages read beforehand) %14.0f  %9.2f",
-                     applyOnly.rowsPerSecond, applyOnly.rowsPerSecond / raw.rowsPerSecond))
+        let results = try RuntimeBenchmark.rounds(["raw-upsert", "pull", "apply"], count)
+        RuntimeBenchmark.report("(a) raw upsert", results["raw-upsert"]!, baseline: nil)
+        RuntimeBenchmark.report("(b) runtime pull", results["pull"]!, baseline: results["raw-upsert"]!)
+        RuntimeBenchmark.report("(b') apply only", results["apply"]!, baseline: results["raw-upsert"]!)
     }
-    print("\nlocal writes     N   raw rows/s  runtime rows/s  ratio      raw MiB  runtime MiB")
+    print("")
     for count in [2_000, 10_000] {
-        let raw = try RuntimeBenchmark.child("raw-writes", count)
-        let runtime = try RuntimeBenchmark.child("writes", count)
-        print(String(format: "writes   %9d  %11.0f  %14.0f  %9.2f  %7.1f  %11.1f",
-                     count, raw.rowsPerSecond, runtime.rowsPerSecond, runtime.rowsPerSecond / raw.rowsPerSecond,
-                     raw.peakMiB, runtime.peakMiB))
+        let results = try RuntimeBenchmark.rounds(["raw-writes", "writes"], count)
+        RuntimeBenchmark.report("raw single writes", results["raw-writes"]!, baseline: nil)
+        RuntimeBenchmark.report("runtime writes", results["writes"]!, baseline: results["raw-writes"]!)
     }
 }
 
@@ -48,11 +44,13 @@ private enum RuntimeBenchmark {
         var peakMiB = Measure.peakMemoryMiB() ?? 0
 
         var rowsPerSecond: Double { Double(rows) / seconds }
-        var line: String { "rows=\(rows) seconds=\(seconds) peak=\(peakMiB)" }
+        var cpuSeconds = 0.0
+        var line: String { "rows=\(rows) seconds=\(seconds) cpu=\(cpuSeconds) peak=\(peakMiB)" }
 
-        init(rows: Int, seconds: Double) {
+        init(rows: Int, seconds: Double, cpuSeconds: Double) {
             self.rows = rows
             self.seconds = seconds
+            self.cpuSeconds = cpuSeconds
         }
 
         init?(line: Substring) {
@@ -63,6 +61,7 @@ private enum RuntimeBenchmark {
             guard let rows = fields["rows"], let seconds = fields["seconds"] else { return nil }
             self.rows = Int(rows)
             self.seconds = seconds
+            cpuSeconds = fields["cpu"] ?? 0
             peakMiB = fields["peak"] ?? 0
         }
     }
@@ -70,11 +69,19 @@ private enum RuntimeBenchmark {
     static let user = UUID(uuidString: "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7")!
     static let base: Int64 = 1_800_000_000_000
 
-    /// Runs one part three times, each in a fresh process, and keeps the median run (this
-    /// machine is shared; one run can be far off).
-    static func child(_ part: String, _ rows: Int) throws -> Result {
-        let runs = try (0..<3).map { _ in try childRun(part, rows) }.sorted { $0.seconds < $1.seconds }
-        return runs[1]
+    /// Runs `parts` in turn, three rounds, each run a fresh process; keeps each part's median.
+    static func rounds(_ parts: [String], _ rows: Int) throws -> [String: Result] {
+        var runs: [String: [Result]] = [:]
+        for _ in 0..<3 {
+            for part in parts { runs[part, default: []].append(try childRun(part, rows)) }
+        }
+        return runs.mapValues { $0.sorted { $0.seconds < $1.seconds }[1] }
+    }
+
+    static func report(_ name: String, _ result: Result, baseline: Result?) {
+        let ratio = baseline.map { String(format: "%5.2f", result.rowsPerSecond / $0.rowsPerSecond) } ?? "    -"
+        let cpu = baseline.map { String(format: "%9.2f", $0.cpuSeconds / result.cpuSeconds) } ?? "        -"
+        print(String(format: "%-20@ %7d  %7.0f  %@  %@  %8.1f", name as NSString, result.rows, result.rowsPerSecond, ratio, cpu, result.peakMiB))
     }
 
     /// Runs one part in a fresh process of this executable and reads its result line.
@@ -111,13 +118,12 @@ private enum RuntimeBenchmark {
 
     static func rawUpsert(_ count: Int, path: String) throws -> Result {
         let queue = try rawDatabase(path)
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             try queue.write { db in
                 let statement = try db.cachedStatement(upsertSQL)
                 for index in 0..<count { try statement.execute(databaseValues(index)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
     }
 
     static func pull(_ count: Int, path: String) async throws -> Result {
@@ -125,10 +131,10 @@ private enum RuntimeBenchmark {
         let transport = try pageTransport(count)
         let credentials = Credentials(userID: user, accessToken: "token")
         let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
-        var report = SyncReport()
-        let seconds = try await Measure.seconds { report = try await engine.syncNow() }
-        guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
-        return Result(rows: count, seconds: seconds)
+        return try await timed(count) {
+            let report = try await engine.syncNow()
+            guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
+        }
     }
 
     /// The runtime's own share of a pull: the same pages read beforehand (untimed, held in
@@ -138,32 +144,30 @@ private enum RuntimeBenchmark {
         let transport = try await PreparedPages(count: count, reading: try pageTransport(count))
         let credentials = Credentials(userID: user, accessToken: "token")
         let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
-        var report = SyncReport()
-        let seconds = try await Measure.seconds { report = try await engine.syncNow() }
-        guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
-        return Result(rows: count, seconds: seconds)
+        return try await timed(count) {
+            let report = try await engine.syncNow()
+            guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
+        }
     }
 
     static func rawWrites(_ count: Int, path: String) throws -> Result {
         let queue = try rawDatabase(path)
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             for index in 0..<count {
                 try queue.write { db in try db.execute(upsertSQL, databaseValues(index)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
     }
 
     static func writes(_ count: Int, path: String) throws -> Result {
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
         let activity = UUID()
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             for index in 0..<count {
                 let start = base + Int64(index) * 60_000
                 try store.write { try $0.save(Session(activityId: activity, startedMs: start, endedMs: start + 30_000, source: .phone)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
     }
 
     /// PostgREST over HTTP, answered by ``PageProtocol`` with `count` session rows, written to a
@@ -178,6 +182,30 @@ private enum RuntimeBenchmark {
             projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
             session: URLSession(configuration: configuration), accessToken: { "token" }
         ))
+    }
+
+    static func timed(_ rows: Int, _ body: () throws -> Void) throws -> Result {
+        let cpu = cpuSeconds()
+        let seconds = try Measure.seconds(body)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
+    }
+
+    static func timed(_ rows: Int, _ body: () async throws -> Void) async throws -> Result {
+        let cpu = cpuSeconds()
+        let seconds = try await Measure.seconds(body)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
+    }
+
+    /// User and system time of the whole process (every thread) so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     // MARK: Rows
