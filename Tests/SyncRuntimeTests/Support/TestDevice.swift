@@ -130,6 +130,7 @@ struct HookedTransport: SyncTransport {
     let beforeUpsert: @Sendable () async -> Void
     var afterUpsert: @Sendable () async -> Void = {}
     var recordUpsert: @Sendable (Int) -> Void = { _ in }
+    var beforePull: @Sendable () async -> Void = {}
     var afterPull: @Sendable () async -> Void = {}
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
@@ -140,6 +141,7 @@ struct HookedTransport: SyncTransport {
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        await beforePull()
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
