@@ -81,7 +81,8 @@ private enum RuntimeBenchmark {
     static func report(_ name: String, _ result: Result, baseline: Result?) {
         let ratio = baseline.map { String(format: "%5.2f", result.rowsPerSecond / $0.rowsPerSecond) } ?? "    -"
         let cpu = baseline.map { String(format: "%9.2f", $0.cpuSeconds / result.cpuSeconds) } ?? "        -"
-        print(String(format: "%-20@ %7d  %7.0f  %@  %@  %8.1f", name as NSString, result.rows, result.rowsPerSecond, ratio, cpu, result.peakMiB))
+        let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
+        print(label + String(format: " %7d  %7.0f  ", result.rows, result.rowsPerSecond) + ratio + "  " + cpu + String(format: "  %8.1f", result.peakMiB))
     }
 
     /// Runs one part in a fresh process of this executable and reads its result line.
