@@ -48,6 +48,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }

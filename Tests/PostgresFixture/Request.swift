@@ -11,6 +11,7 @@ public enum RequestRole: String, Sendable {
 extension Connection {
     /// Runs `body` the way PostgREST runs one request: a single transaction whose first
     /// statement sets the role and the JWT claims (`auth.uid()` reads `sub`).
+    @discardableResult
     public func request<T>(as role: RequestRole, user: UUID? = nil, _ body: (Connection) throws -> T) throws -> T {
         var claims = #"{"role":"\#(role.rawValue)""#
         if let user { claims += #","sub":"\#(user.uuidString.lowercased())""# }
@@ -24,6 +25,7 @@ extension Connection {
     }
 
     /// A request signed in as `user`.
+    @discardableResult
     public func request<T>(asUser user: UUID, _ body: (Connection) throws -> T) throws -> T {
         try request(as: .authenticated, user: user, body)
     }

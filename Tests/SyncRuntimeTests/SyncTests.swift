@@ -159,6 +159,28 @@ import Testing
         #expect(try await differences(b, server).isEmpty)
     }
 
+    @Test func lookbackTablesStartBehindTheCursorAndExactTablesAtIt() async throws {
+        let server = InMemoryServer.hope(sessionOrdering: .lookback(50))
+        let sizes = PulledSizes()
+        let transport = RecordingPulls(base: server, sizes: sizes)
+        let writer = try device("writer", server: server, schema: HopeFixture.app(sessionOrdering: .lookback(50)))
+        try await writer.store.write { tx in
+            for start in 0..<80 { try tx.save(Session(activityId: UUID(), startedMs: Int64(start), endedMs: Int64(start) + 1)) }
+            for index in 0..<80 { try tx.save(Activity(name: "a\(index)")) }
+        }
+        try await writer.sync()
+        var configuration = TestDevice.configuration
+        for (lookback, expected) in [(nil, 50), (Int64(10), 10)] as [(Int64?, Int)] {
+            configuration.lookback = lookback
+            let reader = try TestDevice("reader", user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: .lookback(50)), configuration: configuration)
+            try await reader.sync()
+            sizes.clear()
+            try await reader.sync() // idle: only the lookback window comes back
+            #expect(sizes.rows["sessions"] == expected)
+            #expect(sizes.rows["activities"] == 0)
+        }
+    }
+
     @Test func pageSizeIsClampedToTheServerCap() {
         var configuration = SyncConfiguration()
         configuration.pageSize = 5_000
@@ -248,194 +270,5 @@ import Testing
         try await a.sync()
         #expect(try a.dirtyCount() == 0)
         #expect(await server.rows(of: "activities").values.first?["name"] == .text("Edited during push"))
-    }
-
-    @Test func aBatchWithOneBadRowLandsTheOthersAndRejectsOne() async throws {
-        let refusal = ServerError(status: 400, code: "23514", message: "new row violates check constraint \"no_secret\"", details: "Failing row contains (...)", hint: "Remove the word")
-        await server.refuseRows(in: "activities", with: refusal) { $0["name"] == .text("secret") }
-        let a = try device("a")
-        try await a.store.write { tx in
-            for index in 0..<9 { try tx.save(Activity(name: "ok \(index)")) }
-            try tx.save(Activity(name: "secret"))
-        }
-        let report = try await a.sync()
-        #expect(report.pushed == 9 && report.rejected == 1)
-        #expect(await server.rows(of: "activities").count == 9)
-        let rejected = try await a.store.read { try $0.rejectedWrites() }
-        #expect(rejected.count == 1 && rejected.first?.error == refusal && rejected.first?.table == "activities")
-        #expect(await a.engine.status.rejectedCount == 1)
-        // Not retried: the next sync sends nothing.
-        let requests = await server.requestCount
-        let again = try await a.sync()
-        #expect(again.pushed == 0 && again.rejected == 0)
-        #expect(await server.requestCount - requests == 4) // one pull per table
-        #expect(try a.dirtyCount() == 0)
-    }
-
-    @Test func anotherUsersRowIsRejectedWithoutBlockingTheRest() async throws {
-        let owner = try device("owner")
-        let stolen = try await owner.store.write { try $0.save(Activity(name: "Owner's")) }
-        try await owner.sync()
-        let thief = try TestDevice("thief", user: UUID(), transport: server)
-        try await thief.store.write { tx in
-            try tx.save(Activity(name: "Mine"))
-            try tx.save(Activity(id: stolen.id, name: "Taken over"))
-        }
-        let report = try await thief.sync()
-        #expect(report.pushed == 1 && report.rejected == 1)
-        let rejected = try await thief.store.read { try $0.rejectedWrites() }
-        #expect(rejected.first?.error.code == "42501" && rejected.first?.error.status == 403 && rejected.first?.rowID == stolen.id)
-        #expect(await server.rows(of: "activities")[stolen.id.uuidString.lowercased()]?["name"] == .text("Owner's"))
-    }
-
-    @Test func serverErrorsAndNetworkFailuresKeepEverythingQueued() async throws {
-        let a = try device("a")
-        try await a.store.write { try $0.save(Activity(name: "Queued")) }
-        await server.failNextRequests(1, with: SyncError(.server, "unavailable", serverError: ServerError(status: 503, code: "PGRST000", message: "down")))
-        await #expect(throws: SyncError.self) { try await a.sync() }
-        #expect(try a.dirtyCount() == 1)
-        #expect(await a.engine.status.lastError?.httpStatus == 503)
-        await server.setOnline(false)
-        await #expect(throws: SyncError.self) { try await a.sync() }
-        #expect(await a.engine.status.phase == .offline)
-        #expect(try a.dirtyCount() == 1)
-        await server.setOnline(true)
-        try await a.sync()
-        #expect(try a.dirtyCount() == 0)
-        let status = await a.engine.status
-        #expect(status.lastError == nil && status.phase == .idle && status.hasSynced)
-    }
-
-    @Test func aLostAnswerIsResentHarmlessly() async throws {
-        let a = try device("a")
-        try await a.store.write { try $0.save(Activity(name: "Sent twice")) }
-        await server.loseNextAnswers(1)
-        await #expect(throws: SyncError.self) { try await a.sync() }
-        #expect(try a.dirtyCount() == 1)
-        try await a.sync()
-        try await a.sync()
-        #expect(try a.dirtyCount() == 0)
-        #expect(try await differences(a, server).isEmpty)
-    }
-
-    @Test func pgrst204BecomesSchemaDriftNamingTheColumn() async throws {
-        let a = try device("a")
-        await server.dropColumn("note", from: "sessions")
-        try await a.store.write { try $0.save(Session(activityId: UUID(), startedMs: 1, endedMs: 2, note: "hi")) }
-        await #expect {
-            try await a.sync()
-        } throws: { error in
-            (error as? SyncError)?.code == .schemaDrift && (error as? SyncError)?.message.contains("column note") == true
-        }
-        let status = await a.engine.status
-        guard case .schemaDrift(let drift) = status.phase else {
-            Issue.record("phase is \(status.phase)")
-            return
-        }
-        #expect(drift.table == "sessions" && drift.column == "note")
-        #expect(drift.description.contains("migration"))
-        #expect(try a.dirtyCount() == 1) // nothing rejected: the server is at fault
-        await server.restoreColumn("note", to: "sessions")
-        try await a.sync()
-        #expect(try a.dirtyCount() == 0)
-        #expect(try await a.store.read { try $0.rejectedWrites() }.isEmpty)
-    }
-
-    @Test func closingTheDatabaseMidSyncLosesNoAcknowledgedWrite() async throws {
-        let box = StoreBox()
-        let transport = HookedTransport(base: server, beforeUpsert: {}, afterUpsert: {
-            // The app is killed after the server took the rows, before the device noted it.
-            if box.takeOnce() { box.store?.close() }
-        })
-        let clock = TestClock()
-        let a = try TestDevice("a", user: user, transport: transport, clock: clock)
-        box.store = a.store
-        let written = try await a.store.write { tx in
-            try (0..<5).map { try tx.save(Activity(name: "row \($0)")) }
-        }
-        await #expect(throws: SyncError.self) { try await a.sync() }
-        let reopened = try a.restarted()
-        #expect(try reopened.dirtyCount() == 5)
-        try await reopened.sync()
-        try await reopened.sync()
-        #expect(try reopened.dirtyCount() == 0)
-        let onServer = await server.rows(of: "activities")
-        #expect(Set(onServer.keys) == Set(written.map { $0.id.uuidString.lowercased() }))
-        #expect(try await differences(reopened, server).isEmpty)
-    }
-
-    @Test func anUndecodableRowIsReportedAndDoesNotStopTheOthers() async throws {
-        let (a, b) = (try device("a"), try device("b"))
-        try await a.store.write { try $0.save(Session(activityId: UUID(), startedMs: 1, endedMs: 2)) }
-        try await a.sync()
-        let broken = UUID()
-        await server.insertUndecodableRow(in: "sessions", owner: user, id: broken)
-        try await a.store.write { try $0.save(Session(activityId: UUID(), startedMs: 3, endedMs: 4)) }
-        try await a.sync()
-        let report = try await b.sync()
-        #expect(report.undecodable.map(\.key) == [broken.uuidString.lowercased()])
-        #expect(report.undecodable.first?.table == "sessions")
-        #expect(try b.sessions().count == 2)
-        // Reported once: the cursor moved past it with the rows around it.
-        #expect(try await b.sync().undecodable.isEmpty)
-    }
-
-    @Test func aRowTheLocalDatabaseRefusesIsReportedNotApplied() async throws {
-        // A newer server schema has an enum case this build lacks; its row fails the local CHECK.
-        let sessions = HopeFixture.sessions()
-        let newerSessions = TableSchema(
-            name: "sessions",
-            columns: sessions.columns.map { $0.name == "source" ? ColumnSchema("source", .enumeration(["desktop", "phone", "watch", "tablet"])) : $0 },
-            conflict: .lastWriterWins, ordering: .exact, openRowRule: sessions.openRowRule
-        )
-        let newer = InMemoryServer(tables: [HopeFixture.activities, newerSessions, HopeFixture.tasks, HopeFixture.taskLists])
-        let writer = try TestDevice("writer", user: user, transport: newer)
-        let reader = try TestDevice("reader", user: user, transport: newer)
-        try await writer.store.write { tx in
-            try tx.save(Session(activityId: UUID(), startedMs: 1, endedMs: 2))
-            try tx.save(Session(activityId: UUID(), startedMs: 3, endedMs: 4, source: .watch))
-        }
-        try await writer.sync()
-        let tablet = UUID()
-        let names = sessions.columnNames.filter { $0 != "server_seq" }
-        let values: [SyncValue] = [
-            .text(tablet.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text(UUID().uuidString.lowercased()),
-            .int(2), .int(3), .null, .text("tablet"), .int(5), .null, .text("tablet-device"),
-        ]
-        try await newer.upsert([ColumnValues(columns: names, values: values)], into: newerSessions, as: Credentials(userID: user, accessToken: ""))
-        let report = try await reader.sync()
-        #expect(report.pulled == 2)
-        #expect(report.undecodable.map(\.key) == [tablet.uuidString.lowercased()])
-        #expect(report.undecodable.first?.reason.contains("CHECK") == true)
-        #expect(try reader.sessions().count == 2)
-    }
-}
-
-/// Sizes of the upserts a transport saw.
-final class BatchSizes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sizes: [Int] = []
-
-    func append(_ size: Int) { lock.withLock { sizes.append(size) } }
-    var values: [Int] { lock.withLock { sizes } }
-}
-
-/// A late-bound reference for hooks that act on a device built after them.
-final class StoreBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: SyncStore?
-    private var used = false
-
-    var store: SyncStore? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-
-    /// True the first time only.
-    func takeOnce() -> Bool {
-        lock.withLock {
-            defer { used = true }
-            return !used
-        }
     }
 }

@@ -2,13 +2,26 @@ import Foundation
 
 /// Builds a generated row from its column values (the inverse of ``RecordEncoder``).
 struct RecordDecoder {
-    func decode<Record: Decodable>(_ type: Record.Type, from values: [String: SyncValue]) throws -> Record {
-        try Record(from: ColumnsDecoder(values: values))
+    func decode<Record: Decodable>(_ type: Record.Type, columns: [String], values: [SyncValue]) throws -> Record {
+        try Record(from: ColumnsDecoder(values: RowValues(ColumnSlots(columns: columns, values: values))))
+    }
+}
+
+/// The row being decoded, shared by the containers synthesized code asks for.
+private final class RowValues {
+    var slots: ColumnSlots
+
+    init(_ slots: ColumnSlots) {
+        self.slots = slots
+    }
+
+    subscript(column: String) -> SyncValue? {
+        slots.index(of: column).map { slots.values[$0] }
     }
 }
 
 private struct ColumnsDecoder: Decoder {
-    let values: [String: SyncValue]
+    let values: RowValues
     var single: SyncValue = .null
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -25,9 +38,9 @@ private struct ColumnsDecoder: Decoder {
 }
 
 private struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let values: [String: SyncValue]
+    let values: RowValues
     var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { values.keys.compactMap(Key.init(stringValue:)) }
+    var allKeys: [Key] { values.slots.columns.compactMap(Key.init(stringValue:)) }
 
     func contains(_ key: Key) -> Bool { values[key.stringValue] != nil }
 
@@ -37,7 +50,31 @@ private struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = values[key.stringValue] ?? .null
+        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(uuidString: text) {
+            return uuid as! T
+        }
         return try value.decoded(as: type, codingPath: [key])
+    }
+
+    // The types generated rows use, without the generic path's dynamic casts.
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if case .text(let text)? = values[key.stringValue] { return text }
+        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        if case .int(let int)? = values[key.stringValue] { return int }
+        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if case .double(let double)? = values[key.stringValue] { return double }
+        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        if case .bool(let bool)? = values[key.stringValue] { return bool }
+        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -81,7 +118,7 @@ extension SyncValue {
             throw mismatch()
         default:
             // String enums and other single-value wrappers decode through one value.
-            return try T(from: ColumnsDecoder(values: [:], single: self, codingPath: codingPath))
+            return try T(from: ColumnsDecoder(values: RowValues(ColumnSlots(columns: [])), single: self, codingPath: codingPath))
         }
         guard let typed = result as? T else { throw mismatch() }
         return typed

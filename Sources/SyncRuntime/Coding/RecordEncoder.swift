@@ -4,15 +4,26 @@ import Foundation
 /// Data as `.bytes`, string enums as their raw text, a missing optional as `.null`.
 struct RecordEncoder {
     func encode<Record: Encodable>(_ record: Record, columns: [String]) throws -> [SyncValue] {
-        let storage = ValueStorage()
+        let storage = ValueStorage(columns: columns)
         try record.encode(to: ColumnsEncoder(storage: storage))
-        return columns.map { storage.values[$0] ?? .null }
+        return storage.slots.values
     }
 }
 
 final class ValueStorage {
-    var values: [String: SyncValue] = [:]
+    var slots: ColumnSlots
     var single: SyncValue = .null
+
+    init(columns: [String]) {
+        slots = ColumnSlots(columns: columns)
+    }
+
+    func set(_ value: SyncValue, for key: some CodingKey) throws {
+        guard let index = slots.index(of: key.stringValue) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [key], debugDescription: "\(key.stringValue) is not a column of the table"))
+        }
+        slots.values[index] = value
+    }
 }
 
 private struct ColumnsEncoder: Encoder {
@@ -35,15 +46,15 @@ private struct KeyedColumns<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let storage: ValueStorage
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { storage.values[key.stringValue] = .null }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { storage.values[key.stringValue] = .bool(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { storage.values[key.stringValue] = .text(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { storage.values[key.stringValue] = .double(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { storage.values[key.stringValue] = .int(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { storage.values[key.stringValue] = .int(Int64(value)) }
+    mutating func encodeNil(forKey key: Key) throws { try storage.set(.null, for: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try storage.set(.bool(value), for: key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try storage.set(.text(value), for: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try storage.set(.double(value), for: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try storage.set(.int(value), for: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try storage.set(.int(Int64(value)), for: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        storage.values[key.stringValue] = try SyncValue.encoding(value)
+        try storage.set(try SyncValue.encoding(value), for: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
@@ -83,7 +94,7 @@ extension SyncValue {
         case let double as Double: return .double(double)
         default:
             // String enums and other single-value wrappers encode through one value.
-            let storage = ValueStorage()
+            let storage = ValueStorage(columns: [])
             try value.encode(to: ColumnsEncoder(storage: storage))
             return storage.single
         }

@@ -7,6 +7,7 @@ struct Puller {
     let transport: any SyncTransport
     let credentials: Credentials
     let pageSize: Int
+    let lookback: Int64?
 
     func pull(into report: inout SyncReport) async throws(SyncError) {
         for table in store.schema.tables {
@@ -14,7 +15,7 @@ struct Puller {
             var after: Int64
             switch table.ordering {
             case .exact: after = cursor
-            case .lookback(let rows): after = max(0, cursor - rows)
+            case .lookback(let rows): after = max(0, cursor - (lookback ?? rows))
             }
             while true {
                 let page = try await transport.pull(table, after: after, limit: pageSize, as: credentials)

@@ -14,6 +14,11 @@ public struct SyncConfiguration: Sendable {
     public var pageSize = 1_000 {
         didSet { pageSize = min(max(1, pageSize), Self.serverRowCap) }
     }
+    /// How many sequence numbers behind its cursor a `.lookback` table's pull starts; nil: the
+    /// schema's figure. Tables with `.exact` ordering always start at the cursor.
+    public var lookback: Int64? {
+        didSet { lookback = lookback.map { max(0, $0) } }
+    }
     /// The first delay after a failure; it doubles per failure up to ``backoffCeiling``.
     public var backoffBase: Duration = .seconds(1)
     /// The longest wait between attempts, and the pace at which schema drift is retried.

@@ -140,8 +140,10 @@ public actor SyncEngine {
         do {
             try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
                 .push(into: &report)
-            try await Puller(store: store, transport: transport, credentials: user, pageSize: configuration.pageSize)
-                .pull(into: &report)
+            try await Puller(
+                store: store, transport: transport, credentials: user,
+                pageSize: configuration.pageSize, lookback: configuration.lookback
+            ).pull(into: &report)
         } catch {
             if let server = error.serverError, let drift = SchemaDrift(server) {
                 throw SyncError(.schemaDrift, drift.description, serverError: server)

@@ -82,12 +82,8 @@ public struct StoreReader {
     }
 
     func decode<Record: SyncRecord>(_ type: Record.Type, _ row: Row, _ sql: TableSQL) throws -> Record {
-        var values: [String: SyncValue] = [:]
-        values.reserveCapacity(sql.table.columns.count)
-        for (index, column) in sql.table.columns.enumerated() {
-            values[column.name] = column.syncValue(row, at: index)
-        }
-        return try RecordDecoder().decode(Record.self, from: values)
+        let values = sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }
+        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
     }
 
     private func clauses(_ table: TableSchema, _ condition: String?, orderBy: String?, includingDeleted: Bool) -> String {

@@ -27,7 +27,7 @@ public struct StoreWriter {
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
             try enforceOpenRowRule(sql, owner: store.userID)
         }
-        return try RecordDecoder().decode(Record.self, from: Dictionary(uniqueKeysWithValues: zip(sql.table.columnNames, values)))
+        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
     }
 
     /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to

@@ -48,7 +48,7 @@ final class ManualSleeper: @unchecked Sendable {
     }
 
     /// Waits (in real time, briefly) until a sleep of `duration` is pending.
-    func waitUntilSleeping(_ duration: Duration, timeout: Duration = .seconds(5)) async -> Bool {
+    func waitUntilSleeping(_ duration: Duration, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if pending.contains(duration) { return true }
@@ -68,7 +68,7 @@ final class ManualSleeper: @unchecked Sendable {
 }
 
 /// Polls `condition` briefly in real time (for effects of background tasks).
-func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

@@ -120,6 +120,7 @@ struct HookedTransport: SyncTransport {
     let beforeUpsert: @Sendable () async -> Void
     var afterUpsert: @Sendable () async -> Void = {}
     var recordUpsert: @Sendable (Int) -> Void = { _ in }
+    var afterPull: @Sendable () async -> Void = {}
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
         recordUpsert(rows.count)
@@ -129,7 +130,9 @@ struct HookedTransport: SyncTransport {
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
-        try await base.pull(table, after: cursor, limit: limit, as: user)
+        let page = try await base.pull(table, after: cursor, limit: limit, as: user)
+        await afterPull()
+        return page
     }
 
     func guardedUpdate(
