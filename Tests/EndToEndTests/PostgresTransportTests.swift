@@ -145,6 +145,25 @@ import Testing
         #expect(pullDrift.flatMap { SchemaDrift($0.serverError!) } == SchemaDrift(table: "activities", column: "color"))
     }
 
+    @Test func aRowThisClientCannotReadIsReportedAndTheRestOfThePageArrives() async throws {
+        let server = try TestServer()
+        let activity = UUID().uuidString.lowercased()
+        let newer = UUID().uuidString.lowercased()
+        // A newer server knows a source this client does not.
+        try server.database.connect().execute(script: """
+            alter table public.sessions drop constraint sessions_source_check;
+            insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, source, updated_ms, device_id) values
+              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 1, 2, 'desktop', 1, 'd'),
+              ('\(newer)', '\(user.uuidString)', '\(activity)', 3, 4, 'tablet', 1, 'd'),
+              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 5, 6, 'watch', 1, 'd');
+            """)
+        let page = try await server.transport.pull(Session.table, after: 0, limit: 10, as: Credentials(user))
+        #expect(page.receivedCount == 3 && page.rows.count == 2)
+        #expect(page.undecodable.map(\.key) == [newer])
+        #expect(page.undecodable.first?.reason.contains("source") == true)
+        #expect(page.lastServerSeq == page.rows.compactMap { $0["server_seq"]?.int }.max())
+    }
+
     @Test func anUnreachableDatabaseIsAConnectivityFailureWithoutThePassword() async throws {
         let transport = PostgresTransport(url: "postgresql://postgres:s3cret-word@127.0.0.1:1/app?connect_timeout=2")
         let error = await #expect(throws: SyncError.self) {
