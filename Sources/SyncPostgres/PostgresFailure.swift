@@ -16,8 +16,11 @@ enum PostgresFailure {
         if let drift = SchemaDrift(server) {
             return SyncError(.schemaDrift, drift.description, serverError: server)
         }
+        // A data exception's message quotes the input it could not read (a filter's value,
+        // perhaps): it stays in the server's error, out of the message that reaches logs.
+        let reason = sqlState.hasPrefix("22") ? "" : ": \(error.message)"
         return SyncError(
-            .server, "The server refused a request on \(table) (HTTP \(server.status), \(sqlState)): \(error.message)",
+            .server, "The server refused a request on \(table) (HTTP \(server.status), \(sqlState))\(reason)",
             serverError: server
         )
     }

@@ -133,6 +133,14 @@ import Testing
         }
         #expect(badEnum?.serverError?.code == "23514" && badEnum?.httpStatus == 400)
 
+        let badVersion = await #expect(throws: SyncError.self) {
+            try await server.transport.guardedUpdate(
+                TaskItem.table, id: UUID(), baseVersion: "yesterday-ish 25:99", set: ColumnValues(["title": .text("T")]),
+                extraFilters: [], returning: [], as: Credentials(user))
+        }
+        #expect(badVersion?.serverError?.code == "22007" && badVersion?.httpStatus == 400)
+        #expect(badVersion?.message.contains("yesterday-ish") == false)
+
         try server.database.connect().execute("alter table public.activities drop column color")
         let drift = await #expect(throws: SyncError.self) {
             try await server.transport.upsert([row(Activity.table, ["name": .text("New")])], into: Activity.table, as: Credentials(user))
