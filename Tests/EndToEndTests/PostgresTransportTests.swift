@@ -172,6 +172,21 @@ import Testing
         #expect(page.lastServerSeq == page.rows.compactMap { $0["server_seq"]?.int }.max())
     }
 
+    @Test func aConnectionTheServerEndsIsReplacedByTheNextRequest() async throws {
+        let server = try TestServer()
+        _ = try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        try server.database.connect().execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")
+
+        let lost = await #expect(throws: SyncError.self) {
+            try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        }
+        // Transient either way: the connection's loss, or the server's 503 for a session it ended.
+        #expect(lost?.code == .connectivity || lost?.httpStatus == 503)
+        let page = try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        #expect(page.receivedCount == 0)
+    }
+
     @Test func anUnreachableDatabaseIsAConnectivityFailureWithoutThePassword() async throws {
         let transport = PostgresTransport(url: "postgresql://postgres:s3cret-word@127.0.0.1:1/app?connect_timeout=2")
         let error = await #expect(throws: SyncError.self) {
