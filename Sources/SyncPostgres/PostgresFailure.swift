@@ -8,7 +8,8 @@ enum PostgresFailure {
     static func syncError(_ error: PostgresError, table: String) -> SyncError {
         guard let sqlState = error.sqlState, !isConnectionLoss(sqlState) else {
             // libpq's own text names the host and port, never the password or a value.
-            return SyncError(.connectivity, "The database could not be reached: \(error.message)")
+            let reason = error.message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return SyncError(.connectivity, "The database could not be reached: \(reason)")
         }
         let server = ServerError(
             status: httpStatus(sqlState), code: sqlState, message: error.message, details: error.detail, hint: error.hint
