@@ -49,10 +49,14 @@ let package = Package(
         ),
 
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
-        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"]),
-        .testTarget(name: "SyncGeneratorTests", dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"]),
+        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
+        .testTarget(
+            name: "SyncGeneratorTests",
+            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"],
+            exclude: ["References"]
+        ),
         .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
-        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"]),
+        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
         .testTarget(

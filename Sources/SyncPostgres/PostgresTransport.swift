@@ -1,2 +1,150 @@
-import SyncRuntime
+import Foundation
 import Postgres
+import SyncRuntime
+
+/// The transport for server-side Swift, tools and the end-to-end tests: the PostgREST
+/// transport's operations as SQL over libpq, against the database PostgREST would serve.
+///
+/// Each request is one transaction whose first statement sets the role `authenticated` and the
+/// JWT claims `{"sub": <user>, "role": "authenticated"}` as PostgREST does, so the table's real
+/// triggers and row-level security decide, and refusals keep PostgreSQL's SQLSTATE as the code
+/// with the HTTP status PostgREST would answer. The connection string authenticates to the
+/// database (usually as a login role that may `set role authenticated`); the credentials'
+/// token is not checked here: whoever holds the connection string is trusted to name the user.
+///
+/// Concurrent requests each use a connection of their own from a small pool (see
+/// ``Configuration/maximumConnections``). Errors never hold the password or a filter value.
+public struct PostgresTransport: SyncTransport {
+    public struct Configuration: Sendable {
+        /// A libpq connection string or URL, e.g. `postgresql://postgres@127.0.0.1:5432/app`.
+        public var url: String
+        /// At most this many requests run at once (each on its own connection); more wait.
+        public var maximumConnections: Int
+        /// The statement timeout of every request (PostgREST's per-role setting); a request
+        /// that runs longer fails with 57014 (HTTP 500).
+        public var statementTimeout: Duration
+        /// Where time is counted, when set (benchmarks).
+        public var timings: RequestTimings?
+
+        public init(url: String, maximumConnections: Int = 4, statementTimeout: Duration = .seconds(30), timings: RequestTimings? = nil) {
+            self.url = url
+            self.maximumConnections = maximumConnections
+            self.statementTimeout = statementTimeout
+            self.timings = timings
+        }
+    }
+
+    public let configuration: Configuration
+    private let pool: ConnectionPool
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        pool = ConnectionPool(url: configuration.url, limit: configuration.maximumConnections)
+    }
+
+    public init(url: String) {
+        self.init(configuration: Configuration(url: url))
+    }
+
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+        guard !rows.isEmpty else { return }
+        let statement = try PostgresStatement.upsert(rows, into: table)
+        _ = try await request(statement, on: table.name, as: user, readOnly: false)
+    }
+
+    public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
+        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let result = try await request(
+            .pull(table, sequence: sequence, after: cursor, limit: limit), on: table.name, as: user, readOnly: true
+        )
+        return configuration.timings.measure(.decode) {
+            PostgresRowDecoding.page(result, of: table, sequence: sequence)
+        }
+    }
+
+    public func guardedUpdate(
+        _ table: TableSchema,
+        id: UUID,
+        baseVersion: String,
+        set values: ColumnValues,
+        extraFilters: [Filter],
+        returning: [String],
+        as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] {
+        guard case .version(let versionName, _) = table.conflict, let version = table.column(named: versionName) else {
+            throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
+        }
+        guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
+        let columns = try Self.columns(returning, of: table)
+        let statement = try PostgresStatement.guardedUpdate(
+            table, id: id.uuidString.lowercased(), version: version, baseVersion: baseVersion,
+            set: values, filters: extraFilters, returning: columns
+        )
+        let result = try await request(statement, on: table.name, as: user, readOnly: false)
+        return try PostgresRowDecoding.rows(result, columns: columns, of: table.name)
+    }
+
+    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        let columns = try Self.columns(columns, of: table)
+        let statement = PostgresStatement.fetch(table, id: id.uuidString.lowercased(), columns: columns)
+        let result = try await request(statement, on: table.name, as: user, readOnly: true)
+        return try PostgresRowDecoding.rows(result, columns: columns, of: table.name).first
+    }
+
+    /// The named columns' schemas; none named means every column of the table.
+    private static func columns(_ names: [String], of table: TableSchema) throws(SyncError) -> [ColumnSchema] {
+        guard !names.isEmpty else { return table.columns }
+        var columns: [ColumnSchema] = []
+        for name in names {
+            guard let column = table.column(named: name) else {
+                throw SyncError(.invalidRequest, "Table \(table.name) has no column \(name)")
+            }
+            columns.append(column)
+        }
+        return columns
+    }
+
+    // MARK: Requests
+
+    /// Runs `statement` as one PostgREST-style request of `user`: one transaction (read-only
+    /// for reads), the role and claims set first.
+    private func request(
+        _ statement: PostgresStatement, on table: String, as user: Credentials, readOnly: Bool
+    ) async throws(SyncError) -> QueryResult {
+        if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
+        let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms"]
+        let timings = configuration.timings
+        do throws(PostgresError) {
+            return try await pool.run { connection throws(PostgresError) in
+                try timings.measure(.query) { () throws(PostgresError) in
+                    try connection.execute(readOnly ? "begin read only" : "begin")
+                    do throws(PostgresError) {
+                        try connection.execute(PostgresStatement.requestSettings, settings)
+                        let result = try connection.execute(statement.sql, statement.parameters)
+                        try connection.execute("commit")
+                        return result
+                    } catch {
+                        // A failed rollback means the connection is gone; the first error says more.
+                        _ = try? connection.execute("rollback")
+                        throw error
+                    }
+                }
+            }
+        } catch {
+            throw PostgresFailure.syncError(error, table: table)
+        }
+    }
+
+    /// PostgREST's claims for a signed-in user (`auth.uid()` reads `sub`).
+    static func claims(for user: Credentials) -> String {
+        #"{"sub": "\#(user.userID.uuidString.lowercased())", "role": "authenticated"}"#
+    }
+}
+
+extension Duration {
+    fileprivate var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+    }
+}

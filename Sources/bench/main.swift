@@ -1,1 +1,21 @@
-print("bench")
+import Foundation
+
+/// `swift build -c release && .build/release/bench <name>`: each benchmark prints its
+/// baseline and the project's figure from one run, side by side, with the ratio.
+let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] = [
+    ("generate", "generate --check on a 200-table schema beside the project's schema (issue 2)", runGenerateBenchmark),
+    ("runtime", "pulling and writing session rows through the runtime beside raw SQLite (issue 4)", runRuntimeBenchmark),
+]
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let name = arguments.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {
+    print("USAGE: bench <name>\n")
+    for benchmark in benchmarks { print("  \(benchmark.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(benchmark.summary)") }
+    exit(arguments.isEmpty ? 0 : 2)
+}
+do {
+    try await benchmark.run()
+} catch {
+    FileHandle.standardError.write(Data("bench \(name) failed: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,1 +1,4 @@
-print("generate")
+import Foundation
+import SyncGenerator
+
+exit(GenerateCommand().run(Array(CommandLine.arguments.dropFirst())))

@@ -16,8 +16,19 @@ public struct Template: Sendable {
 
     indirect enum Node: Sendable {
         case text(String)
-        case variable(String, line: Int)
-        case section(String, inverted: Bool, [Node], line: Int)
+        case variable(Path, line: Int)
+        case section(Path, inverted: Bool, [Node], line: Int)
+    }
+
+    /// A name split once at parse time: rendering looks names up for every value it inserts.
+    struct Path: Sendable {
+        let text: String
+        let parts: [String]
+
+        init(_ text: String) {
+            self.text = text
+            self.parts = text == "." ? [] : text.split(separator: ".").map(String.init)
+        }
     }
 
     public init(name: String, source: String) throws(TemplateError) {
@@ -28,53 +39,53 @@ public struct Template: Sendable {
 
     public func render(_ context: TemplateValue) throws(TemplateError) -> String {
         var output = ""
-        try render(nodes, stack: [context], into: &output)
+        var stack = [context]
+        try render(nodes, stack: &stack, into: &output)
         return output
     }
 
-    private func render(_ nodes: [Node], stack: [TemplateValue], into output: inout String) throws(TemplateError) {
+    private func render(_ nodes: [Node], stack: inout [TemplateValue], into output: inout String) throws(TemplateError) {
         for node in nodes {
             switch node {
             case .text(let text):
                 output += text
             case .variable(let path, let line):
                 guard let value = Self.lookup(path, in: stack) else {
-                    throw TemplateError(template: name, line: line, message: "unknown name '\(path)'")
+                    throw TemplateError(template: name, line: line, message: "unknown name '\(path.text)'")
                 }
                 guard let text = value.text else {
-                    throw TemplateError(template: name, line: line, message: "'\(path)' is a list or an object, not text")
+                    throw TemplateError(template: name, line: line, message: "'\(path.text)' is a list or an object, not text")
                 }
                 output += text
             case .section(let path, let inverted, let children, _):
                 let value = Self.lookup(path, in: stack)
                 if inverted {
-                    if !(value?.isTruthy ?? false) { try render(children, stack: stack, into: &output) }
+                    if !(value?.isTruthy ?? false) { try render(children, stack: &stack, into: &output) }
                     continue
                 }
                 guard let value, value.isTruthy else { continue }
                 if case .list(let items) = value {
                     for (index, item) in items.enumerated() {
-                        let position: TemplateValue = .object([
-                            "@first": .bool(index == 0),
-                            "@last": .bool(index == items.count - 1),
-                            "@index": .text(String(index)),
-                        ])
-                        try render(children, stack: stack + [position, item], into: &output)
+                        stack.append(.position(index: index, count: items.count))
+                        stack.append(item)
+                        defer { stack.removeLast(2) }
+                        try render(children, stack: &stack, into: &output)
                     }
                 } else {
-                    try render(children, stack: stack + [value], into: &output)
+                    stack.append(value)
+                    defer { stack.removeLast() }
+                    try render(children, stack: &stack, into: &output)
                 }
             }
         }
     }
 
-    private static func lookup(_ path: String, in stack: [TemplateValue]) -> TemplateValue? {
-        if path == "." { return stack.last }
-        let parts = path.split(separator: ".").map(String.init)
+    private static func lookup(_ path: Path, in stack: [TemplateValue]) -> TemplateValue? {
+        guard let first = path.parts.first else { return stack.last }
         for frame in stack.reversed() {
-            guard case .object(let fields) = frame, var value = fields[parts[0]] else { continue }
-            for part in parts.dropFirst() {
-                guard case .object(let inner) = value, let next = inner[part] else { return nil }
+            guard var value = frame.field(first) else { continue }
+            for part in path.parts.dropFirst() {
+                guard let next = value.field(part) else { return nil }
                 value = next
             }
             return value
@@ -91,6 +102,8 @@ public enum TemplateValue: Sendable, Equatable, ExpressibleByStringLiteral, Expr
     case bool(Bool)
     case list([TemplateValue])
     case object([String: TemplateValue])
+    /// Where a list's element stands: answers `@first`, `@last` and `@index`.
+    case position(index: Int, count: Int)
 
     public init(stringLiteral value: String) { self = .text(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
@@ -104,7 +117,7 @@ public enum TemplateValue: Sendable, Equatable, ExpressibleByStringLiteral, Expr
         case .text(let text): !text.isEmpty
         case .bool(let flag): flag
         case .list(let items): !items.isEmpty
-        case .object: true
+        case .object, .position: true
         }
     }
 
@@ -112,7 +125,23 @@ public enum TemplateValue: Sendable, Equatable, ExpressibleByStringLiteral, Expr
         switch self {
         case .text(let text): text
         case .bool(let flag): flag ? "true" : "false"
-        case .list, .object: nil
+        case .list, .object, .position: nil
+        }
+    }
+
+    func field(_ name: String) -> TemplateValue? {
+        switch self {
+        case .object(let fields):
+            return fields[name]
+        case .position(let index, let count):
+            switch name {
+            case "@first": return .bool(index == 0)
+            case "@last": return .bool(index == count - 1)
+            case "@index": return .text(String(index))
+            default: return nil
+            }
+        default:
+            return nil
         }
     }
 }
@@ -215,7 +244,7 @@ private struct TemplateParser {
                     continue
                 case "#", "^":
                     let children = try parse(until: (tagName, line))
-                    nodes.append(.section(tagName, inverted: kind == "^", children, line: line))
+                    nodes.append(.section(Template.Path(tagName), inverted: kind == "^", children, line: line))
                 case "/":
                     guard let closing, closing.name == tagName else {
                         throw TemplateError(template: name, line: line, message: "'{{/\(tagName)}}' closes no open section")
@@ -225,7 +254,7 @@ private struct TemplateParser {
                     guard !tagName.isEmpty else {
                         throw TemplateError(template: name, line: line, message: "empty tag")
                     }
-                    nodes.append(.variable(tagName, line: line))
+                    nodes.append(.variable(Template.Path(tagName), line: line))
                 }
             }
         }

@@ -43,6 +43,8 @@ public struct SyncError: Error, Sendable, Equatable, LocalizedError {
         case configuration
         /// The server lacks a column the client has (PGRST204): the server needs a migration.
         case schemaDrift
+        /// The calling task was cancelled: neither a network nor a server failure.
+        case cancelled
     }
 
     public var code: Code

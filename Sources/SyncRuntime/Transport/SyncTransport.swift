@@ -44,6 +44,13 @@ public struct Credentials: Sendable, Equatable {
     }
 }
 
+/// Descriptions, debug output and mirrors never show the token: descriptions end up in logs.
+extension Credentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "Credentials(userID: \(userID), accessToken: <redacted>)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["userID": userID, "accessToken": "<redacted>"]) }
+}
+
 /// A page of pulled rows, in server_seq order.
 public struct PulledPage: Sendable {
     /// Rows that decoded, each with every column of the table.

@@ -26,7 +26,7 @@ public struct SyncedColumn: Equatable, Sendable {
         self.role = role
     }
 
-    init(user column: Column) {
+    public init(user column: Column) {
         self.name = column.name
         self.type = column.type
         self.isNullable = column.isNullable

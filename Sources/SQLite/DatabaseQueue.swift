@@ -1,0 +1,52 @@
+import Foundation
+
+/// A connection that serializes its own access, so it can be shared across tasks.
+public final class DatabaseQueue: @unchecked Sendable {
+    private var database: Database?
+    private let lock = NSRecursiveLock()
+    public let path: String
+
+    /// Opens the database at `path` in WAL mode (`journalMode` .wal) with `synchronous = NORMAL`,
+    /// the usual pairing: commits are durable across app crashes and cheap.
+    public init(path: String, journalMode: JournalMode = .wal) throws {
+        let database = try Database(path: path)
+        self.database = database
+        self.path = path
+        try database.execute("PRAGMA journal_mode = \(journalMode.rawValue); PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+    }
+
+    public enum JournalMode: String, Sendable {
+        case wal = "WAL", delete = "DELETE", memory = "MEMORY"
+    }
+
+    /// Runs `body` with exclusive use of the connection, outside any transaction.
+    public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database else { throw SQLiteError(code: 21, message: "the database is closed") }
+        return try body(database)
+    }
+
+    /// Closes the connection once every access in progress has finished; later accesses throw.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        database = nil
+    }
+
+    public var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return database == nil
+    }
+
+    /// Runs `body` in a transaction with exclusive use of the connection.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try inDatabase { database in try database.inTransaction { try body(database) } }
+    }
+
+    /// Runs `body` with exclusive use of the connection (reads see every committed write).
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try inDatabase(body)
+    }
+}

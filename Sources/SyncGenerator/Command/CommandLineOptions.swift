@@ -1,0 +1,94 @@
+import Foundation
+
+/// `generate`'s arguments. Parsed by hand: ArgumentParser is an outside package.
+struct CommandLineOptions: Sendable {
+    enum Mode: Equatable, Sendable {
+        case write
+        case check
+        case verify(databaseURL: String)
+        case initTemplates(directory: String)
+        case help
+    }
+
+    var mode: Mode = .write
+    var schemaPath = "schema.yaml"
+    var outputPath: String?
+    var templatesPath: String?
+
+    static let usage = """
+        USAGE: generate [--schema PATH] [--output DIR] [--templates DIR] [--check]
+               generate verify --database-url URL [--schema PATH] [--output DIR]
+               generate --init-templates DIR
+
+        Turns schema.yaml into Generated/: local SQLite migrations, Swift row types, Rust table
+        lists and the Supabase SQL.
+
+        OPTIONS:
+          --schema PATH         the schema file (default: schema.yaml)
+          --output DIR          the generated folder (default: Generated beside the schema)
+          --templates DIR       templates that override the built-in ones (default: Templates
+                                beside the schema, when it exists)
+          --check               write nothing; exit 1 when Generated/ is stale, a migration is
+                                pending, or a shipped migration was edited
+          --init-templates DIR  write the built-in templates into DIR, to edit them
+          -h, --help            show this help
+
+        verify compares a live database (libpq connection string) with the schema and prints
+        the SQL that fixes what is missing.
+
+        EXIT: 0 done / current, 1 stale or missing, 2 bad usage or no connection, 65 invalid schema
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+        var options = CommandLineOptions()
+        var rest = arguments[...]
+        if rest.first == "verify" {
+            rest = rest.dropFirst()
+            options.mode = .verify(databaseURL: "")
+        }
+        while let argument = rest.popFirst() {
+            func value() throws -> String {
+                guard let next = rest.popFirst(), !next.hasPrefix("--") else {
+                    throw UsageError(description: "\(argument) needs a value")
+                }
+                return next
+            }
+            switch argument {
+            case "--schema": options.schemaPath = try value()
+            case "--output": options.outputPath = try value()
+            case "--templates": options.templatesPath = try value()
+            case "--check":
+                guard options.mode == .write else { throw UsageError(description: "--check cannot be combined with \(options.mode)") }
+                options.mode = .check
+            case "--database-url":
+                guard case .verify = options.mode else { throw UsageError(description: "--database-url belongs to `generate verify`") }
+                options.mode = .verify(databaseURL: try value())
+            case "--init-templates": options.mode = .initTemplates(directory: try value())
+            case "-h", "--help": options.mode = .help
+            default: throw UsageError(description: "unknown argument '\(argument)'")
+            }
+        }
+        if options.mode == .verify(databaseURL: "") {
+            throw UsageError(description: "verify needs --database-url URL")
+        }
+        return options
+    }
+
+    var schemaURL: URL { URL(fileURLWithPath: schemaPath) }
+
+    var outputURL: URL {
+        outputPath.map { URL(fileURLWithPath: $0) } ?? schemaURL.deletingLastPathComponent().appendingPathComponent("Generated")
+    }
+
+    /// `--templates`, else Templates/ beside the schema when it exists, else the built-ins.
+    var templatesURL: URL? {
+        if let templatesPath { return URL(fileURLWithPath: templatesPath) }
+        let beside = schemaURL.deletingLastPathComponent().appendingPathComponent("Templates")
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: beside.path, isDirectory: &isDirectory) && isDirectory.boolValue ? beside : nil
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import SyncSchema
+
+/// The `generate` command, callable in-process so tests see exactly what users see.
+public struct GenerateCommand: Sendable {
+    /// Exit codes follow sysexits where one fits.
+    public enum ExitCode {
+        public static let success: Int32 = 0
+        public static let stale: Int32 = 1
+        public static let usage: Int32 = 2
+        public static let invalidSchema: Int32 = 65
+    }
+
+    /// Where the command prints: standard output and error by default, a buffer in tests.
+    public struct Console: Sendable {
+        public var out: @Sendable (String) -> Void
+        public var error: @Sendable (String) -> Void
+
+        public init(out: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
+            self.out = out
+            self.error = error
+        }
+
+        public static let standard = Console(
+            out: { print($0) },
+            error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        )
+    }
+
+    let console: Console
+    let stamp: @Sendable () -> String
+
+    public init(console: Console = .standard, stamp: @escaping @Sendable () -> String = Generator.currentStamp) {
+        self.console = console
+        self.stamp = stamp
+    }
+
+    public func run(_ arguments: [String]) -> Int32 {
+        let options: CommandLineOptions
+        do {
+            options = try CommandLineOptions.parse(arguments)
+        } catch {
+            console.error("error: \(error)\n\n\(CommandLineOptions.usage)")
+            return ExitCode.usage
+        }
+        switch options.mode {
+        case .help:
+            console.out(CommandLineOptions.usage)
+            return ExitCode.success
+        case .initTemplates(let directory):
+            return initTemplates(in: URL(fileURLWithPath: directory))
+        case .verify(let databaseURL):
+            return verify(databaseURL: databaseURL, options: options)
+        case .write, .check:
+            return generate(options)
+        }
+    }
+
+    private func readSchema(_ options: CommandLineOptions) -> Result<ParsedSchema, Failure> {
+        let source: String
+        do {
+            source = try String(contentsOf: options.schemaURL, encoding: .utf8)
+        } catch {
+            return .failure(Failure("error: cannot read \(options.schemaPath): \(error.localizedDescription)", ExitCode.usage))
+        }
+        do {
+            return .success(try SchemaParser.parse(source, file: options.schemaPath))
+        } catch {
+            return .failure(Failure(error.description, ExitCode.invalidSchema))
+        }
+    }
+
+    private func generate(_ options: CommandLineOptions) -> Int32 {
+        let parsed: ParsedSchema
+        switch readSchema(options) {
+        case .success(let value): parsed = value
+        case .failure(let failure): return report(failure)
+        }
+        do {
+            let templates = try TemplateSet(directory: options.templatesURL)
+            let existing = try GeneratedTree.read(from: options.outputURL)
+            let output = try Generator(templates: templates, stamp: stamp).generate(parsed, existing: existing)
+            let writer = OutputWriter(directory: options.outputURL)
+            let changes = writer.changes(from: existing, to: output.tree)
+            for path in changes.foreign {
+                console.error("warning: Generated/\(path) is not a migration generate made; left as it is")
+            }
+            if options.mode == .check {
+                guard !changes.isEmpty else {
+                    console.out("Generated/ is current.")
+                    return ExitCode.success
+                }
+                if let migration = output.newMigration {
+                    console.out("pending migration: \(migration.fileStem) (schema.yaml changed since the last generate)")
+                }
+                console.out(writer.report(changes, existing: existing, generated: output.tree))
+                console.out("Generated/ is stale: run `swift run generate` and commit the result.")
+                return ExitCode.stale
+            }
+            try writer.write(changes, generated: output.tree)
+            for path in changes.added { console.out("created Generated/\(path)") }
+            for path in changes.modified { console.out("updated Generated/\(path)") }
+            for path in changes.removed { console.out("removed Generated/\(path)") }
+            if changes.isEmpty { console.out("Generated/ is current; nothing written.") }
+            return ExitCode.success
+        } catch let error as SchemaError {
+            return report(Failure(error.description, ExitCode.invalidSchema))
+        } catch let error as GeneratorError {
+            return report(Failure(error.description, ExitCode.stale))
+        } catch let error as TemplateError {
+            return report(Failure(error.description, ExitCode.usage))
+        } catch {
+            return report(Failure("error: \(error)", ExitCode.stale))
+        }
+    }
+
+    private func verify(databaseURL: String, options: CommandLineOptions) -> Int32 {
+        let parsed: ParsedSchema
+        switch readSchema(options) {
+        case .success(let value): parsed = value
+        case .failure(let failure): return report(failure)
+        }
+        let existing = (try? GeneratedTree.read(from: options.outputURL)) ?? GeneratedTree()
+        let snapshot = existing[Snapshot.fileName].flatMap { try? Snapshot.decode($0) }
+        _ = (databaseURL, parsed, snapshot)
+        return report(Failure("error: verify is not available yet", ExitCode.usage))
+    }
+
+    private func initTemplates(in directory: URL) -> Int32 {
+        do {
+            for name in TemplateSet.builtInNames {
+                let target = directory.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(TemplateSet.builtInSource(named: name).utf8).write(to: target)
+                console.out("wrote \(target.path)")
+            }
+            return ExitCode.success
+        } catch {
+            return report(Failure("error: cannot write templates: \(error.localizedDescription)", ExitCode.stale))
+        }
+    }
+
+    private struct Failure: Error {
+        let message: String
+        let code: Int32
+        init(_ message: String, _ code: Int32) {
+            self.message = message
+            self.code = code
+        }
+    }
+
+    private func report(_ failure: Failure) -> Int32 {
+        console.error(failure.message)
+        return failure.code
+    }
+}

@@ -1,0 +1,60 @@
+import SyncSchema
+
+/// Turns the difference between the newest migration's schema and schema.yaml into at most one
+/// new migration (drizzle-kit's approach: no database needed).
+public enum MigrationPlanner {
+    /// The next migration, or nil when schema.yaml adds nothing.
+    public static func nextMigration(after snapshot: Snapshot?, for parsed: ParsedSchema) throws(SchemaError) -> Migration? {
+        let previous = snapshot?.schema ?? Schema(tables: [])
+        let changes = try SchemaDiff.changes(from: previous, to: parsed)
+        guard !changes.isEmpty else { return nil }
+        let schema = parsed.schema
+        let steps = changes.map { change -> MigrationStep in
+            switch change {
+            case .addTable(let table): .createTable(table)
+            case .addColumn(let column, let table): .addColumn(column, to: schema.table(named: table)!)
+            case .addIndex(let index, let table): .addIndex(index, on: schema.table(named: table)!)
+            case .changeTriggers(let table): .replaceTriggers(schema.table(named: table)!)
+            }
+        }
+        let number = (snapshot?.migrations.last?.number ?? 0) + 1
+        return Migration(number: number, name: name(for: changes, isFirst: number == 1), steps: steps, schema: schema)
+    }
+
+    /// Named after the change: `initial`, `create_tags`, `sessions_add_note`,
+    /// `sessions_add_note_mood`, `sessions_add_index_started_ms`, `update_sessions_tasks`.
+    static func name(for changes: [SchemaChange], isFirst: Bool) -> String {
+        if isFirst { return "initial" }
+        var tables: [String] = []
+        var parts: [String] = []
+        for change in changes {
+            let table: String
+            switch change {
+            case .addTable(let new):
+                table = new.name
+                parts.append("create")
+            case .addColumn(let column, let name):
+                table = name
+                parts.append(column.name)
+            case .addIndex(let index, let name):
+                table = name
+                parts.append("index_" + index.columns.joined(separator: "_"))
+            case .changeTriggers(let name):
+                table = name
+                parts.append("triggers")
+            }
+            if !tables.contains(table) { tables.append(table) }
+        }
+        let name: String
+        if tables.count > 1 {
+            name = "update_" + tables.joined(separator: "_")
+        } else if parts == ["create"] {
+            name = "create_" + tables[0]
+        } else if parts == ["triggers"] {
+            name = tables[0] + "_update_triggers"
+        } else {
+            name = tables[0] + "_add_" + parts.filter { $0 != "triggers" }.joined(separator: "_")
+        }
+        return String(name.prefix(60))
+    }
+}

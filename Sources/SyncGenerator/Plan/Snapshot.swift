@@ -1,0 +1,77 @@
+import Foundation
+import SyncSchema
+
+/// `Generated/schema.snapshot.json`: the schema as of the newest migration and what every
+/// shipped migration was, with a checksum of each file (atlas.sum's idea), so the next run can
+/// diff without a database and can tell a migration edited by hand.
+public struct Snapshot: Codable, Equatable, Sendable {
+    public static let fileName = "schema.snapshot.json"
+    public static let currentFormat = 1
+
+    public var format: Int
+    public var schema: Schema
+    public var migrations: [Entry]
+
+    public struct Entry: Codable, Equatable, Sendable {
+        public var number: Int
+        public var name: String
+        /// The Supabase CLI version prefix (UTC yyyyMMddHHmmss), fixed when the migration is made.
+        public var stamp: String
+        /// What it introduced, by name: `table t`, `column t.c`, `index t.i`, `triggers t`.
+        public var changes: [String]
+        public var sqliteSHA256: String
+        public var supabaseSHA256: String
+    }
+
+    public init(schema: Schema, migrations: [Entry]) {
+        self.format = Self.currentFormat
+        self.schema = schema
+        self.migrations = migrations
+    }
+
+    /// The file stem (`0002_sessions_add_note`) of the migration that introduced a table, a
+    /// column or an index, or re-created a table's triggers last: what `verify` tells users to apply.
+    public func migration(introducing change: String) -> String? {
+        migrations.last { $0.changes.contains(change) }?.fileStem
+    }
+
+    /// The migration that created `table`, or last re-created its triggers.
+    public func migration(forTriggersOf table: String) -> String? {
+        migrations.last { $0.changes.contains("triggers \(table)") || $0.changes.contains("table \(table)") }?.fileStem
+    }
+
+    public func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    public static func decode(_ text: String) throws -> Snapshot {
+        try JSONDecoder().decode(Snapshot.self, from: Data(text.utf8))
+    }
+}
+
+extension MigrationStep {
+    /// The step as a snapshot records it.
+    var change: String {
+        switch self {
+        case .createTable(let table): "table \(table.name)"
+        case .addColumn(let column, let table): "column \(table.name).\(column.name)"
+        case .addIndex(let index, let table): "index \(table.name).\(index.name)"
+        case .replaceTriggers(let table): "triggers \(table.name)"
+        }
+    }
+}
+
+/// The file names of a migration in both layouts.
+extension Migration {
+    public var sqlitePath: String { "sqlite/\(fileStem).sql" }
+
+    public func supabasePath(stamp: String) -> String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
+}
+
+extension Snapshot.Entry {
+    public var fileStem: String { Migration(number: number, name: name, steps: [], schema: Schema(tables: [])).fileStem }
+    var sqlitePath: String { "sqlite/\(fileStem).sql" }
+    var supabasePath: String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
+}

@@ -1,0 +1,43 @@
+import SyncSchema
+
+/// Rust: the table lists and the local migrations as constants (`rust/tables.rs.mustache`),
+/// needing no crates, for the desktop app's own sync code.
+public struct RustRenderer: Sendable {
+    let templates: TemplateSet
+
+    public init(templates: TemplateSet) {
+        self.templates = templates
+    }
+
+    public func tablesSource(for schema: Schema, migrations: [(Int, String, String)]) throws -> String {
+        try templates.render("rust/tables.rs.mustache", [
+            "tables": .list(schema.tables.map(tableContext)),
+            "migrations": .list(migrations.map { number, name, sql in
+                let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: sql))
+                return ["version": .text(String(number)), "name": .text(name), "sql": .text("r\(hashes)\"\(sql)\"\(hashes)")]
+            }),
+        ])
+    }
+
+    private func tableContext(_ table: Table) -> TemplateValue {
+        let constant = table.name.uppercased()
+        let conflict: String = switch table.conflict {
+        case .lww: "ConflictMode::LastWriterWins"
+        case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
+        }
+        return [
+            "name": .text(table.name),
+            "constant": .text(constant),
+            "columns": .list(table.syncedColumns.map { column in
+                [
+                    "name": .text(column.name),
+                    "type": .text(SQLiteRenderer.sqliteType(column.type)),
+                    "nullable": .text(column.isNullable ? "true" : "false"),
+                ]
+            }),
+            "conflict": .text(conflict),
+            "lookback": .text(table.exactOrdering ? "0" : "50"),
+            "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
+        ]
+    }
+}

@@ -1,0 +1,91 @@
+import SyncSchema
+
+/// Local SQLite migrations, through `sqlite/migration.sql.mustache`. Besides the synced columns
+/// each table gets `_dirty`, the runtime's "not pushed yet" flag; migration 1 also creates
+/// `_sync_cursors`, the per-table pull cursor every client runtime (Swift and Rust) shares.
+public struct SQLiteRenderer: Sendable {
+    let templates: TemplateSet
+
+    public init(templates: TemplateSet) {
+        self.templates = templates
+    }
+
+    public func migrationSQL(_ migration: Migration) throws -> String {
+        let steps: [TemplateValue] = migration.steps.compactMap { step in
+            switch step {
+            case .createTable(let table):
+                ["createTable": tableContext(table)]
+            case .addColumn(let column, let table):
+                ["addColumn": ["table": .text(table.name), "column": columnContext(SyncedColumn(user: column))]]
+            case .addIndex(let index, let table):
+                ["addIndex": indexContext(index, table: table.name)]
+            case .replaceTriggers:
+                nil  // the runtime reads rules from the table list; SQLite has no triggers of ours
+            }
+        }
+        return try templates.render("sqlite/migration.sql.mustache", [
+            "number": .text(String(migration.number)),
+            "name": .text(migration.name),
+            "isFirst": .bool(migration.number == 1),
+            "steps": .list(steps),
+        ])
+    }
+
+    private func tableContext(_ table: Table) -> TemplateValue {
+        [
+            "name": .text(table.name),
+            "columns": .list(table.syncedColumns.map(columnContext)),
+            "indexes": .list(table.indexes.map { indexContext($0, table: table.name) }),
+        ]
+    }
+
+    private func indexContext(_ index: Index, table: String) -> TemplateValue {
+        [
+            "name": .text(index.name),
+            "table": .text(table),
+            "columns": .text(index.columns.joined(separator: ", ")),
+            "unique": .bool(index.isUnique),
+        ]
+    }
+
+    private func columnContext(_ column: SyncedColumn) -> TemplateValue {
+        var context: [String: TemplateValue] = [
+            "name": .text(column.name),
+            "type": .text(Self.sqliteType(column.type)),
+            "primaryKey": .bool(column.role == .id),
+            // The version column is NULL on the device until the server stamps the row.
+            "notNull": .bool(!column.isNullable && column.role != .version),
+        ]
+        if let value = column.defaultValue { context["default"] = .text(Self.literal(value)) }
+        if let check = Self.check(column) { context["check"] = .text(check) }
+        return .object(context)
+    }
+
+    static func sqliteType(_ type: ColumnType) -> String {
+        switch type {
+        case .text, .uuid, .timestamp, .json, .enumeration: "TEXT"
+        case .int, .bool: "INTEGER"
+        case .double: "REAL"
+        case .bytes: "BLOB"
+        }
+    }
+
+    static func literal(_ value: DefaultValue) -> String {
+        switch value {
+        case .text(let text): SQLLiteral.string(text)
+        case .int(let number): String(number)
+        case .double(let number): SQLLiteral.number(number)
+        case .bool(let flag): flag ? "1" : "0"
+        case .now: "(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
+        case .json(let text): SQLLiteral.string(text)
+        }
+    }
+
+    static func check(_ column: SyncedColumn) -> String? {
+        switch column.type {
+        case .bool: "\(column.name) IN (0, 1)"
+        case .enumeration(let values): "\(column.name) IN (\(SQLLiteral.list(values)))"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import SyncSchema
+
+/// Swift spellings of schema names: `sessions` -> `Session`, `started_ms` -> `startedMs`.
+enum SwiftNames {
+    static func typeName(of table: Table) -> String {
+        table.swiftName ?? upperCamel(singular(table.name))
+    }
+
+    static func propertyName(_ column: String) -> String {
+        escaped(lowerCamel(column))
+    }
+
+    static func enumTypeName(_ column: String) -> String {
+        upperCamel(column)
+    }
+
+    /// An enum value as a case name; the raw value keeps the exact text.
+    static func caseName(_ value: String) -> String {
+        var name = lowerCamel(value.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())
+        if name.isEmpty || name.first!.isNumber { name = "_" + name }
+        return escaped(name)
+    }
+
+    static func singular(_ name: String) -> String {
+        if name.hasSuffix("ies") { return String(name.dropLast(3)) + "y" }
+        if name.hasSuffix("sses") { return String(name.dropLast(2)) }
+        if name.hasSuffix("s"), !name.hasSuffix("ss") { return String(name.dropLast()) }
+        return name
+    }
+
+    static func upperCamel(_ name: String) -> String {
+        name.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    static func lowerCamel(_ name: String) -> String {
+        let upper = upperCamel(name)
+        return upper.prefix(1).lowercased() + upper.dropFirst()
+    }
+
+    /// A string literal that needs no escaping inside: `#"""` with enough `#`s.
+    static func rawMultilineLiteral(_ text: String, indent: String) -> String {
+        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text))
+        var body = ""
+        body.reserveCapacity(text.utf8.count + text.utf8.count / 8)
+        for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { body += "\n" }
+            if !line.isEmpty { body += indent + String(decoding: line, as: UTF8.self) }  // blank lines stay blank
+        }
+        return "\(hashes)\"\"\"\n\(body)\n\(indent)\"\"\"\(hashes)"
+    }
+
+    private static func escaped(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
+    }
+
+    private static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init",
+        "inout", "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public",
+        "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue",
+        "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return",
+        "throw", "switch", "where", "while", "as", "false", "is", "nil", "self", "super", "throws", "true",
+        "try", "await", "async", "any", "some", "Type", "Self",
+    ]
+}
+
+/// Raw string literals (Swift `#"…"#`, Rust `r#"…"#`) need one more `#` than the longest run
+/// of `#`s that follows a quote in the text.
+enum RawLiteral {
+    static func hashCount(for text: String) -> Int {
+        let quote = UInt8(ascii: "\"")
+        var longest = 0
+        var run = -1
+        for character in text.utf8 {
+            if character == quote {
+                run = 0
+            } else if character == UInt8(ascii: "#"), run >= 0 {
+                run += 1
+                longest = max(longest, run)
+            } else {
+                run = -1
+            }
+        }
+        return longest + 1
+    }
+}

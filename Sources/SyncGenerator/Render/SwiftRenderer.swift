@@ -1,0 +1,129 @@
+import SyncSchema
+
+/// Swift: one Codable row type per table (`swift/record.swift.mustache`) and the table list
+/// with the local migrations embedded (`swift/schema.swift.mustache`), so an app needs only
+/// these files and the runtime library.
+public struct SwiftRenderer: Sendable {
+    let templates: TemplateSet
+
+    public init(templates: TemplateSet) {
+        self.templates = templates
+    }
+
+    /// File name (relative to Generated/swift) -> contents.
+    public func files(for schema: Schema, migrations: [(Int, String, String)]) throws -> [String: String] {
+        var files: [String: String] = [:]
+        for table in schema.tables {
+            files["\(SwiftNames.typeName(of: table)).swift"] = try templates.render("swift/record.swift.mustache", recordContext(table))
+        }
+        files["GeneratedSchema.swift"] = try templates.render("swift/schema.swift.mustache", [
+            "types": .list(schema.tables.map { .text(SwiftNames.typeName(of: $0)) }),
+            "migrations": .list(migrations.map { number, name, sql in
+                ["version": .text(String(number)), "name": .text(name), "sql": .text(SwiftNames.rawMultilineLiteral(sql, indent: "            "))]
+            }),
+        ])
+        return files
+    }
+
+    private func recordContext(_ table: Table) -> TemplateValue {
+        let columns = table.syncedColumns
+        return [
+            "table": .text(table.name),
+            "type": .text(SwiftNames.typeName(of: table)),
+            "properties": .list(columns.map(propertyContext)),
+            "enums": .list(columns.compactMap(enumContext)),
+            "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
+            "conflict": .text(conflictLiteral(table.conflict)),
+            "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(50)"),
+            "openRowRule": .text(table.openRowRule.map { "OpenRowRule(start: \"\($0.start)\", end: \"\($0.end)\")" } ?? ""),
+        ]
+    }
+
+    private func propertyContext(_ column: SyncedColumn) -> TemplateValue {
+        let type = swiftType(column)
+        let optional = column.isNullable || [.owner, .version, .serverSeq].contains(column.role)
+        let name = SwiftNames.propertyName(column.name)
+        var context: [String: TemplateValue] = [
+            "name": .text(name),
+            "column": .text(column.name),
+            "renamed": .bool(name != column.name),
+            "type": .text(optional ? type + "?" : type),
+        ]
+        if let value = defaultLiteral(column, optional: optional) { context["default"] = .text(value) }
+        return .object(context)
+    }
+
+    private func enumContext(_ column: SyncedColumn) -> TemplateValue? {
+        guard case .enumeration(let values) = column.type else { return nil }
+        return [
+            "name": .text(SwiftNames.enumTypeName(column.name)),
+            "cases": .list(values.map { value in
+                let name = SwiftNames.caseName(value)
+                return ["case": .text(name), "raw": .text(value), "renamed": .bool(name != value)]
+            }),
+        ]
+    }
+
+    private func swiftType(_ column: SyncedColumn) -> String {
+        switch column.type {
+        case .text, .timestamp, .json: "String"
+        case .uuid: "UUID"
+        case .int: "Int64"
+        case .double: "Double"
+        case .bool: "Bool"
+        case .bytes: "Data"
+        case .enumeration: SwiftNames.enumTypeName(column.name)
+        }
+    }
+
+    /// The initializer's default: the column's schema default, nil for optionals, a fresh id,
+    /// and placeholders the store overwrites when it stamps a write.
+    private func defaultLiteral(_ column: SyncedColumn, optional: Bool) -> String? {
+        switch column.role {
+        case .id: return "UUID()"
+        case .updatedMs: return "0"
+        case .deviceId: return "\"\""
+        default: break
+        }
+        if let value = column.defaultValue {
+            switch value {
+            case .text(let text):
+                if case .enumeration = column.type { return "." + SwiftNames.caseName(text) }
+                return swiftStringLiteral(text)
+            case .int(let number): return String(number)
+            case .double(let number): return SQLLiteral.number(number)
+            case .bool(let flag): return flag ? "true" : "false"
+            case .json(let text): return swiftStringLiteral(text)
+            case .now: return optional ? "nil" : nil
+            }
+        }
+        return optional ? "nil" : nil
+    }
+
+    private func swiftStringLiteral(_ text: String) -> String {
+        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text))
+        let escaped = text.replacingOccurrences(of: "\n", with: "\\\(hashes)n")
+        return "\(hashes)\"\(escaped)\"\(hashes)"
+    }
+
+    private func columnSchemaLiteral(_ column: SyncedColumn) -> String {
+        var arguments = ["\"\(column.name)\"", "." + kindLiteral(column.type)]
+        if column.isNullable { arguments.append("nullable: true") }
+        if column.role != .user { arguments.append("role: .\(column.role.rawValue)") }
+        return "ColumnSchema(\(arguments.joined(separator: ", ")))"
+    }
+
+    private func kindLiteral(_ type: ColumnType) -> String {
+        if case .enumeration(let values) = type {
+            return "enumeration([\(values.map { "\"\($0)\"" }.joined(separator: ", "))])"
+        }
+        return type.keyword
+    }
+
+    private func conflictLiteral(_ mode: ConflictMode) -> String {
+        switch mode {
+        case .lww: ".lastWriterWins"
+        case .version(let kind): ".version(column: \"\(kind.columnName)\", kind: .\(kind.rawValue))"
+        }
+    }
+}

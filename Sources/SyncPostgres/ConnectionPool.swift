@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+import Postgres
+
+/// Connections to one database, each lent to one request at a time. Concurrent requests get
+/// connections of their own (up to `limit`; more wait their turn), so one request's wait on a
+/// lock never holds up another's. A connection that failed at the connection level is closed,
+/// never lent again; the next request connects afresh.
+///
+/// libpq calls block their thread, so requests run on a dispatch queue of their own, never on
+/// Swift's cooperative threads (a request waiting on a row lock must not starve the tasks that
+/// would release it).
+final class ConnectionPool: @unchecked Sendable {
+    private let url: String
+    private let maximumIdle: Int
+    private let slots: DispatchSemaphore
+    private let lock = NSLock()
+    private var idle: [Connection] = []
+    private static let queue = DispatchQueue(label: "SyncPostgres.requests", attributes: .concurrent)
+
+    init(url: String, limit: Int) {
+        self.url = url
+        maximumIdle = max(1, limit)
+        slots = DispatchSemaphore(value: max(1, limit))
+    }
+
+    /// Runs `body` with a connection of its own, off the cooperative threads.
+    func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws(PostgresError) -> T {
+        let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
+            Self.queue.async {
+                continuation.resume(returning: self.lend(body))
+            }
+        }
+        return try result.get()
+    }
+
+    private func lend<T>(_ body: (Connection) throws(PostgresError) -> T) -> Result<T, PostgresError> {
+        slots.wait()
+        defer { slots.signal() }
+        let connection: Connection
+        if let reused = lock.withLock({ idle.popLast() }) {
+            connection = reused
+        } else {
+            do throws(PostgresError) {
+                connection = try Connection(url: url)
+            } catch {
+                return .failure(error)
+            }
+        }
+        do throws(PostgresError) {
+            let value = try body(connection)
+            giveBack(connection)
+            return .success(value)
+        } catch {
+            if !PostgresFailure.endsConnection(error) { giveBack(connection) }
+            return .failure(error)
+        }
+    }
+
+    private func giveBack(_ connection: Connection) {
+        lock.withLock {
+            if idle.count < maximumIdle { idle.append(connection) }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import SQLite
+
+extension SyncValue {
+    /// How SQLite stores the value: bools as 0/1, everything textual as TEXT, bytes as BLOB.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .int(let int): .integer(int)
+        case .double(let double): .real(double)
+        case .bool(let bool): .integer(bool ? 1 : 0)
+        case .text(let text): .text(text)
+        case .bytes(let data): .blob(data)
+        }
+    }
+}
+
+extension ColumnSchema {
+    /// Reads the column's value from SQLite, typed by the column's kind (SQLite forgets that an
+    /// INTEGER was a bool).
+    func syncValue(_ row: Row, at index: Int) -> SyncValue {
+        if row.isNull(at: index) { return .null }
+        switch type {
+        case .int: return .int(row.int64(at: index))
+        case .bool: return .bool(row.int64(at: index) != 0)
+        case .double: return .double(row.double(at: index))
+        case .bytes: return .bytes(row.data(at: index) ?? Data())
+        case .text, .uuid, .timestamp, .json, .enumeration: return .text(row.text(at: index) ?? "")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// How the engine paces itself. The defaults are the protocol's.
+public struct SyncConfiguration: Sendable {
+    /// How often to pull while signed in and healthy.
+    public var pollInterval: Duration = .seconds(5)
+    /// How long after the last local write a push starts.
+    public var debounce: Duration = .milliseconds(500)
+    /// Rows per upsert request; clamped to ``maxBatchSize``.
+    public var batchSize = Self.maxBatchSize {
+        didSet { batchSize = min(max(1, batchSize), Self.maxBatchSize) }
+    }
+    /// Rows per pull request; clamped to the server's row cap.
+    public var pageSize = 1_000 {
+        didSet { pageSize = min(max(1, pageSize), Self.serverRowCap) }
+    }
+    /// How many sequence numbers behind its cursor a `.lookback` table's pull starts; nil: the
+    /// schema's figure. Tables with `.exact` ordering always start at the cursor.
+    public var lookback: Int64? {
+        didSet { lookback = lookback.map { max(0, $0) } }
+    }
+    /// The first delay after a failure; it doubles per failure up to ``backoffCeiling``.
+    public var backoffBase: Duration = .seconds(1)
+    /// The longest wait between attempts, and the pace at which schema drift is retried.
+    public var backoffCeiling: Duration = .seconds(60)
+    /// Waits; tests replace it to run the schedule without real time passing.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The current time, for the status (`lastSyncedAt`, `backingOff(until:)`).
+    public var now: @Sendable () -> Date = { Date() }
+
+    /// The protocol's largest upsert: bigger bodies risk the gateway's request-size limit.
+    public static let maxBatchSize = 500
+
+    /// Self-hosted Supabase answers at most this many rows per request (db-max-rows).
+    public static let serverRowCap = 1_000
+
+    public init() {}
+
+    /// The wait after `failures` consecutive failures.
+    public func backoff(afterFailures failures: Int) -> Duration {
+        guard failures > 0 else { return pollInterval }
+        let factor = 1 << min(failures - 1, 30)
+        return min(backoffBase * factor, backoffCeiling)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// Keeps one user's store in sync with the server: a full push and pull on start and on
+/// reconnect, a pull every poll interval, a push shortly after local writes, backing off on
+/// failures. It syncs only while the credentials provider returns this store's user.
+public actor SyncEngine {
+    public nonisolated let store: SyncStore
+    public nonisolated let configuration: SyncConfiguration
+    let transport: SwitchedTransport
+    let credentials: @Sendable () async -> Credentials?
+    let network = NetworkSwitch()
+
+    public internal(set) var status = SyncStatus()
+    var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    var loop: Task<Void, Never>?
+    var debounce: Task<Void, Never>?
+    var failures = 0
+    var wake: (token: Int, continuation: CheckedContinuation<Void, Never>)?
+    var wakePending = false
+    var waitCount = 0
+    var passRunning = false
+    var passWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// - Parameter credentials: the signed-in user and a fresh token, or nil when nobody is
+    ///   signed in. Called before every pass, so a refreshed token is picked up.
+    public init(
+        store: SyncStore,
+        transport: any SyncTransport,
+        configuration: SyncConfiguration = SyncConfiguration(),
+        credentials: @escaping @Sendable () async -> Credentials?
+    ) {
+        self.store = store
+        self.transport = SwitchedTransport(base: transport, network: network)
+        self.configuration = configuration
+        self.credentials = credentials
+    }
+
+    public var isRunning: Bool { loop != nil }
+
+    /// Starts the schedule: a full sync now, then polling. Does nothing when already running.
+    public func start() {
+        guard loop == nil else { return }
+        failures = 0
+        store.state.localWriteHandler = { [weak self] in
+            Task { await self?.localWriteHappened() }
+        }
+        loop = Task { await self.runLoop() }
+    }
+
+    /// Stops the schedule (sign-out, going to the background). Local writes keep queuing.
+    public func stop() {
+        store.state.localWriteHandler = nil
+        loop?.cancel()
+        loop = nil
+        debounce?.cancel()
+        debounce = nil
+        wakeUp()
+        status.phase = network.isEnabled ? .idle : .offline
+        publish()
+    }
+
+    /// One full push and pull now.
+    @discardableResult
+    public func syncNow() async throws(SyncError) -> SyncReport {
+        try await runPass()
+    }
+
+    /// The "simulate offline" switch. Off: writes queue locally and anything that needs the
+    /// server fails with `SyncError(.networkDisabled)`. On again: a full sync (a reconnect).
+    public func setNetworkEnabled(_ enabled: Bool) {
+        guard network.isEnabled != enabled else { return }
+        network.isEnabled = enabled
+        if enabled {
+            failures = 0
+            wakeUp()
+        } else {
+            status.phase = .offline
+            publish()
+        }
+    }
+
+    public var isNetworkEnabled: Bool { network.isEnabled }
+
+    /// Stops syncing and empties this user's local data (sign-out).
+    public func clearLocalData() throws(SyncError) {
+        stop()
+        try storeCall { try store.clearLocalData() }
+        publish()
+    }
+
+    /// The status now and after every change. Iteration ending unsubscribes.
+    public nonisolated func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self)
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeStatusObserver(id) }
+        }
+        Task { await self.addStatusObserver(id, continuation) }
+        return stream
+    }
+
+    // MARK: Passes
+
+    func runPass() async throws(SyncError) -> SyncReport {
+        await acquirePass()
+        defer { releasePass() }
+        status.phase = .syncing
+        publish()
+        do {
+            let report = try await performPass()
+            status.phase = .idle
+            status.lastError = nil
+            status.lastSyncedAt = configuration.now()
+            publish()
+            return report
+        } catch {
+            status.lastError = error
+            switch error.code {
+            case .schemaDrift: status.phase = .schemaDrift(SchemaDrift(error.serverError!)!)
+            case .connectivity, .networkDisabled: status.phase = .offline
+            default: status.phase = .idle
+            }
+            publish()
+            throw error
+        }
+    }
+
+    private func performPass() async throws(SyncError) -> SyncReport {
+        guard network.isEnabled else {
+            throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
+        }
+        guard let user = await credentials() else {
+            throw SyncError(.accessToken, "Nobody is signed in; nothing was sent.")
+        }
+        guard user.userID == store.userID else {
+            // Never send one user's rows with another user's token.
+            throw SyncError(.accessToken, "The signed-in user is not this database's user; nothing was sent.")
+        }
+        var report = SyncReport()
+        do {
+            try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
+                .push(into: &report)
+            try await Puller(
+                store: store, transport: transport, credentials: user,
+                pageSize: configuration.pageSize, lookback: configuration.lookback
+            ).pull(into: &report)
+        } catch {
+            if let server = error.serverError, let drift = SchemaDrift(server) {
+                throw SyncError(.schemaDrift, drift.description, serverError: server)
+            }
+            throw error
+        }
+        return report
+    }
+
+    private func acquirePass() async {
+        if passRunning {
+            await withCheckedContinuation { passWaiters.append($0) }
+        } else {
+            passRunning = true
+        }
+    }
+
+    private func releasePass() {
+        if passWaiters.isEmpty {
+            passRunning = false
+        } else {
+            passWaiters.removeFirst().resume()
+        }
+    }
+
+    // MARK: Status
+
+    func publish() {
+        refreshCounts()
+        for observer in statusObservers.values { observer.yield(status) }
+    }
+
+    private func refreshCounts() {
+        if let counts = try? store.pendingCounts() {
+            status.dirtyCount = counts.dirty
+            status.rejectedCount = counts.rejected
+        }
+    }
+
+    private func addStatusObserver(_ id: UUID, _ continuation: AsyncStream<SyncStatus>.Continuation) {
+        statusObservers[id] = continuation
+        refreshCounts()
+        continuation.yield(status)
+    }
+
+    private func removeStatusObserver(_ id: UUID) {
+        statusObservers[id] = nil
+    }
+}

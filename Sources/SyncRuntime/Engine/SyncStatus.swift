@@ -1,0 +1,41 @@
+import Foundation
+
+/// What the engine is doing and what waits, as a value apps can draw.
+public struct SyncStatus: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
+        case idle
+        case syncing
+        /// The network failed or was switched off; writes queue locally.
+        case offline
+        /// The last attempt failed; the next one is at this time.
+        case backingOff(until: Date)
+        /// The server lacks a column this client has: it needs the generated migration.
+        case schemaDrift(SchemaDrift)
+    }
+
+    public var phase: Phase = .idle
+    /// Local rows waiting to be pushed.
+    public var dirtyCount = 0
+    /// Writes the server refused, waiting for the app to retry or dismiss them.
+    public var rejectedCount = 0
+    public var lastSyncedAt: Date?
+    public var lastError: SyncError?
+
+    public var hasSynced: Bool { lastSyncedAt != nil }
+
+    public init() {}
+}
+
+/// What one sync pass did.
+public struct SyncReport: Sendable, Equatable {
+    /// Rows the server accepted (or already had).
+    public var pushed = 0
+    /// Remote rows applied locally.
+    public var pulled = 0
+    /// Rows that went to the rejected list in this pass.
+    public var rejected = 0
+    /// Remote rows that could not be read: reported, never applied.
+    public var undecodable: [UndecodableRow] = []
+
+    public init() {}
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SQLite
+
+/// Brings a database up to the app's generated migrations and the runtime's own bookkeeping
+/// tables, each migration in its own transaction, recorded in `_sync_schema_migrations`.
+struct StoreMigrator {
+    /// The runtime's tables. Append only: a shipped migration is never edited.
+    static let runtimeMigrations = [
+        LocalMigration(version: 1, name: "bookkeeping", sql: """
+            CREATE TABLE _sync_meta (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            );
+            CREATE TABLE _sync_rejected (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                table_name TEXT NOT NULL,
+                row_id TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                code TEXT,
+                message TEXT NOT NULL,
+                details TEXT,
+                hint TEXT,
+                rejected_ms INTEGER NOT NULL
+            );
+            """),
+    ]
+
+    enum Domain: String {
+        case runtime, app
+    }
+
+    let appMigrations: [LocalMigration]
+    let nowMs: Int64
+
+    func migrate(_ database: Database) throws {
+        let applied = try appliedVersions(database)
+        try refuseNewer(applied[.runtime], known: Self.runtimeMigrations, what: "sync runtime")
+        try refuseNewer(applied[.app], known: appMigrations, what: "app schema")
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS _sync_schema_migrations (
+                domain TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                applied_ms INTEGER NOT NULL,
+                PRIMARY KEY (domain, version)
+            )
+            """)
+        // App tables first: the runtime's migrations may refer to `_sync_cursors`.
+        try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
+        try apply(Self.runtimeMigrations, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
+    }
+
+    private func appliedVersions(_ database: Database) throws -> [Domain: Int] {
+        let exists = try database.fetchOne(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_schema_migrations'"
+        ) { _ in true } ?? false
+        guard exists else { return [:] }
+        let rows = try database.fetchAll("SELECT domain, max(version) FROM _sync_schema_migrations GROUP BY domain") {
+            ($0.text(at: 0) ?? "", Int($0.int64(at: 1)))
+        }
+        var result: [Domain: Int] = [:]
+        for (name, version) in rows {
+            if let domain = Domain(rawValue: name) { result[domain] = version }
+        }
+        return result
+    }
+
+    private func refuseNewer(_ applied: Int?, known: [LocalMigration], what: String) throws {
+        let newestKnown = known.map(\.version).max() ?? 0
+        if let applied, applied > newestKnown {
+            throw SyncError(.configuration, """
+                This database was migrated by a newer \(what) (version \(applied)) than this build knows \
+                (version \(newestKnown)); it was left unchanged. Update the app, or open another file.
+                """)
+        }
+    }
+
+    private func apply(_ migrations: [LocalMigration], domain: Domain, after version: Int, to database: Database) throws {
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > version {
+            try database.inTransaction {
+                try database.execute(migration.sql)
+                try database.execute(
+                    "INSERT INTO _sync_schema_migrations (domain, version, name, applied_ms) VALUES (?, ?, ?, ?)",
+                    [.text(domain.rawValue), .integer(Int64(migration.version)), .text(migration.name), .integer(nowMs)]
+                )
+            }
+        }
+    }
+}

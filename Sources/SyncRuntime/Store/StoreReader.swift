@@ -1,0 +1,111 @@
+import Foundation
+import SQLite
+
+/// Typed reads inside ``SyncStore/read(_:)`` or ``SyncStore/write(_:)``. Soft-deleted rows are
+/// left out unless asked for.
+public struct StoreReader {
+    let store: SyncStore
+    let database: Database
+
+    /// The row with `id`, deleted or not; nil when there is none.
+    public func fetchOne<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Record? {
+        let sql = try store.tableSQL(Record.table.name)
+        return try database.fetchOne(sql.selectByID, [.text(id.lowercasedString)]) { row in
+            try decode(Record.self, row, sql)
+        }
+    }
+
+    /// Rows matching `condition` (an SQL expression over the table's columns, with `?` for each
+    /// of `arguments`), ordered by `orderBy` (for example "started_ms DESC").
+    public func fetchAll<Record: SyncRecord>(
+        _ type: Record.Type,
+        where condition: String? = nil,
+        _ arguments: [SyncValue] = [],
+        orderBy: String? = nil,
+        includingDeleted: Bool = false
+    ) throws -> [Record] {
+        let sql = try store.tableSQL(Record.table.name)
+        let query = sql.select + clauses(sql.table, condition, orderBy: orderBy, includingDeleted: includingDeleted)
+        return try database.fetchAll(query, arguments.map(\.databaseValue)) { row in
+            try decode(Record.self, row, sql)
+        }
+    }
+
+    /// How many rows match `condition`.
+    public func fetchCount<Record: SyncRecord>(
+        _ type: Record.Type,
+        where condition: String? = nil,
+        _ arguments: [SyncValue] = [],
+        includingDeleted: Bool = false
+    ) throws -> Int {
+        let table = Record.table
+        let query = "SELECT count(*) FROM \(quoted(table.name))"
+            + clauses(table, condition, orderBy: nil, includingDeleted: includingDeleted)
+        return try database.fetchOne(query, arguments.map(\.databaseValue)) { Int($0.int64(at: 0)) } ?? 0
+    }
+
+    /// Every row of `table` (deleted ones too) with every column, as the server holds them.
+    public func rowValues(of table: String) throws -> [ColumnValues] {
+        let sql = try store.tableSQL(table)
+        let names = sql.table.columnNames
+        return try database.fetchAll(sql.select) { row in
+            ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) })
+        }
+    }
+
+    /// Rows waiting to be pushed, over every table.
+    public func dirtyCount() throws -> Int {
+        try store.schema.tables.reduce(0) { count, table in
+            count + (try database.fetchOne(
+                "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = 1"
+            ) { Int($0.int64(at: 0)) } ?? 0)
+        }
+    }
+
+    /// Writes the server refused, newest last.
+    public func rejectedWrites() throws -> [RejectedWrite] {
+        try database.fetchAll("""
+            SELECT id, table_name, row_id, status, code, message, details, hint, rejected_ms
+            FROM _sync_rejected ORDER BY id
+            """) { row in
+            RejectedWrite(
+                id: row.int64(at: 0),
+                table: row.text(at: 1) ?? "",
+                rowID: UUID(uuidString: row.text(at: 2) ?? "") ?? UUID(),
+                error: ServerError(
+                    status: Int(row.int64(at: 3)), code: row.text(at: 4), message: row.text(at: 5) ?? "",
+                    details: row.text(at: 6), hint: row.text(at: 7)
+                ),
+                rejectedAtMs: row.int64(at: 8)
+            )
+        }
+    }
+
+    func decode<Record: SyncRecord>(_ type: Record.Type, _ row: Row, _ sql: TableSQL) throws -> Record {
+        let values = sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }
+        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
+    }
+
+    private func clauses(_ table: TableSchema, _ condition: String?, orderBy: String?, includingDeleted: Bool) -> String {
+        var conditions: [String] = []
+        if let condition { conditions.append("(\(condition))") }
+        if !includingDeleted, table.column(named: "deleted_ms") != nil { conditions.append("deleted_ms IS NULL") }
+        var result = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        if let orderBy { result += " ORDER BY \(orderBy)" }
+        return result
+    }
+}
+
+/// A write the server refused: kept until the app retries or dismisses it.
+public struct RejectedWrite: Sendable, Equatable, Identifiable {
+    public let id: Int64
+    public let table: String
+    public let rowID: UUID
+    public let error: ServerError
+    public let rejectedAtMs: Int64
+}
+
+extension UUID {
+    /// The form both databases store: lowercase text.
+    var lowercasedString: String { uuidString.lowercased() }
+}

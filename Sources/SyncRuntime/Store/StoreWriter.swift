@@ -1,0 +1,125 @@
+import Foundation
+import SQLite
+
+/// Typed writes inside ``SyncStore/write(_:)``: each write is stamped (updated_ms from the hybrid
+/// clock, device_id, user_id) and marked dirty for the next push.
+public struct StoreWriter {
+    public let reader: StoreReader
+    private let flags = WriteFlags()
+
+    init(reader: StoreReader) {
+        self.reader = reader
+    }
+
+    var wroteLocally: Bool { flags.wroteLocally }
+    private var store: SyncStore { reader.store }
+    private var database: Database { reader.database }
+
+    /// Inserts or updates `record` and returns it stamped (user_id, updated_ms, device_id). The
+    /// server-owned columns (server_seq, the version) keep their stored values on an update.
+    @discardableResult
+    public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
+        let sql = try store.tableSQL(Record.table.name)
+        var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        stamp(&values, sql)
+        try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
+        flags.wroteLocally = true
+        if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
+            try enforceOpenRowRule(sql, owner: store.userID)
+        }
+        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
+    }
+
+    /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to
+    /// a newer one). Returns false when there is no such row.
+    @discardableResult
+    public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Bool {
+        let sql = try store.tableSQL(Record.table.name)
+        let key = DatabaseValue.text(id.lowercasedString)
+        if sql.table.conflict == .lastWriterWins {
+            let stamp = store.state.nextStamp()
+            try database.execute(
+                "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
+                [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
+            )
+        } else {
+            try database.execute(
+                "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, _dirty = 1 WHERE id = ?",
+                [.integer(store.state.wallClock()), key]
+            )
+        }
+        let found = database.changes > 0
+        flags.wroteLocally = flags.wroteLocally || found
+        return found
+    }
+
+    @discardableResult
+    public func delete<Record: SyncRecord>(_ record: Record) throws -> Bool {
+        try delete(Record.self, id: record.id)
+    }
+
+    // Reads see this transaction's writes.
+    public func fetchOne<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Record? {
+        try reader.fetchOne(type, id: id)
+    }
+
+    public func fetchAll<Record: SyncRecord>(
+        _ type: Record.Type, where condition: String? = nil, _ arguments: [SyncValue] = [],
+        orderBy: String? = nil, includingDeleted: Bool = false
+    ) throws -> [Record] {
+        try reader.fetchAll(type, where: condition, arguments, orderBy: orderBy, includingDeleted: includingDeleted)
+    }
+
+    public func fetchCount<Record: SyncRecord>(
+        _ type: Record.Type, where condition: String? = nil, _ arguments: [SyncValue] = [], includingDeleted: Bool = false
+    ) throws -> Int {
+        try reader.fetchCount(type, where: condition, arguments, includingDeleted: includingDeleted)
+    }
+
+    private func stamp(_ values: inout [SyncValue], _ sql: TableSQL) {
+        for (index, column) in sql.table.columns.enumerated() {
+            switch column.role {
+            case .owner: values[index] = .text(store.userID.lowercasedString)
+            case .updatedMs: values[index] = .int(store.state.nextStamp())
+            case .deviceId: values[index] = .text(store.deviceID)
+            default: break
+            }
+        }
+    }
+
+    private func isOpen(_ values: [SyncValue], _ rule: OpenRowRule, _ sql: TableSQL) -> Bool {
+        guard let end = sql.index(of: rule.end), values[end] == .null else { return false }
+        guard let deleted = sql.index(of: "deleted_ms") else { return true }
+        return values[deleted] == .null
+    }
+
+    /// The one-open-row rule, as the server applies it: of the owner's open rows the one with the
+    /// latest start (ties: the larger id) stays open; the others close at its start, each as a new
+    /// local write so the close syncs too.
+    func enforceOpenRowRule(_ sql: TableSQL, owner: UUID) throws {
+        guard let rule = sql.table.openRowRule else { return }
+        let table = quoted(sql.table.name), start = quoted(rule.start), end = quoted(rule.end)
+        let deleted = sql.table.column(named: "deleted_ms") != nil ? " AND deleted_ms IS NULL" : ""
+        let open = try database.fetchAll(
+            "SELECT id, \(start) FROM \(table) WHERE user_id = ? AND \(end) IS NULL\(deleted) ORDER BY \(start) DESC, id DESC",
+            [.text(owner.lowercasedString)]
+        ) { ($0.text(at: 0) ?? "", $0[1]) }
+        guard let keeper = open.first, open.count > 1 else { return }
+        for (id, _) in open.dropFirst() {
+            if sql.table.conflict == .lastWriterWins {
+                try database.execute(
+                    "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
+                    [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]
+                )
+            } else {
+                try database.execute("UPDATE \(table) SET \(end) = ?, _dirty = 1 WHERE id = ?", [keeper.1, .text(id)])
+            }
+        }
+        flags.wroteLocally = true
+    }
+}
+
+/// What a write transaction did, for the store to act on after it commits.
+final class WriteFlags {
+    var wroteLocally = false
+}

@@ -1,0 +1,185 @@
+import Foundation
+import SQLite
+
+/// What the engine asks of the store: dirty rows out, acknowledgements and pulled pages in.
+extension SyncStore {
+    struct DirtyRow {
+        let rowID: Int64
+        let values: ColumnValues
+    }
+
+    /// Up to `limit` dirty rows of `table` after `rowID`, as whole rows without server_seq.
+    func dirtyRows(in table: TableSchema, after rowID: Int64, limit: Int) throws -> [DirtyRow] {
+        let sql = try tableSQL(table.name)
+        let names = sql.pushedColumns.map(\.name)
+        return try access { database in
+            try database.fetchAll(sql.selectDirty, [.integer(rowID), .integer(Int64(limit))]) { row in
+                let values = sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0 + 1) }
+                return DirtyRow(rowID: row.int64(at: 0), values: ColumnValues(columns: names, values: values))
+            }
+        }
+    }
+
+    /// The server took `rows`: each stops being dirty unless it was written again meanwhile.
+    func acknowledge(_ rows: [ColumnValues], in table: TableSchema) throws {
+        let sql = try tableSQL(table.name)
+        try access { database in
+            try database.inTransaction {
+                for row in rows {
+                    let id = row.values[0].databaseValue
+                    if let clear = sql.clearDirty, let stamp = row["updated_ms"] {
+                        try database.execute(clear, [id, stamp.databaseValue])
+                    } else if try currentPushedValues(of: id, sql, database) == row.values {
+                        try database.execute("UPDATE \(quoted(table.name)) SET _dirty = 0 WHERE id = ? AND _dirty = 1", [id])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The server refused `row` for its own sake: it goes on the rejected list and is not sent
+    /// again until it is edited or retried.
+    func reject(_ row: ColumnValues, in table: TableSchema, error: ServerError) throws {
+        let sql = try tableSQL(table.name)
+        let id = row.values[0].databaseValue
+        try access { database in
+            try database.inTransaction {
+                if let mark = sql.markRejected, let stamp = row["updated_ms"] {
+                    try database.execute(mark, [id, stamp.databaseValue])
+                } else {
+                    try database.execute(sql.markRejectedUnguarded, [id])
+                }
+                try database.execute("""
+                    INSERT INTO _sync_rejected (table_name, row_id, status, code, message, details, hint, rejected_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [
+                    .text(table.name), id, .integer(Int64(error.status)), error.code.map(DatabaseValue.text) ?? .null,
+                    .text(error.message), error.details.map(DatabaseValue.text) ?? .null,
+                    error.hint.map(DatabaseValue.text) ?? .null, .integer(state.wallClock()),
+                ])
+            }
+        }
+    }
+
+    /// Sends a rejected write again with the next push, and takes it off the list.
+    public func retryRejected(_ write: RejectedWrite) throws {
+        try setRejected(write, to: .dirty)
+    }
+
+    /// Gives up a rejected write: off the list, and the row stops waiting (a newer server row
+    /// will replace it).
+    public func dismissRejected(_ write: RejectedWrite) throws {
+        try setRejected(write, to: .clean)
+    }
+
+    private func setRejected(_ write: RejectedWrite, to dirty: DirtyState) throws {
+        let sql = try tableSQL(write.table)
+        try access { database in
+            try database.inTransaction {
+                try database.execute(
+                    "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
+                    [.integer(dirty.rawValue), .text(write.rowID.lowercasedString)]
+                )
+                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(write.id)])
+            }
+        }
+        state.notifyObservers()
+        if dirty == .dirty { state.localWriteHandler?() }
+    }
+
+    /// The largest server_seq applied (or reported) for `table`.
+    func cursor(for table: TableSchema) throws -> Int64 {
+        try access { database in
+            try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
+                $0.int64(at: 0)
+            } ?? 0
+        }
+    }
+
+    struct AppliedPage {
+        var applied = 0
+        var undecodable: [UndecodableRow] = []
+        var cursor: Int64 = 0
+    }
+
+    /// Applies a pulled page with the server's comparison and moves the cursor, in one
+    /// transaction. A row SQLite refuses is reported, not applied, and does not stop the others.
+    func apply(_ page: PulledPage, to table: TableSchema) throws -> AppliedPage {
+        let sql = try tableSQL(table.name)
+        let names = table.columnNames
+        let stampIndex = sql.index(of: "updated_ms")
+        let rule = table.openRowRule.flatMap { rule in sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: "deleted_ms")) } }
+        var result = AppliedPage(undecodable: page.undecodable)
+        let outcome = try access { database in
+            try database.inTransaction {
+                let statement = try database.cachedStatement(sql.applyRemote)
+                var newest: Int64 = 0
+                var openArrived = false
+                for row in page.rows {
+                    let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
+                    do {
+                        statement.reset()
+                        for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
+                        try statement.run()
+                        if database.changes > 0 { result.applied += 1 }
+                    } catch {
+                        result.undecodable.append(UndecodableRow(
+                            table: table.name, key: values.first.flatMap(\.text), serverSeq: row["server_seq"].flatMap(\.int),
+                            reason: "the local database refused it: \(error)"
+                        ))
+                        continue
+                    }
+                    if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
+                    if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
+                }
+                let cursor = max(try currentCursor(table, database), page.lastServerSeq ?? 0)
+                try database.execute(
+                    "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
+                    [.text(table.name), .integer(cursor)]
+                )
+                result.cursor = cursor
+                state.clock.observe(newest)
+                let writer = StoreWriter(reader: StoreReader(store: self, database: database))
+                if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
+                return (result, writer.wroteLocally)
+            }
+        }
+        if outcome.0.applied > 0 || outcome.1 { state.notifyObservers() }
+        if outcome.1 { state.localWriteHandler?() }
+        return outcome.0
+    }
+
+    /// Counts for the status: rows waiting to be pushed and writes on the rejected list.
+    func pendingCounts() throws -> (dirty: Int, rejected: Int) {
+        try performRead { reader in
+            let rejected = try reader.database.fetchOne("SELECT count(*) FROM _sync_rejected") { Int($0.int64(at: 0)) } ?? 0
+            return (try reader.dirtyCount(), rejected)
+        }
+    }
+
+    /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
+    /// clock stay, so later writes still stamp forward.
+    public func clearLocalData() throws {
+        try access { database in
+            try database.inTransaction {
+                try persistClock(database)
+                for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
+                try database.execute("DELETE FROM _sync_cursors; DELETE FROM _sync_rejected")
+            }
+        }
+        state.notifyObservers()
+    }
+
+    private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {
+        try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
+            $0.int64(at: 0)
+        } ?? 0
+    }
+
+    private func currentPushedValues(of id: DatabaseValue, _ sql: TableSQL, _ database: Database) throws -> [SyncValue]? {
+        let list = sql.pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
+        return try database.fetchOne("SELECT \(list) FROM \(quoted(sql.table.name)) WHERE id = ?", [id]) { row in
+            sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0) }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import SQLite
+
+/// One user's local database: the app's synced tables plus the runtime's bookkeeping, in one
+/// SQLite file (WAL). Every access is serialized, so a store can be shared freely.
+public final class SyncStore: @unchecked Sendable {
+    public let schema: AppSchema
+    public let userID: UUID
+    /// This device's id for this user's rows, made once and kept in the database.
+    public let deviceID: String
+    public let path: String
+
+    let queue: DatabaseQueue
+    /// Mutable state; touched only while `queue` is held.
+    let state: StoreState
+    let tables: [String: TableSQL]
+
+    /// Opens (creating and migrating as needed) the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - deviceID: fixed device id (tests); by default a random one is made on first open.
+    ///   - wallClock: milliseconds since 1970; the hybrid clock never goes behind it.
+    public init(
+        path: String,
+        schema: AppSchema,
+        userID: UUID,
+        deviceID: String? = nil,
+        wallClock: @escaping @Sendable () -> Int64 = systemMilliseconds
+    ) throws(SyncError) {
+        self.schema = schema
+        self.userID = userID
+        self.path = path
+        tables = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, TableSQL($0)) })
+        do {
+            queue = try DatabaseQueue(path: path)
+            let migrator = StoreMigrator(appMigrations: schema.migrations, nowMs: wallClock())
+            let (device, clock) = try queue.inDatabase { database in
+                try migrator.migrate(database)
+                return try database.inTransaction {
+                    try Self.loadMeta(database, deviceID: deviceID, tables: schema.tables)
+                }
+            }
+            self.deviceID = device
+            state = StoreState(clock: HybridClock(last: clock), wallClock: wallClock)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.configuration, "Cannot open the local database at \(path): \(error)")
+        }
+    }
+
+    /// The file for `userID` in `directory`: one database per user, so a sign-in never sees
+    /// another user's rows.
+    public static func databaseURL(for userID: UUID, in directory: URL) -> URL {
+        directory.appendingPathComponent("sync-\(userID.uuidString.lowercased()).sqlite")
+    }
+
+    /// Opens `userID`'s database in `directory`.
+    public convenience init(directory: URL, schema: AppSchema, userID: UUID) throws(SyncError) {
+        try self.init(path: Self.databaseURL(for: userID, in: directory).path, schema: schema, userID: userID)
+    }
+
+    /// Closes the database; later calls fail with `SyncError(.clientClosed)`.
+    public func close() {
+        queue.close()
+        state.finishObservers()
+    }
+
+    // MARK: Access
+
+    /// Reads with a consistent view of the database.
+    public func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        try performRead(body)
+    }
+
+    /// Reads with a consistent view of the database (the closure may run off the caller's actor).
+    public func read<T: Sendable>(_ body: @Sendable (StoreReader) throws -> T) async throws -> T {
+        try performRead(body)
+    }
+
+    /// Writes in one transaction: all of `body` or nothing. Local writes are stamped and queued
+    /// for push; observers see the result once it commits.
+    @discardableResult
+    public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        try performWrite(body)
+    }
+
+    @discardableResult
+    /// Writes in one transaction (the closure may run off the caller's actor).
+    public func write<T: Sendable>(_ body: @Sendable (StoreWriter) throws -> T) async throws -> T {
+        try performWrite(body)
+    }
+
+    func performRead<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        try access { database in try body(StoreReader(store: self, database: database)) }
+    }
+
+    func performWrite<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        let (result, changed, wroteLocally) = try access { database in
+            let before = database.totalChanges
+            let writer = StoreWriter(reader: StoreReader(store: self, database: database))
+            let result = try database.inTransaction { try body(writer) }
+            return (result, database.totalChanges != before, writer.wroteLocally)
+        }
+        if changed { state.notifyObservers() }
+        if wroteLocally { state.localWriteHandler?() }
+        return result
+    }
+
+    /// Runs `body` on the connection, mapping SQLite's failures to ``SyncError``.
+    func access<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.inDatabase(body)
+        } catch let error as SQLiteError where queue.isClosed {
+            throw SyncError(.clientClosed, "The local database is closed (\(error.message)).")
+        }
+    }
+
+    /// Records the clock in `_sync_meta`, for when the rows that hold its stamps are deleted.
+    func persistClock(_ database: Database) throws {
+        try database.execute(
+            "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES ('clock', ?)", [.text(String(state.clock.last))]
+        )
+    }
+
+    func tableSQL(_ name: String) throws -> TableSQL {
+        guard let sql = tables[name] else {
+            throw SyncError(.configuration, "The table \(name) is not in this store's schema.")
+        }
+        return sql
+    }
+
+    /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
+    /// remote row is applied only when its stamp is the greater), so the clock resumes from the
+    /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
+    private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64) {
+        let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
+        let device = stored ?? deviceID ?? UUID().uuidString.lowercased()
+        if stored == nil {
+            try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('device_id', ?)", [.text(device)])
+        }
+        let clock = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'clock'") { $0.text(at: 0) } ?? nil
+        var last = clock.flatMap { Int64($0) } ?? 0
+        for table in tables where table.column(named: "updated_ms") != nil {
+            last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
+        }
+        return (device, last)
+    }
+}
+
+/// The store's mutable state, guarded by the store's database queue (observers by their own lock).
+final class StoreState: @unchecked Sendable {
+    var clock: HybridClock
+    let wallClock: @Sendable () -> Int64
+
+    private let observerLock = NSLock()
+    private var observers: [UUID: Observer] = [:]
+    private var writeHandler: (@Sendable () -> Void)?
+
+    struct Observer {
+        let changed: @Sendable () -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    init(clock: HybridClock, wallClock: @escaping @Sendable () -> Int64) {
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
+
+    var localWriteHandler: (@Sendable () -> Void)? {
+        get { observerLock.withLock { writeHandler } }
+        set { observerLock.withLock { writeHandler = newValue } }
+    }
+
+    func addObserver(_ id: UUID, _ observer: Observer) {
+        observerLock.withLock { observers[id] = observer }
+    }
+
+    func removeObserver(_ id: UUID) {
+        _ = observerLock.withLock { observers.removeValue(forKey: id) }
+    }
+
+    func notifyObservers() {
+        for observer in observerLock.withLock({ Array(observers.values) }) { observer.changed() }
+    }
+
+    func finishObservers() {
+        let all = observerLock.withLock {
+            defer { observers.removeAll() }
+            return Array(observers.values)
+        }
+        for observer in all { observer.finish() }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The statements the store runs against one synced table, written once from its schema.
+struct TableSQL: Sendable {
+    let table: TableSchema
+    /// Column indexes by name, for decoding and for the roles below.
+    let indexByName: [String: Int]
+    /// Every column but server_seq, in table order: what a push sends.
+    let pushedColumns: [ColumnSchema]
+    /// Where each pushed column sits in the table's columns.
+    let pushedIndexes: [Int]
+
+    let select: String
+    let selectByID: String
+    let saveLocal: String
+    let applyRemote: String
+    let selectDirty: String
+    let clearDirty: String?
+    let markRejected: String?
+    let markRejectedUnguarded: String
+
+    init(_ table: TableSchema) {
+        self.table = table
+        let names = table.columnNames
+        indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        pushedColumns = table.columns.filter { $0.role != .serverSeq }
+        pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
+        let t = quoted(table.name)
+        let list = names.map(quoted).joined(separator: ", ")
+        let id = quoted(table.primaryKey)
+
+        select = "SELECT \(list) FROM \(t)"
+        selectByID = "\(select) WHERE \(id) = ?"
+
+        // A local save never moves server-owned columns (server_seq, the version).
+        let serverOwned: Set<ColumnRole> = [.serverSeq, .version]
+        let saved = table.columns.filter { $0.role != .serverSeq }
+        let savedList = saved.map { quoted($0.name) }.joined(separator: ", ")
+        let savedUpdates = saved.filter { $0.role != .id && !serverOwned.contains($0.role) }
+            .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
+        saveLocal = """
+            INSERT INTO \(t) (\(savedList), _dirty) VALUES (\(placeholders(saved.count)), 1)
+            ON CONFLICT (\(id)) DO UPDATE SET \((savedUpdates + ["_dirty = 1"]).joined(separator: ", "))
+            """
+
+        // The server's comparison decides: a newer pair replaces the row (dirty or not); an equal
+        // pair refreshes a clean row's server_seq; anything older, or a repeat, changes nothing.
+        let allUpdates = table.columns.filter { $0.role != .id }
+            .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = 0"]
+        let guardClause: String
+        switch table.conflict {
+        case .lastWriterWins:
+            guardClause = """
+                (excluded.updated_ms, excluded.device_id) > (\(t).updated_ms, \(t).device_id)
+                OR ((excluded.updated_ms, excluded.device_id) = (\(t).updated_ms, \(t).device_id)
+                    AND \(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq)
+                """
+        case .version:
+            guardClause = "\(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq"
+        }
+        applyRemote = """
+            INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0)
+            ON CONFLICT (\(id)) DO UPDATE SET \(allUpdates.joined(separator: ", ")) WHERE \(guardClause)
+            """
+
+        let pushedList = pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
+        selectDirty = "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = 1 AND rowid > ? ORDER BY rowid LIMIT ?"
+        if table.column(named: "updated_ms") != nil {
+            clearDirty = "UPDATE \(t) SET _dirty = 0 WHERE \(id) = ? AND _dirty = 1 AND updated_ms = ?"
+            markRejected = "UPDATE \(t) SET _dirty = 2 WHERE \(id) = ? AND _dirty = 1 AND updated_ms = ?"
+        } else {
+            clearDirty = nil
+            markRejected = nil
+        }
+        markRejectedUnguarded = "UPDATE \(t) SET _dirty = 2 WHERE \(id) = ? AND _dirty = 1"
+    }
+
+    func index(of column: String) -> Int? { indexByName[column] }
+}
+
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+private func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}
+
+/// What `_dirty` holds: the generated migrations declare it; these are the runtime's values.
+enum DirtyState: Int64 {
+    case clean = 0
+    case dirty = 1
+    /// The server refused the write: on the rejected list, not retried until edited again.
+    case rejected = 2
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The server's triggers and policies: validation of a whole request, last writer wins, the
+/// sequence, the version bump and the one-open-row rule.
+extension InMemoryServer {
+    /// Refuses the whole request as PostgREST would: an unknown column (PGRST204), a row owned
+    /// by someone else (42501), a value the table's constraints refuse.
+    func validate(_ rows: [ColumnValues], _ table: TableSchema, owner: String) throws(SyncError) {
+        guard let first = rows.first else { return }
+        guard rows.allSatisfy({ $0.columns == first.columns }) else {
+            throw Self.refusal(400, "PGRST102", "All object keys must match")
+        }
+        try checkColumns(first.columns, table)
+        for row in rows {
+            let id = row["id"].flatMap(\.text) ?? ""
+            if row["user_id"] != .text(owner) {
+                throw Self.refusal(403, "42501", "new row violates row-level security policy for table \"\(table.name)\"")
+            }
+            if let existing = stores[table.name]?[id], existing.values["user_id"] != .text(owner) {
+                throw Self.refusal(403, "42501", "new row violates row-level security policy (USING expression) for table \"\(table.name)\"")
+            }
+            for column in table.columns where ![.serverSeq, .version].contains(column.role) {
+                let value = row[column.name] ?? .null
+                if value == .null, !column.isNullable {
+                    throw Self.refusal(400, "23502", "null value in column \"\(column.name)\" of relation \"\(table.name)\" violates not-null constraint")
+                }
+                if case .enumeration(let cases) = column.type, case .text(let text) = value, !cases.contains(text) {
+                    throw Self.refusal(400, "23514", "new row for relation \"\(table.name)\" violates check constraint \"\(table.name)_\(column.name)_check\"")
+                }
+            }
+            for refusal in refusals where refusal.table == table.name && refusal.matches(row) {
+                throw SyncError(.server, "The server refused the request (\(refusal.error.status)).", serverError: refusal.error)
+            }
+        }
+    }
+
+    func checkColumns(_ columns: [String], _ table: TableSchema) throws(SyncError) {
+        for column in columns where table.column(named: column) == nil || droppedColumns[table.name]?.contains(column) == true {
+            throw Self.refusal(400, "PGRST204", "Could not find the '\(column)' column of '\(table.name)' in the schema cache")
+        }
+    }
+
+    /// Writes one row under the triggers' rules; returns the sequence numbers it took (none when
+    /// the write lost).
+    func write(_ values: [String: SyncValue], into table: TableSchema) -> [Int64] {
+        let key = values["id"].flatMap(\.text) ?? ""
+        var row = values
+        let existing = stores[table.name]?[key]
+        switch table.conflict {
+        case .lastWriterWins:
+            if let existing, !(Self.pair(row) > Self.pair(existing.values)) { return [] }
+        case .version(let column, let kind):
+            row[column] = nextVersion(kind, after: existing?.values[column])
+        }
+        sequence += 1
+        stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
+        return [sequence] + closeOtherOpenRows(around: key, in: table)
+    }
+
+    /// Of the owner's open rows, the latest start (ties: larger id) stays open; the others close
+    /// at its start with a winning pair and a new sequence number, so the close syncs too.
+    private func closeOtherOpenRows(around key: String, in table: TableSchema) -> [Int64] {
+        guard let rule = table.openRowRule, let row = stores[table.name]?[key], Self.isOpen(row.values, rule) else { return [] }
+        let owner = row.values["user_id"]
+        let open = stores[table.name, default: [:]].filter { $0.value.values["user_id"] == owner && Self.isOpen($0.value.values, rule) }
+        guard open.count > 1 else { return [] }
+        let ordered = open.sorted { Self.openOrder($0.value.values, $0.key, rule) > Self.openOrder($1.value.values, $1.key, rule) }
+        let keeper = ordered[0].value.values
+        var taken: [Int64] = []
+        for (closedKey, var closed) in ordered.dropFirst() {
+            closed.values[rule.end] = keeper[rule.start] ?? .null
+            switch table.conflict {
+            case .lastWriterWins:
+                let stamp = max(Self.pair(closed.values).0, Self.pair(keeper).0) + 1
+                closed.values["updated_ms"] = .int(stamp)
+            case .version(let column, let kind):
+                closed.values[column] = nextVersion(kind, after: closed.values[column])
+            }
+            sequence += 1
+            closed.seq = sequence
+            taken.append(sequence)
+            stores[table.name]![closedKey] = closed
+        }
+        return taken
+    }
+
+    private func nextVersion(_ kind: ConflictStrategy.VersionKind, after current: SyncValue?) -> SyncValue {
+        switch kind {
+        case .integer:
+            if case .int(let version) = current ?? .null { return .int(version + 1) }
+            return .int(1)
+        case .timestamp:
+            versionClock += 1
+            return .text(Self.timestampText(microseconds: 1_790_000_000_000_000 + versionClock * 1_001))
+        }
+    }
+
+    /// PostgREST's timestamptz text: microseconds with trailing zeros trimmed, offset with minutes.
+    static func timestampText(microseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(microseconds / 1_000_000))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        let fraction = microseconds % 1_000_000
+        if fraction != 0 {
+            var digits = String(format: "%06lld", fraction)
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return text + "+00:00"
+    }
+
+    static func pair(_ values: [String: SyncValue]) -> (Int64, String) {
+        (values["updated_ms"].flatMap(\.int) ?? 0, values["device_id"].flatMap(\.text) ?? "")
+    }
+
+    static func isOpen(_ values: [String: SyncValue], _ rule: OpenRowRule) -> Bool {
+        (values[rule.end] ?? .null) == .null && (values["deleted_ms"] ?? .null) == .null
+    }
+
+    private static func openOrder(_ values: [String: SyncValue], _ key: String, _ rule: OpenRowRule) -> OpenOrder {
+        OpenOrder(start: values[rule.start] ?? .null, key: key)
+    }
+}
+
+/// Open rows ordered by start, then id (both databases compare uuids as lowercase text).
+struct OpenOrder: Comparable {
+    let start: SyncValue
+    let key: String
+
+    static func < (lhs: OpenOrder, rhs: OpenOrder) -> Bool {
+        switch (lhs.start, rhs.start) {
+        case (.int(let a), .int(let b)) where a != b: return a < b
+        case (.double(let a), .double(let b)) where a != b: return a < b
+        case (.text(let a), .text(let b)) where a != b: return a < b
+        default: return lhs.key < rhs.key
+        }
+    }
+}

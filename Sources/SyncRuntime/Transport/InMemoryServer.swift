@@ -1,0 +1,176 @@
+import Foundation
+
+/// A server in memory with exactly the real server's rules: last writer wins on
+/// (updated_ms, device_id), one global sequence stamping every accepted row, rows owned by their
+/// user_id, the one-open-row rule, and the version bump of version tables. Its test controls
+/// (see InMemoryServer+Controls.swift) make the failures the real one can have.
+public actor InMemoryServer: SyncTransport {
+    let tables: [String: TableSchema]
+    var stores: [String: [String: StoredRow]] = [:]
+    var sequence: Int64 = 0
+    var versionClock: Int64 = 0
+
+    // Test controls.
+    var isOnline = true
+    var pendingFailures: [SyncError] = []
+    var answersToLose = 0
+    var holdsNextWrite = false
+    var heldSequences: Set<Int64> = []
+    var droppedColumns: [String: Set<String>] = [:]
+    var refusals: [Refusal] = []
+    var undecodable: [String: [UndecodableEntry]] = [:]
+    public private(set) var requestCount = 0
+
+    struct StoredRow {
+        var values: [String: SyncValue]
+        var seq: Int64
+    }
+
+    struct Refusal {
+        let table: String
+        let matches: @Sendable (ColumnValues) -> Bool
+        let error: ServerError
+    }
+
+    struct UndecodableEntry {
+        let owner: String
+        let seq: Int64
+        let key: String
+    }
+
+    public init(tables: [TableSchema]) {
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+    }
+
+    // MARK: SyncTransport
+
+    public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError) {
+        try admit()
+        // The server's own definition decides, as the real one's catalog does.
+        let table = tables[requested.name] ?? requested
+        let owner = user.userID.uuidString.lowercased()
+        try validate(rows, table, owner: owner)
+        var accepted: [Int64] = []
+        for row in rows {
+            let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != "server_seq" })
+            accepted += write(values, into: table)
+        }
+        if holdsNextWrite {
+            holdsNextWrite = false
+            heldSequences.formUnion(accepted)
+        }
+        try answer()
+    }
+
+    public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        try admit()
+        if let missing = table.columnNames.first(where: { droppedColumns[table.name]?.contains($0) == true }) {
+            throw Self.refusal(400, "42703", "column \(table.name).\(missing) does not exist")
+        }
+        let owner = user.userID.uuidString.lowercased()
+        // Exact ordering: one owner's rows commit in sequence order, so nothing past a held
+        // (uncommitted) row of theirs is visible yet.
+        let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
+        var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?)] = []
+        for row in stores[table.name, default: [:]].values
+        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner) {
+            entries.append((row.seq, ColumnValues(columns: table.columnNames, values: table.columnNames.map { name in
+                name == "server_seq" ? .int(row.seq) : row.values[name] ?? .null
+            }), nil))
+        }
+        for entry in undecodable[table.name, default: []] where entry.owner == owner && entry.seq > cursor && entry.seq < horizon {
+            entries.append((entry.seq, nil, entry))
+        }
+        let page = entries.sorted { $0.seq < $1.seq }.prefix(limit)
+        let result = PulledPage(
+            rows: page.compactMap(\.row),
+            undecodable: page.compactMap(\.broken).map {
+                UndecodableRow(table: table.name, key: $0.key, serverSeq: $0.seq, reason: "the server sent a value this client cannot read")
+            },
+            receivedCount: page.count,
+            lastServerSeq: page.last?.seq
+        )
+        try answer()
+        return result
+    }
+
+    public func guardedUpdate(
+        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
+        extraFilters: [Filter], returning: [String], as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] {
+        try admit()
+        try checkColumns(values.columns + returning, table)
+        let key = id.uuidString.lowercased()
+        guard case .version(let versionColumn, _) = table.conflict,
+              var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.uuidString.lowercased()),
+              row.values[versionColumn].map(Self.versionText) == baseVersion,
+              extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
+        else {
+            try answer()
+            return []
+        }
+        for (column, value) in zip(values.columns, values.values) where column != "id" && column != "user_id" {
+            row.values[column] = value
+        }
+        stores[table.name]![key] = row
+        let accepted = write(row.values, into: table)
+        let stored = stores[table.name]![key]!
+        try answer()
+        return accepted.isEmpty ? [] : [ColumnValues(columns: returning, values: returning.map { stored.value($0) })]
+    }
+
+    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        try admit()
+        try checkColumns(columns, table)
+        let row = stores[table.name]?[id.uuidString.lowercased()]
+        try answer()
+        guard let row, row.values["user_id"] == .text(user.userID.uuidString.lowercased()), !heldSequences.contains(row.seq) else {
+            return nil
+        }
+        return ColumnValues(columns: columns, values: columns.map { row.value($0) })
+    }
+
+    // MARK: Requests
+
+    private func admit() throws(SyncError) {
+        requestCount += 1
+        guard isOnline else { throw SyncError(.connectivity, "The server cannot be reached.") }
+        if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
+    }
+
+    /// The request ran; its answer may still be lost on the way back.
+    private func answer() throws(SyncError) {
+        guard answersToLose > 0 else { return }
+        answersToLose -= 1
+        throw SyncError(.connectivity, "The connection dropped before the answer arrived.")
+    }
+
+    static func refusal(_ status: Int, _ code: String, _ message: String, details: String? = nil) -> SyncError {
+        let error = ServerError(status: status, code: code, message: message, details: details)
+        return SyncError(.server, "The server refused the request (\(status) \(code)).", serverError: error)
+    }
+
+    static func versionText(_ value: SyncValue) -> String {
+        switch value {
+        case .text(let text): text
+        case .int(let int): String(int)
+        default: ""
+        }
+    }
+}
+
+extension InMemoryServer.StoredRow {
+    func value(_ column: String) -> SyncValue {
+        column == "server_seq" ? .int(seq) : values[column] ?? .null
+    }
+}
+
+extension Filter {
+    func matches(_ value: SyncValue) -> Bool {
+        switch op {
+        case .eq: value == self.value
+        case .neq: value != self.value && value != .null
+        case .isNull: value == .null
+        }
+    }
+}

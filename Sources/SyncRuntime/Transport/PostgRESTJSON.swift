@@ -1,0 +1,281 @@
+import Foundation
+
+/// A JSON value as PostgREST sends it. Numbers keep their literal text, so a bigint above 2^53
+/// stays exact and a json column's numbers are written back as they came.
+enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in the order they were read.
+    case object([(key: String, value: JSONValue)])
+
+    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+
+    /// The member named `key` (the last one, as jsonb keeps it), when this is an object.
+    subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+}
+
+/// Why a text is not JSON: the byte offset and what was expected there (never the text itself).
+struct JSONSyntaxError: Error, Equatable {
+    let offset: Int
+    let reason: String
+}
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259), rejecting trailing bytes.
+    init(parsing data: Data) throws(JSONSyntaxError) {
+        var parser = JSONParser(bytes: [UInt8](data))
+        self = try parser.parseDocument()
+    }
+
+    init(parsing text: String) throws(JSONSyntaxError) {
+        try self.init(parsing: Data(text.utf8))
+    }
+
+    /// Compact JSON text. With `sortingKeys`, object members are ordered by key (and duplicate
+    /// keys collapse to the last, as jsonb does): the canonical text of a json column.
+    func serialized(sortingKeys: Bool = false) -> String {
+        var output = ""
+        write(to: &output, sortingKeys: sortingKeys)
+        return output
+    }
+
+    func write(to output: inout String, sortingKeys: Bool) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let literal): output += literal
+        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.write(to: &output, sortingKeys: sortingKeys)
+            }
+            output += "]"
+        case .object(var members):
+            if sortingKeys {
+                var lastByKey: [String: JSONValue] = [:]
+                for member in members { lastByKey[member.key] = member.value }
+                members = lastByKey.sorted { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }
+                    .map { (key: $0.key, value: $0.value) }
+            }
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                JSONValue.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output, sortingKeys: sortingKeys)
+            }
+            output += "}"
+        }
+    }
+
+    /// Escapes only what JSON requires: the quote, the backslash and control characters.
+    static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case let control where control.value < 0x20:
+                output += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+/// A recursive-descent parser over UTF-8 bytes.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+    /// Deep enough for any json column; guards the stack against hostile nesting.
+    static let maximumDepth = 512
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("the end of the text") }
+        return value
+    }
+
+    private func failure(_ expected: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, reason: index < bytes.count ? "expected \(expected)" : "the text ended early")
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard depth < Self.maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        default: return .number(try parseNumber())
+        }
+    }
+
+    private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+        guard bytes[index...].starts(with: word.utf8) else {
+            // A body cut short inside the word ended early; anything else is the wrong word.
+            if word.utf8.starts(with: bytes[index...]) { index = bytes.count }
+            throw failure(word)
+        }
+        index += word.utf8.count
+    }
+
+    private mutating func consume(_ byte: Character) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte.asciiValue else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        index += 1
+        var elements: [JSONValue] = []
+        if consume("]") { return .array(elements) }
+        repeat {
+            elements.append(try parseValue(depth: depth + 1))
+        } while consume(",")
+        guard consume("]") else { throw failure("',' or ']'") }
+        return .array(elements)
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        if consume("}") { return .object(members) }
+        repeat {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("a member name") }
+            let key = try parseString()
+            guard consume(":") else { throw failure("':'") }
+            members.append((key, try parseValue(depth: depth + 1)))
+        } while consume(",")
+        guard consume("}") else { throw failure("',' or '}'") }
+        return .object(members)
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        let start = index
+        func digits(_ parser: inout JSONParser) -> Int {
+            let first = parser.index
+            while parser.index < parser.bytes.count, (0x30...0x39).contains(parser.bytes[parser.index]) { parser.index += 1 }
+            return parser.index - first
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        let integerDigits = digits(&self)
+        guard integerDigits > 0 else { throw failure("a value") }
+        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+            throw JSONSyntaxError(offset: integerStart, reason: "a number with a leading zero")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits(&self) > 0 else { throw failure("a digit") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits(&self) > 0 else { throw failure("a digit") }
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1
+        var utf8: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                // String(validating:) would need macOS 15; Foundation's check works everywhere.
+                guard let text = String(bytes: utf8, encoding: .utf8) else {
+                    throw JSONSyntaxError(offset: index, reason: "a string is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw JSONSyntaxError(offset: index - 1, reason: "a control character in a string")
+            default:
+                utf8.append(byte)
+            }
+        }
+        throw failure("'\"'")
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
+        guard index < bytes.count else { throw failure("an escape") }
+        let escape = bytes[index]
+        index += 1
+        let simple: [UInt8: UInt8] = [
+            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F, UInt8(ascii: "b"): 0x08,
+            UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
+        ]
+        if let byte = simple[escape] {
+            utf8.append(byte)
+            return
+        }
+        guard escape == UInt8(ascii: "u") else { throw JSONSyntaxError(offset: index - 1, reason: "an unknown escape") }
+        var scalar = try parseHex4()
+        if (0xD800..<0xDC00).contains(scalar) {
+            // A high surrogate must be followed by an escaped low one.
+            guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+                throw failure("a low surrogate")
+            }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00..<0xE000).contains(low) else { throw failure("a low surrogate") }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let unicode = Unicode.Scalar(scalar) else { throw failure("a valid code point") }
+        UTF8.encode(unicode) { utf8.append($0) }
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw failure("four hex digits") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            guard let digit = hexDigitValue(byte) else { throw failure("four hex digits") }
+            value = value << 4 | UInt32(digit)
+        }
+        index += 4
+        return value
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+
+/// Rows to and from PostgREST's JSON: whole-row objects with keys in table column order,
+/// bytea as `\x` hex text, json columns embedded as JSON, integers written and read exactly.
+enum PostgRESTRowCoding {
+    // MARK: Writing
+
+    /// An upsert body: an array of objects that all have the same keys, in table column order
+    /// (PostgREST refuses mixed keys with PGRST102).
+    static func arrayBody(_ rows: [ColumnValues], of table: TableSchema) throws(SyncError) -> Data {
+        guard let first = rows.first else { return Data("[]".utf8) }
+        let columns = try orderedColumns(of: first, in: table)
+        let names = Set(columns.map(\.name))
+        var output = "["
+        for (index, row) in rows.enumerated() {
+            guard row.columns.count == columns.count, Set(row.columns) == names else {
+                throw SyncError(.invalidRequest, "Rows upserted into \(table.name) together must have the same columns")
+            }
+            if index > 0 { output += "," }
+            try writeObject(row, columns: columns, table: table.name, to: &output)
+        }
+        output += "]"
+        return Data(output.utf8)
+    }
+
+    /// A PATCH body: one object of the values set, in table column order.
+    static func objectBody(_ values: ColumnValues, of table: TableSchema) throws(SyncError) -> Data {
+        var output = ""
+        try writeObject(values, columns: orderedColumns(of: values, in: table), table: table.name, to: &output)
+        return Data(output.utf8)
+    }
+
+    /// The table's columns that `values` holds, in table order; a column the table lacks is a
+    /// caller's mistake, caught before anything is sent.
+    private static func orderedColumns(of values: ColumnValues, in table: TableSchema) throws(SyncError) -> [ColumnSchema] {
+        if let unknown = values.columns.first(where: { table.column(named: $0) == nil }) {
+            throw SyncError(.invalidRequest, "Table \(table.name) has no column \(unknown)")
+        }
+        return table.columns.filter { values.columns.contains($0.name) }
+    }
+
+    private static func writeObject(
+        _ values: ColumnValues, columns: [ColumnSchema], table: String, to output: inout String
+    ) throws(SyncError) {
+        output += "{"
+        for (index, column) in columns.enumerated() {
+            if index > 0 { output += "," }
+            JSONValue.writeString(column.name, to: &output)
+            output += ":"
+            try writeValue(values[column.name] ?? .null, as: column.type, to: &output) { reason in
+                SyncError(.encoding, "Column \(table).\(column.name) cannot be sent: \(reason)")
+            }
+        }
+        output += "}"
+    }
+
+    private static func writeValue(
+        _ value: SyncValue, as kind: ColumnKind, to output: inout String, failure: (String) -> SyncError
+    ) throws(SyncError) {
+        switch value {
+        case .null: output += "null"
+        case .int(let number): output += String(number)
+        case .double(let number) where number.isFinite: output += "\(number)"
+        // JSON has no NaN or infinity; PostgreSQL reads their words as float8.
+        case .double: JSONValue.writeString(filterText(value), to: &output)
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .text(let text) where kind == .json:
+            do {
+                try JSONValue(parsing: text).write(to: &output, sortingKeys: false)
+            } catch {
+                throw failure("its text is not JSON (\(error.reason) at byte \(error.offset))")
+            }
+        case .text(let text): JSONValue.writeString(text, to: &output)
+        case .bytes(let data): JSONValue.writeString(byteaText(data), to: &output)
+        }
+    }
+
+    /// A filter or body value as PostgREST reads it in text form.
+    static func filterText(_ value: SyncValue) -> String {
+        switch value {
+        case .null: "null"
+        case .int(let number): String(number)
+        case .double(let number) where number.isFinite: "\(number)"
+        case .double(let number): number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity"
+        case .bool(let flag): flag ? "true" : "false"
+        case .text(let text): text
+        case .bytes(let data): byteaText(data)
+        }
+    }
+
+    /// PostgreSQL's bytea hex format: `\x` then two lowercase hex digits a byte.
+    static func byteaText(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        text.reserveCapacity(2 + data.count * 2)
+        for byte in data {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    // MARK: Reading
+
+    /// Why one row, or one value of it, cannot be read.
+    struct RowFailure: Error {
+        let column: String?
+        let reason: String
+
+        var description: String { column.map { "column \($0): \(reason)" } ?? reason }
+    }
+
+    /// Reads `columns` of one row object, in the order given.
+    static func row(_ json: JSONValue, columns: [ColumnSchema]) throws(RowFailure) -> ColumnValues {
+        guard case .object = json else { throw RowFailure(column: nil, reason: "the row is not a JSON object") }
+        var values: [SyncValue] = []
+        values.reserveCapacity(columns.count)
+        for column in columns {
+            guard let member = json[column.name] else { throw RowFailure(column: column.name, reason: "missing") }
+            values.append(try value(member, of: column))
+        }
+        return ColumnValues(columns: columns.map(\.name), values: values)
+    }
+
+    /// One column's value, read as its kind says.
+    static func value(_ json: JSONValue, of column: ColumnSchema) throws(RowFailure) -> SyncValue {
+        func mismatch(_ expected: String) -> RowFailure { RowFailure(column: column.name, reason: "expected \(expected)") }
+        if json == .null {
+            guard column.isNullable else { throw RowFailure(column: column.name, reason: "null in a non-null column") }
+            return .null
+        }
+        switch (column.type, json) {
+        case (.text, .string(let text)), (.timestamp, .string(let text)):
+            return .text(text)
+        case (.uuid, .string(let text)):
+            guard let uuid = UUID(uuidString: text) else { throw mismatch("a uuid") }
+            return .text(uuid.uuidString.lowercased())
+        case (.enumeration(let cases), .string(let text)):
+            guard cases.contains(text) else {
+                throw RowFailure(column: column.name, reason: "'\(text.prefix(64))' is not a value this client knows")
+            }
+            return .text(text)
+        case (.int, .number(let literal)):
+            guard let number = Int64(literal) else { throw mismatch("an integer within 64 bits") }
+            return .int(number)
+        case (.double, .number(let literal)):
+            guard let number = Double(literal) else { throw mismatch("a number") }
+            return .double(number)
+        case (.double, .string(let word)) where ["NaN", "Infinity", "-Infinity"].contains(word):
+            return .double(Double(word)!)
+        case (.bool, .bool(let flag)):
+            return .bool(flag)
+        case (.json, _):
+            return .text(json.serialized(sortingKeys: true))
+        case (.bytes, .string(let text)):
+            guard let data = bytes(fromBytea: text) else { throw mismatch("bytea hex text (\\x...)") }
+            return .bytes(data)
+        case (.text, _), (.timestamp, _), (.enumeration, _): throw mismatch("a string")
+        case (.uuid, _): throw mismatch("a uuid")
+        case (.int, _): throw mismatch("an integer")
+        case (.double, _): throw mismatch("a number")
+        case (.bool, _): throw mismatch("true or false")
+        case (.bytes, _): throw mismatch("bytea hex text (\\x...)")
+        }
+    }
+
+    /// A pulled page: every row that reads, and a report for every row that does not, so one bad
+    /// row never stops the rest.
+    static func page(_ json: JSONValue, of table: TableSchema) throws(SyncError) -> PulledPage {
+        guard case .array(let elements) = json else {
+            throw SyncError(.decoding, "The rows of \(table.name) did not come as a JSON array")
+        }
+        let sequenceColumn = sequenceColumn(of: table)
+        var rows: [ColumnValues] = []
+        var undecodable: [UndecodableRow] = []
+        var lastServerSeq: Int64?
+        rows.reserveCapacity(elements.count)
+        for element in elements {
+            let serverSeq = element[sequenceColumn].flatMap { json -> Int64? in
+                if case .number(let literal) = json { Int64(literal) } else { nil }
+            }
+            if let serverSeq { lastServerSeq = max(lastServerSeq ?? serverSeq, serverSeq) }
+            do {
+                rows.append(try row(element, columns: table.columns))
+            } catch {
+                let key: String? = if case .string(let id)? = element[table.primaryKey] { id } else { nil }
+                undecodable.append(UndecodableRow(table: table.name, key: key, serverSeq: serverSeq, reason: error.description))
+            }
+        }
+        return PulledPage(rows: rows, undecodable: undecodable, receivedCount: elements.count, lastServerSeq: lastServerSeq)
+    }
+
+    /// The column pulls are ordered and paged by.
+    static func sequenceColumn(of table: TableSchema) -> String {
+        table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+    }
+
+    /// Rows a write or a read by key returned, holding `columns`; any that does not read fails
+    /// the call, since there is no page to report it in.
+    static func rows(_ json: JSONValue, columns: [ColumnSchema], of table: String) throws(SyncError) -> [ColumnValues] {
+        guard case .array(let elements) = json else {
+            throw SyncError(.decoding, "The rows of \(table) did not come as a JSON array")
+        }
+        var rows: [ColumnValues] = []
+        for element in elements {
+            do {
+                rows.append(try row(element, columns: columns))
+            } catch {
+                throw SyncError(.decoding, "A row of \(table) does not read: \(error.description)")
+            }
+        }
+        return rows
+    }
+
+    static func bytes(fromBytea text: String) -> Data? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {
+            return nil
+        }
+        var data = Data(capacity: (utf8.count - 2) / 2)
+        var index = 2
+        while index < utf8.count {
+            guard let high = hexDigitValue(utf8[index]), let low = hexDigitValue(utf8[index + 1]) else { return nil }
+            data.append(high << 4 | low)
+            index += 2
+        }
+        return data
+    }
+}
+
+/// The value of one ASCII hex digit, either case.
+func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}

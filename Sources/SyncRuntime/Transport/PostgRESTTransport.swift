@@ -1,0 +1,222 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport the apps use: PostgREST over HTTP, as Supabase serves it at `<project>/rest/v1`.
+///
+/// Every request is signed with the token of the ``Credentials`` it is made for. When PostgREST
+/// refuses that token as invalid or expired (401 with PGRST301 or PGRST303), the transport asks
+/// ``Configuration/accessToken`` once for a fresh one and resends once; a second refusal is
+/// the answer. The fresh token then stands in for the refused one on that user's later requests,
+/// until the engine passes newer credentials. Nothing here logs, and no error message holds a
+/// URL, a filter value or a token.
+public struct PostgRESTTransport: SyncTransport {
+    public struct Configuration: Sendable {
+        /// The project's URL, e.g. `https://abcd.supabase.co`; requests go to `<this>/rest/v1`.
+        public var projectURL: URL
+        /// The project's anon key, sent as `apikey` (the gateway checks it).
+        public var anonKey: String
+        /// The signed-in user's current token, like supabase-swift's `accessToken` option; nil
+        /// when nobody is signed in. Asked only when PostgREST refuses the token it was given.
+        public var accessToken: @Sendable () async throws -> String?
+        /// How long a request may wait for its answer.
+        public var requestTimeout: TimeInterval
+        public var session: URLSession
+
+        public init(
+            projectURL: URL,
+            anonKey: String,
+            requestTimeout: TimeInterval = 30,
+            session: URLSession = .shared,
+            accessToken: @escaping @Sendable () async throws -> String?
+        ) {
+            self.projectURL = projectURL
+            self.anonKey = anonKey
+            self.requestTimeout = requestTimeout
+            self.session = session
+            self.accessToken = accessToken
+        }
+    }
+
+    public let configuration: Configuration
+    private let refreshedTokens = RefreshedTokens()
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+        guard !rows.isEmpty else { return }
+        let request = PostgRESTRequest(
+            method: "POST",
+            table: table.name,
+            query: [.parameter("on_conflict", table.primaryKey)],
+            prefer: "resolution=merge-duplicates,return=minimal",
+            body: try PostgRESTRowCoding.arrayBody(rows, of: table)
+        )
+        _ = try await send(request, as: user)
+    }
+
+    public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
+        let sequence = PostgRESTRowCoding.sequenceColumn(of: table)
+        let request = PostgRESTRequest(
+            method: "GET",
+            table: table.name,
+            query: [
+                .select(table.columnNames),
+                .filter(sequence, "gt", String(cursor)),
+                .parameter("order", sequence + ".asc"),
+                .parameter("limit", String(limit)),
+            ]
+        )
+        return try PostgRESTRowCoding.page(try await send(request, as: user).json(of: table.name), of: table)
+    }
+
+    public func guardedUpdate(
+        _ table: TableSchema,
+        id: UUID,
+        baseVersion: String,
+        set values: ColumnValues,
+        extraFilters: [Filter],
+        returning: [String],
+        as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] {
+        guard case .version(let versionColumn, _) = table.conflict else {
+            throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
+        }
+        guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
+        let columns = try Self.columns(returning, of: table)
+        let request = PostgRESTRequest(
+            method: "PATCH",
+            table: table.name,
+            query: [Self.key(id, of: table), .filter(versionColumn, "eq", baseVersion)]
+                + extraFilters.map(PostgRESTRequest.QueryItem.filter) + [.select(columns.map(\.name))],
+            prefer: "return=representation",
+            body: try PostgRESTRowCoding.objectBody(values, of: table)
+        )
+        let answer = try await send(request, as: user)
+        return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name)
+    }
+
+    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        let columns = try Self.columns(columns, of: table)
+        let request = PostgRESTRequest(
+            method: "GET",
+            table: table.name,
+            query: [Self.key(id, of: table), .parameter("limit", "1"), .select(columns.map(\.name))]
+        )
+        let answer = try await send(request, as: user)
+        return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name).first
+    }
+
+    /// `id=eq.<uuid>`, lowercase as the server writes uuids.
+    private static func key(_ id: UUID, of table: TableSchema) -> PostgRESTRequest.QueryItem {
+        .filter(table.primaryKey, "eq", id.uuidString.lowercased())
+    }
+
+    /// The named columns' schemas; none named means every column of the table (never `*`).
+    private static func columns(_ names: [String], of table: TableSchema) throws(SyncError) -> [ColumnSchema] {
+        guard !names.isEmpty else { return table.columns }
+        var columns: [ColumnSchema] = []
+        for name in names {
+            guard let column = table.column(named: name) else {
+                throw SyncError(.invalidRequest, "Table \(table.name) has no column \(name)")
+            }
+            columns.append(column)
+        }
+        return columns
+    }
+
+    // MARK: Sending
+
+    /// Sends `request` for `user` and returns a successful answer; a refused token is replaced
+    /// once, never in a loop.
+    private func send(_ request: PostgRESTRequest, as user: Credentials) async throws(SyncError) -> PostgRESTResponse {
+        let token = await refreshedTokens.token(for: user)
+        let answer = try await exchange(request, token: token)
+        if answer.isSuccess { return answer }
+        guard answer.refusedToken else { throw answer.failure(for: request.table) }
+
+        let fresh = try await freshToken()
+        // The provider has nothing newer: resending would only be refused again.
+        guard fresh != token else { throw answer.failure(for: request.table) }
+        await refreshedTokens.remember(fresh, replacing: user)
+        let retried = try await exchange(request, token: fresh)
+        guard retried.isSuccess else { throw retried.failure(for: request.table) }
+        return retried
+    }
+
+    private func freshToken() async throws(SyncError) -> String {
+        let token: String?
+        do {
+            token = try await configuration.accessToken()
+        } catch is CancellationError {
+            throw .requestCancelled
+        } catch {
+            throw SyncError(.accessToken, "The access token provider failed (\(type(of: error)))")
+        }
+        guard let token, !token.isEmpty else {
+            throw SyncError(.accessToken, "The server refused the access token and no other is available: sign in again")
+        }
+        return token
+    }
+
+    /// One round trip, bounded by the request timeout. Cancelling the calling task cancels the
+    /// URLSession task.
+    private func exchange(_ request: PostgRESTRequest, token: String) async throws(SyncError) -> PostgRESTResponse {
+        let urlRequest = try request.urlRequest(
+            projectURL: configuration.projectURL,
+            anonKey: configuration.anonKey,
+            token: token,
+            timeout: configuration.requestTimeout
+        )
+        if Task.isCancelled { throw .requestCancelled }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await withDeadline(configuration.requestTimeout) { [session = configuration.session] in
+                try await session.data(for: urlRequest)
+            }
+        } catch {
+            throw Task.isCancelled ? .requestCancelled : SyncError(requestFailure: error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw SyncError(.decoding, "The answer for \(request.table) was not an HTTP response")
+        }
+        return PostgRESTResponse(status: http.statusCode, body: data)
+    }
+}
+
+/// Runs `operation`, cancelling it once `seconds` have passed and failing as a timeout.
+/// URLRequest's own timeout only bounds the wait between bytes, and is not applied at all by
+/// every URLProtocol; this bounds the whole exchange.
+private func withDeadline<Value: Sendable>(
+    _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask(operation: operation)
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw URLError(.timedOut)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// Tokens obtained after a refusal, each standing in for the refused token of its user's
+/// credentials, so later requests made with those credentials do not each meet a 401 first.
+private actor RefreshedTokens {
+    private var fresh: [UUID: (replacing: String, token: String)] = [:]
+
+    func token(for user: Credentials) -> String {
+        guard let entry = fresh[user.userID], entry.replacing == user.accessToken else { return user.accessToken }
+        return entry.token
+    }
+
+    func remember(_ token: String, replacing user: Credentials) {
+        fresh[user.userID] = (user.accessToken, token)
+    }
+}

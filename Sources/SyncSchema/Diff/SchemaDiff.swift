@@ -1,0 +1,110 @@
+/// An additive change from one schema to the next: the only kind the generator migrates.
+public enum SchemaChange: Equatable, Sendable {
+    case addTable(Table)
+    case addColumn(Column, table: String)
+    case addIndex(Index, table: String)
+    /// The ordering option or a rule changed: the server's trigger functions are re-created.
+    case changeTriggers(table: String)
+}
+
+/// Compares the schema of the newest migration with schema.yaml. Every destructive change is
+/// refused, because a migration cannot take a column back from the clients already in the
+/// field: they keep sending it, and a server without it answers their every push with PGRST204.
+public enum SchemaDiff {
+    public static func changes(from old: Schema, to new: ParsedSchema) throws(SchemaError) -> [SchemaChange] {
+        var changes: [SchemaChange] = []
+        var problems: [Diagnostic] = []
+        let locations = new.locations
+
+        for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil {
+            problems.append(Diagnostic(
+                SourceLocation(file: locations.file, line: 1, column: 1),
+                "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
+                hint: "keep the table in schema.yaml; stop using it in the app instead, and drop it by hand once no old client is left"
+            ))
+        }
+
+        for table in new.schema.tables {
+            guard let oldTable = old.table(named: table.name) else {
+                changes.append(.addTable(table))
+                continue
+            }
+            let here = locations.location(table: table.name)
+            if oldTable.conflict != table.conflict {
+                problems.append(Diagnostic(
+                    here, "the conflict mode of '\(table.name)' cannot change once shipped",
+                    hint: "old clients keep sending the old conflict columns; create a new table with the new mode instead"
+                ))
+            }
+            problems += columnProblems(old: oldTable, new: table, locations: locations)
+            for column in table.columns where oldTable.column(named: column.name) == nil {
+                if !column.isNullable && column.defaultValue == nil {
+                    problems.append(Diagnostic(
+                        locations.location(table: table.name, column: column.name),
+                        "new column '\(table.name).\(column.name)' is NOT NULL without a default",
+                        hint: "existing rows and old clients have no value for it: make it nullable ('\(column.type.keyword)?') or give it a default"
+                    ))
+                } else if !column.isNullable, column.defaultValue == .now {
+                    problems.append(Diagnostic(
+                        locations.location(table: table.name, column: column.name),
+                        "new column '\(table.name).\(column.name)' is NOT NULL with default now, which SQLite cannot add to an existing table",
+                        hint: "make it nullable ('timestamp?')"
+                    ))
+                } else {
+                    changes.append(.addColumn(column, table: table.name))
+                }
+            }
+            for index in oldTable.indexes {
+                guard let newIndex = table.indexes.first(where: { $0.name == index.name }) else {
+                    problems.append(Diagnostic(here, "index '\(index.name)' was removed", hint: "keep it in schema.yaml; dropping indexes is not supported yet"))
+                    continue
+                }
+                if newIndex != index {
+                    problems.append(Diagnostic(here, "index '\(index.name)' changed", hint: "indexes cannot change once shipped; add a new index with another name"))
+                }
+            }
+            for index in table.indexes where !oldTable.indexes.contains(where: { $0.name == index.name }) {
+                changes.append(.addIndex(index, table: table.name))
+            }
+            if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules {
+                changes.append(.changeTriggers(table: table.name))
+            }
+        }
+        if !problems.isEmpty { throw SchemaError(problems) }
+        return changes
+    }
+
+    private static func columnProblems(old: Table, new: Table, locations: SourceLocations) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        let added = new.columns.filter { old.column(named: $0.name) == nil }
+        for column in old.columns {
+            guard let changed = new.column(named: column.name) else {
+                let renamed = added.first { $0.type == column.type }
+                problems.append(Diagnostic(
+                    locations.location(table: new.name),
+                    "column '\(new.name).\(column.name)' was removed\(renamed.map { " (renamed to '\($0.name)'?)" } ?? "")",
+                    hint: "clients already in the field keep sending '\(column.name)', so dropping or renaming it breaks their every push (PGRST204); keep it (nullable or defaulted) and add the new column beside it"
+                ))
+                continue
+            }
+            let here = locations.location(table: new.name, column: column.name)
+            if changed.type != column.type {
+                problems.append(Diagnostic(
+                    here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
+                    hint: "old clients keep sending the old type; add a new column with the new type and migrate the values in the app"
+                ))
+            } else if changed.isNullable != column.isNullable {
+                problems.append(Diagnostic(
+                    here, "column '\(new.name).\(column.name)' changed nullability",
+                    hint: "old clients and existing rows follow the shipped rule; add a new column instead"
+                ))
+            } else if changed.defaultValue != column.defaultValue {
+                problems.append(Diagnostic(
+                    here, "the default of '\(new.name).\(column.name)' changed",
+                    hint: "shipped local databases keep the old default; set the value in the app, or add a new column"
+                ))
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,91 @@
+/// Flat JSON for the model, as `schema.snapshot.json` holds it: a column is one object whose
+/// default is a plain JSON value read back through the column's type. Readable in review, and
+/// several times cheaper to encode and decode than the synthesized nesting of enum payloads,
+/// which matters because `generate --check` runs in every build.
+extension Column {
+    private enum Key: String, CodingKey {
+        case name, type, values, nullable, `default`, references
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        name = try container.decode(String.self, forKey: .name)
+        let keyword = try container.decode(String.self, forKey: .type)
+        if keyword == "enum" {
+            type = .enumeration(try container.decode([String].self, forKey: .values))
+        } else if let simple = ColumnType.simple(keyword) {
+            type = simple
+        } else {
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type \(keyword)")
+        }
+        isNullable = try container.decodeIfPresent(Bool.self, forKey: .nullable) ?? false
+        references = try container.decodeIfPresent(String.self, forKey: .references)
+        guard container.contains(.default) else {
+            defaultValue = nil
+            return
+        }
+        switch type {
+        case .int: defaultValue = .int(try container.decode(Int64.self, forKey: .default))
+        case .double: defaultValue = .double(try container.decode(Double.self, forKey: .default))
+        case .bool: defaultValue = .bool(try container.decode(Bool.self, forKey: .default))
+        case .timestamp: defaultValue = .now
+        case .json: defaultValue = .json(try container.decode(String.self, forKey: .default))
+        case .text, .enumeration, .uuid, .bytes: defaultValue = .text(try container.decode(String.self, forKey: .default))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(type.keyword, forKey: .type)
+        if case .enumeration(let values) = type { try container.encode(values, forKey: .values) }
+        if isNullable { try container.encode(true, forKey: .nullable) }
+        switch defaultValue {
+        case nil: break
+        case .text(let text)?: try container.encode(text, forKey: .default)
+        case .int(let number)?: try container.encode(number, forKey: .default)
+        case .double(let number)?: try container.encode(number, forKey: .default)
+        case .bool(let flag)?: try container.encode(flag, forKey: .default)
+        case .now?: try container.encode("now", forKey: .default)
+        case .json(let text)?: try container.encode(text, forKey: .default)
+        }
+        try container.encodeIfPresent(references, forKey: .references)
+    }
+}
+
+extension ColumnType {
+    static func simple(_ keyword: String) -> ColumnType? {
+        switch keyword {
+        case "text": .text
+        case "int": .int
+        case "double": .double
+        case "bool": .bool
+        case "uuid": .uuid
+        case "timestamp": .timestamp
+        case "json": .json
+        case "bytes": .bytes
+        default: nil
+        }
+    }
+}
+
+extension ConflictMode {
+    /// `lww`, `version-timestamp` or `version-integer`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        switch try container.decode(String.self) {
+        case "lww": self = .lww
+        case "version-timestamp": self = .version(.timestamp)
+        case "version-integer": self = .version(.integer)
+        case let other: throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown conflict mode \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .lww: try container.encode("lww")
+        case .version(let kind): try container.encode("version-\(kind.rawValue)")
+        }
+    }
+}

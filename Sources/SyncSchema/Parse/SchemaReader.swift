@@ -1,0 +1,58 @@
+/// Walks the YAML tree into the model. Every `read...` method logs what is wrong and returns
+/// what it could make of the rest, so one pass finds every problem; the caller throws when the
+/// log is not empty.
+struct SchemaReader {
+    var log: DiagnosticLog
+    var locations: SourceLocations
+    /// Every table key under `tables`, valid or not, so references to a broken table are not
+    /// also reported as references to a missing one.
+    var declaredTables: [String] = []
+    /// Gathered per table, checked across tables at the end.
+    var indexNames: [(name: String, mark: YAMLMark)] = []
+    var swiftNames: [(name: String, mark: YAMLMark, table: String)] = []
+
+    init(log: DiagnosticLog) {
+        self.log = log
+        self.locations = SourceLocations(file: log.file)
+    }
+
+    static let topLevelKeys = ["tables"]
+
+    mutating func readSchema(_ root: YAMLNode?) -> Schema {
+        let top = YAMLMark(line: 1, column: 1)
+        guard let root, root.scalar?.value != .null else {
+            log.error(top, "the schema is empty", hint: "start the file with 'tables:' and declare each table under it")
+            return Schema(tables: [])
+        }
+        guard let fields = mapping(root, expected: "a mapping with the key 'tables' at the top level", hint: "start the file with 'tables:' and declare each table under it") else {
+            return Schema(tables: [])
+        }
+        rejectUnknownKeys(fields, allowed: Self.topLevelKeys, in: "at the top level")
+        guard let tablesEntry = fields.entry("tables") else {
+            guard !hasMisspelling(of: "tables", in: fields, allowed: Self.topLevelKeys) else { return Schema(tables: []) }
+            log.error(root.mark, "the schema has no 'tables'", hint: "add 'tables:' and declare each table under it")
+            return Schema(tables: [])
+        }
+        guard let entries = mapping(tablesEntry.value, expected: "a mapping of tables", hint: "write each table as 'name:' under 'tables:', with its 'columns:' inside") else {
+            return Schema(tables: [])
+        }
+        guard !entries.isEmpty else {
+            log.error(tablesEntry.keyMark, "no tables are declared", hint: "declare at least one table under 'tables:'")
+            return Schema(tables: [])
+        }
+        declaredTables = entries.map(\.key)
+        let tables = entries.compactMap { readTable($0) }
+        checkAcrossTables()
+        return Schema(tables: tables)
+    }
+}
+
+extension Array where Element == YAMLEntry {
+    func entry(_ key: String) -> YAMLEntry? {
+        first { $0.key == key }
+    }
+
+    subscript(key: String) -> YAMLNode? {
+        entry(key)?.value
+    }
+}

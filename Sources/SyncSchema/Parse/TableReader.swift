@@ -1,0 +1,100 @@
+/// One entry under `tables:`.
+extension SchemaReader {
+    static let tableKeys = ["swift_name", "conflict", "exact_ordering", "columns", "indexes", "rules"]
+
+    mutating func readTable(_ entry: YAMLEntry) -> Table? {
+        let name = entry.key
+        locations.tables[name] = log.location(entry.keyMark)
+        checkName(name, as: .table, at: entry.keyMark)
+        guard let fields = mapping(entry.value, expected: "a mapping for table '\(name.abbreviated)'", hint: "give the table its 'columns:' on the following lines, indented") else {
+            return nil
+        }
+        rejectUnknownKeys(fields, allowed: Self.tableKeys, in: "in table '\(name.abbreviated)'")
+
+        let swiftName = fields["swift_name"].flatMap { readSwiftName($0, table: name) }
+        // nil when written but unreadable (already reported).
+        let conflict: ConflictMode? = if let node = fields["conflict"] { readConflict(node) } else { .lww }
+        let exactOrdering = fields["exact_ordering"].flatMap { bool($0, for: "exact_ordering") } ?? true
+        let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark, tableFields: fields)
+        var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, exactOrdering: exactOrdering, columns: declared.columns)
+
+        // With an unreadable conflict mode any implicit column may exist: assume them all
+        // rather than report an index on `version` that may well be right.
+        let implicit = conflict == nil ? ReservedColumns.names : Set(table.syncedColumns.filter { $0.role != .user }.map(\.name))
+        let known = ColumnNames(implicit: implicit, declared: declared.names, parsed: declared.columns)
+        if let node = fields["indexes"] { table.indexes = readIndexes(node, table: name, columns: known) }
+        if let node = fields["rules"] { table.rules = readRules(node, table: name, columns: known) }
+        return table
+    }
+
+    private mutating func readSwiftName(_ node: YAMLNode, table: String) -> String? {
+        guard let swiftName = string(node, for: "swift_name", hint: "write an UpperCamelCase type name such as 'Activity'") else { return nil }
+        guard SwiftName.isTypeName(swiftName) else {
+            log.error(node.mark, "swift_name '\(swiftName.abbreviated)' is not an UpperCamelCase Swift type name",
+                      hint: "start with an uppercase letter and use only letters and digits, such as '\(SwiftName.suggestion(for: swiftName))'")
+            return nil
+        }
+        guard !SwiftName.reserved.contains(swiftName) else {
+            log.error(node.mark, "swift_name '\(swiftName)' is reserved in Swift", hint: "pick another type name, such as '\(swiftName)Row'")
+            return nil
+        }
+        swiftNames.append((swiftName, node.mark, table))
+        return swiftName
+    }
+
+    /// `lww`, `version`, or `{ mode: ..., version: timestamp|integer }`; nil when unreadable.
+    private mutating func readConflict(_ node: YAMLNode) -> ConflictMode? {
+        let modes = ["lww", "version"]
+        if let fields = node.mapping {
+            rejectUnknownKeys(fields, allowed: ["mode", "version"], in: "in 'conflict'")
+            guard let modeNode = fields["mode"] else {
+                log.error(node.mark, "the conflict mapping has no 'mode'", hint: "write 'mode: lww' or 'mode: version'")
+                return nil
+            }
+            guard let mode = keyword(modeNode, for: "mode", naming: "conflict mode", among: modes) else { return nil }
+            let kindNode = fields["version"]
+            if mode == "lww" {
+                if let kindNode {
+                    log.error(kindNode.mark, "'version' applies only to conflict mode 'version'", hint: "remove 'version' or write 'mode: version'")
+                }
+                return .lww
+            }
+            guard let kindNode else { return .version(.timestamp) }
+            return keyword(kindNode, for: "version", naming: "version kind", among: VersionKind.allCases.map(\.rawValue))
+                .flatMap(VersionKind.init(rawValue:)).map(ConflictMode.version)
+        }
+        guard node.scalar != nil else {
+            log.error(node.mark, "expected lww, version or a mapping for 'conflict', found \(node.kindDescription)",
+                      hint: "write 'conflict: lww', 'conflict: version' or 'conflict: { mode: version, version: integer }'")
+            return nil
+        }
+        return keyword(node, for: "conflict", naming: "conflict mode", among: modes).map { $0 == "lww" ? .lww : .version(.timestamp) }
+    }
+
+    /// One of a fixed set of words, with a did-you-mean when it is not.
+    mutating func keyword(_ node: YAMLNode, for key: String, naming noun: String, among words: [String]) -> String? {
+        let listing = words.map { "'\($0)'" }.joined(separator: " or ")
+        guard let word = string(node, for: key, hint: "write \(listing)") else { return nil }
+        guard words.contains(word) else {
+            log.error(node.mark, "unknown \(noun) '\(word.abbreviated)'", hint: Suggestion.closest(to: word, among: words).map { "did you mean '\($0)'?" } ?? "write \(listing)")
+            return nil
+        }
+        return word
+    }
+}
+
+/// The names an index or a rule may use in one table.
+struct ColumnNames {
+    /// The toolchain's columns for this table's conflict mode.
+    var implicit: Set<String>
+    /// Every key under `columns:`, in order, including those with errors of their own.
+    var declared: [String]
+    /// The declared columns that parsed.
+    var parsed: [Column]
+
+    func contains(_ name: String) -> Bool {
+        implicit.contains(name) || declared.contains(name)
+    }
+
+    var all: [String] { declared + implicit.sorted() }
+}

@@ -1,0 +1,24 @@
+/// Names that must be unique across the whole schema, checked once every table is read.
+extension SchemaReader {
+    mutating func checkAcrossTables() {
+        // PostgreSQL keeps tables and indexes in one namespace per schema, SQLite likewise.
+        var seenIndexes: [String: YAMLMark] = [:]
+        for (name, mark) in indexNames {
+            if declaredTables.contains(name) {
+                log.error(mark, "index name '\(name)' is also a table name", hint: "tables and indexes share one namespace; give the index another 'name:'")
+            } else if let first = seenIndexes[name] {
+                log.error(mark, "duplicate index name '\(name)'", hint: "the index at line \(first.line) has this name already; give one of them another 'name:'")
+            } else {
+                seenIndexes[name] = mark
+            }
+        }
+        var seenSwiftNames: [String: (mark: YAMLMark, table: String)] = [:]
+        for (name, mark, table) in swiftNames {
+            if let first = seenSwiftNames[name] {
+                log.error(mark, "duplicate swift_name '\(name)'", hint: "table '\(first.table)' at line \(first.mark.line) uses it already; give '\(table)' another swift_name")
+            } else {
+                seenSwiftNames[name] = (mark, table)
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// "Did you mean" for a misspelt name: the closest candidate by edit distance, when it is
+/// close enough to be a likely typo rather than a different word.
+enum Suggestion {
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = max(2, (word.count + 2) / 3)
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(word, candidate)
+            if distance <= limit, distance < best?.distance ?? .max {
+                best = (candidate, distance)
+            }
+        }
+        return best?.candidate
+    }
+
+    /// "did you mean 'x'?" when a candidate is close, else the whole list.
+    static func hint(for word: String, among candidates: [String], listing what: String) -> String {
+        if let match = closest(to: word, among: candidates) {
+            return "did you mean '\(match)'?"
+        }
+        return "\(what): \(candidates.joined(separator: ", "))"
+    }
+
+    /// Levenshtein distance over characters, two rows at a time.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,23 @@
+/// Rules for `swift_name`: the generated row type's name, so an UpperCamelCase identifier.
+enum SwiftName {
+    /// Uppercase names Swift gives a meaning of its own.
+    static let reserved: Set<String> = ["Self", "Any", "Type", "Protocol", "Never", "Optional"]
+
+    static func isTypeName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCIIUppercase else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCIIUppercase || $0.isASCIILowercase || ($0 >= "0" && $0 <= "9") }
+    }
+
+    /// `task_list` -> `TaskList`: what the user most likely meant.
+    static func suggestion(for name: String) -> String {
+        let words = name.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        let joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        guard let first = joined.unicodeScalars.first, first.isASCIIUppercase else { return "Row" }
+        return joined
+    }
+}
+
+extension Unicode.Scalar {
+    var isASCIIUppercase: Bool { self >= "A" && self <= "Z" }
+    var isASCIILowercase: Bool { self >= "a" && self <= "z" }
+}

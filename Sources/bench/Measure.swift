@@ -1,0 +1,37 @@
+import Foundation
+
+/// Timing helpers shared by the benchmarks. Figures are printed, never asserted.
+enum Measure {
+    /// Wall-clock seconds of `body`.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The process's peak resident memory so far, in MiB (Linux: VmHWM).
+    static func peakMemoryMiB() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first
+            return kilobytes.map { $0 / 1024 }
+        }
+        return nil
+    }
+
+    static func format(_ value: Double, digits: Int = 1) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}

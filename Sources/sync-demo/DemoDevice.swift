@@ -1,0 +1,52 @@
+import Foundation
+import HopeSchema
+import SyncRuntime
+
+/// One device of the demo's user: its own SQLite file and engine, and a clock the demo sets.
+final class DemoDevice: @unchecked Sendable {
+    let name: String
+    let store: SyncStore
+    let engine: SyncEngine
+    private let lock = NSLock()
+    private var nowMs: Int64
+
+    init(_ name: String, user: UUID, directory: URL, transport: any SyncTransport, startingAt ms: Int64) throws {
+        self.name = name
+        nowMs = ms
+        let clock = Clock()
+        store = try SyncStore(
+            path: directory.appendingPathComponent("\(name).sqlite").path,
+            schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
+            userID: user, deviceID: name, wallClock: clock.read
+        )
+        engine = SyncEngine(store: store, transport: transport) { Credentials(userID: user, accessToken: "demo") }
+        clock.device = self
+    }
+
+    /// The device's wall clock; the demo moves it so the output is the same every run.
+    var now: Int64 {
+        get { lock.withLock { nowMs } }
+        set { lock.withLock { nowMs = newValue } }
+    }
+
+    /// Reads `now` for the store, which is made before `self` is whole.
+    private final class Clock: @unchecked Sendable {
+        weak var device: DemoDevice?
+        var read: @Sendable () -> Int64 { { self.device?.now ?? 0 } }
+    }
+
+    /// One sync, told as a line: what was sent and received, or why nothing was.
+    func sync() async -> String {
+        do {
+            let report = try await engine.syncNow()
+            return "\(name) synced: pushed \(report.pushed), pulled \(report.pulled)"
+        } catch {
+            return "\(name) could not sync: \(error.message)"
+        }
+    }
+
+    /// What the device shows: its sessions, oldest first.
+    func sessions() throws -> [Session] {
+        try store.read { try $0.fetchAll(Session.self) }.sorted { ($0.startedMs, $0.id.uuidString) < ($1.startedMs, $1.id.uuidString) }
+    }
+}

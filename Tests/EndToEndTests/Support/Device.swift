@@ -1,0 +1,71 @@
+import Foundation
+import HopeSchema
+import SyncRuntime
+
+/// One device of one user: its own SQLite file, engine and clock, syncing through `transport`.
+struct Device: Sendable {
+    let name: String
+    let user: UUID
+    let clock: WallClock
+    let store: SyncStore
+    let engine: SyncEngine
+
+    init(_ name: String, user: UUID, transport: any SyncTransport, clock: WallClock = WallClock(), configuration: SyncConfiguration = Device.configuration) throws {
+        self.name = name
+        self.user = user
+        self.clock = clock
+        store = try SyncStore(
+            path: Self.temporaryPath(name), schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
+            userID: user, deviceID: name, wallClock: clock.read
+        )
+        engine = SyncEngine(store: store, transport: transport, configuration: configuration) { Credentials(user) }
+    }
+
+    /// Tests never wait for real: the engine's schedule is driven by `syncNow()` or a test's sleeper.
+    static var configuration: SyncConfiguration {
+        var configuration = SyncConfiguration()
+        configuration.sleep = { _ in try await Task.sleep(for: .seconds(3_600)) }
+        return configuration
+    }
+
+    @discardableResult
+    func sync() async throws -> SyncReport {
+        try await engine.syncNow()
+    }
+
+    /// Every row of `table` on this device, by id, with every column.
+    func rows(of table: TableSchema) throws -> [String: ColumnValues] {
+        let rows = try store.read { try $0.rowValues(of: table.name) }
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["id"]?.text ?? "", $0) })
+    }
+
+    func dirtyCount() throws -> Int {
+        try store.read { try $0.dirtyCount() }
+    }
+
+    private static func temporaryPath(_ name: String) -> String {
+        let shared = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let root = FileManager.default.isWritableFile(atPath: shared.path) ? shared : FileManager.default.temporaryDirectory
+        let directory = root.appendingPathComponent("sync-end-to-end-tests", isDirectory: true)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+    }
+}
+
+/// A device's wall clock (milliseconds since 1970), moved by hand.
+final class WallClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ms: Int64
+
+    init(_ ms: Int64 = 1_800_000_000_000) {
+        self.ms = ms
+    }
+
+    var now: Int64 { lock.withLock { ms } }
+
+    func advance(_ delta: Int64) {
+        lock.withLock { ms += delta }
+    }
+
+    var read: @Sendable () -> Int64 { { self.now } }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Postgres
+import PostgresFixture
+import SyncPostgres
+import SyncRuntime
+
+/// A database of its own with the generated server SQL applied, as the migration would run it,
+/// and the PostgreSQL transport the devices reach it through.
+struct TestServer: Sendable {
+    let database: TestDatabase
+    let transport: PostgresTransport
+
+    /// The committed `Generated/supabase/schema.sql`: the real generated SQL, not a copy.
+    static let schemaURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Generated/supabase/schema.sql")
+
+    init() throws {
+        database = try PostgresCluster.createDatabase()
+        transport = PostgresTransport(url: database.url)
+        try applySchema()
+    }
+
+    /// Runs schema.sql as the project's owner would paste it (it is idempotent).
+    func applySchema() throws {
+        try database.connect().execute(script: String(contentsOf: Self.schemaURL, encoding: .utf8))
+    }
+
+    /// Every row of `table` that `user` can see, by id, read through the transport.
+    func rows(of table: TableSchema, for user: UUID) async throws -> [String: ColumnValues] {
+        let page = try await transport.pull(table, after: 0, limit: 1_000, as: Credentials(user))
+        return Dictionary(uniqueKeysWithValues: page.rows.map { ($0["id"]?.text ?? "", $0) })
+    }
+
+    /// The number of rows of `table`, whoever owns them (as the superuser).
+    func count(of table: String) throws -> Int {
+        Int(try database.connect().execute("select count(*) from public.\(table)").scalar ?? "") ?? -1
+    }
+}
+
+extension Credentials {
+    /// A signed-in user; the PostgreSQL transport sets `sub` from the id and never sends the token.
+    init(_ user: UUID) {
+        self.init(userID: user, accessToken: "unused-by-postgres")
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import SyncGenerator
+import Testing
+
+@Suite struct CommandTests {
+    @Test func helpAndBadUsage() throws {
+        let project = try ScratchProject()
+        let help = project.run("--help")
+        #expect(help.status == 0)
+        #expect(help.out.contains("USAGE: generate"))
+        let unknown = project.run("--chekc")
+        #expect(unknown.status == 2)
+        #expect(unknown.error.hasPrefix("error: unknown argument '--chekc'"))
+        #expect(project.run("--output").status == 2)
+    }
+
+    @Test func aMissingSchemaFileIsAUsageError() throws {
+        let project = try ScratchProject()
+        let result = project.run()
+        #expect(result.status == 2)
+        #expect(result.error.contains("cannot read"))
+    }
+
+    /// Every bad schema of the parser's corpus fails with 65 and leaves Generated/ as it was.
+    @Test func badSchemasLeaveGeneratedUntouched() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(ColumnAddTests.before)
+        #expect(project.run().status == 0)
+        let before = try project.generatedTree()
+        let corpus = packageRoot.appendingPathComponent("Tests/SyncSchemaTests/BadSchemas")
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(files.count >= 30)
+        for file in files {
+            try project.writeSchema(String(contentsOf: corpus.appendingPathComponent(file), encoding: .utf8))
+            for result in [project.run(), project.run("--check")] {
+                #expect(result.status == 65, "\(file)")
+                #expect(result.error.contains(": error: "), "\(file)")
+            }
+            #expect(try project.generatedTree() == before, "\(file) changed Generated/")
+        }
+    }
+
+    @Test func userTemplatesOverrideTheBuiltInOnes() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(ColumnAddTests.before)
+        let templates = project.root.appendingPathComponent("Templates")
+        #expect(project.run("--init-templates", templates.path).status == 0)
+        let rust = templates.appendingPathComponent("rust/tables.rs.mustache")
+        try Data(("// Our house style.\n" + String(contentsOf: rust, encoding: .utf8)).utf8).write(to: rust)
+        #expect(project.run().status == 0)
+        let tree = try project.generatedTree()
+        #expect(tree["rust/tables.rs"]!.hasPrefix("// Our house style.\n"))
+        #expect(!tree["swift/Session.swift"]!.contains("house style"))
+    }
+}

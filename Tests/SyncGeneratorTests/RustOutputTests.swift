@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// The generated Rust needs no crates: rustc compiles it alone, and a small Rust test reads it.
+@Suite struct RustOutputTests {
+    @Test func generatedRustCompilesAndDescribesTheTables() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hope-rust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let tables = packageRoot.appendingPathComponent("Generated/rust/tables.rs")
+
+        let library = try rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
+        #expect(library.status == 0, "rustc failed:\n\(library.output)")
+        #expect(!library.output.contains("warning"), "rustc warned:\n\(library.output)")
+
+        let test = scratch.appendingPathComponent("reads_tables.rs")
+        try Data("""
+            #[path = "\(tables.path)"]
+            mod tables;
+
+            fn main() {
+                let names: Vec<&str> = tables::TABLES.iter().map(|t| t.name).collect();
+                assert_eq!(names, ["activities", "sessions", "tasks", "task_lists"]);
+                let sessions = tables::SESSIONS;
+                assert_eq!(sessions.conflict, tables::ConflictMode::LastWriterWins);
+                assert_eq!(sessions.open_row_rule, Some(("started_ms", "ended_ms")));
+                let columns: Vec<&str> = sessions.column_names().collect();
+                assert_eq!(columns.first(), Some(&"id"));
+                assert_eq!(columns.last(), Some(&"server_seq"));
+                assert!(columns.contains(&"ended_ms"));
+                assert_eq!(tables::TASKS.conflict, tables::ConflictMode::Version { column: "updated_at" });
+                assert_eq!(tables::TASK_LISTS.conflict, tables::ConflictMode::Version { column: "version" });
+                assert_eq!(tables::MIGRATIONS[0].version, 1);
+                assert!(tables::MIGRATIONS[0].sql.contains("CREATE TABLE sessions ("));
+                println!("ok {}", names.len());
+            }
+            """.utf8).write(to: test)
+        let binary = scratch.appendingPathComponent("reads_tables")
+        let build = try rustc(["--edition", "2021", "-o", binary.path, test.path])
+        #expect(build.status == 0, "rustc failed:\n\(build.output)")
+        let run = try execute(binary.path, [])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output == "ok 4\n")
+    }
+
+    /// rustc from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
+    private func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
+        let rustup = home + "/.cargo/bin/rustc"
+        if FileManager.default.isExecutableFile(atPath: rustup) { return try execute(rustup, arguments) }
+        return try execute("/usr/bin/env", ["rustc"] + arguments)
+    }
+
+    private func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

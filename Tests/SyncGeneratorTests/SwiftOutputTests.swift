@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// The generated Swift of every reference schema type-checks against the runtime, as the
+/// project's own Generated/swift does by being the HopeSchema target. Covers what the
+/// project's schema does not reach: enum values that are not identifiers, quoted defaults,
+/// every column type.
+@Suite struct SwiftOutputTests {
+    /// The build folder holding this test binary, whose Modules/ has SyncRuntime.swiftmodule.
+    static let modules: URL? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("Modules")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("SyncRuntime.swiftmodule").path) {
+                return candidate
+            }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    @Test(arguments: ReferenceTests.cases)
+    func referenceSwiftTypeChecks(_ name: String) throws {
+        let modules = try #require(Self.modules, "no Modules folder with SyncRuntime beside the test binary")
+        let folder = ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected/swift")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(!files.isEmpty)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let cSQLite = packageRoot.appendingPathComponent("Sources/CSQLite").path
+        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules.path, "-I", cSQLite]
+            + files.map { folder.appendingPathComponent($0).path }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(name): \(output)")
+    }
+}

@@ -1,0 +1,74 @@
+import Testing
+@testable import SyncGenerator
+
+@Suite struct TemplateTests {
+    func render(_ source: String, _ context: TemplateValue) throws -> String {
+        try Template(name: "t", source: source).render(context)
+    }
+
+    @Test func insertsValuesAndDottedNames() throws {
+        #expect(try render("a {{x}} b {{o.y}}", ["x": "1", "o": ["y": "2"]]) == "a 1 b 2")
+    }
+
+    @Test func repeatsSectionsOverListsWithPositions() throws {
+        let source = "{{#items}}{{name}}{{^@last}}, {{/@last}}{{/items}}"
+        #expect(try render(source, ["items": [["name": "a"], ["name": "b"], ["name": "c"]]]) == "a, b, c")
+        #expect(try render("{{#items}}{{@index}}{{/items}}", ["items": ["x", "y"]]) == "01")
+        #expect(try render("{{#items}}[{{.}}]{{/items}}", ["items": ["x", "y"]]) == "[x][y]")
+    }
+
+    @Test func showsSectionsByTruthAndInvertsThem() throws {
+        let source = "{{#on}}yes{{/on}}{{^on}}no{{/on}}"
+        #expect(try render(source, ["on": true]) == "yes")
+        #expect(try render(source, ["on": false]) == "no")
+        #expect(try render(source, ["on": []]) == "no")
+        #expect(try render(source, [:]) == "no")
+        #expect(try render(source, ["on": ""]) == "no")
+    }
+
+    @Test func dropsLinesHoldingOnlyABlockTag() throws {
+        let source = """
+            begin
+              {{#items}}
+            - {{.}}
+              {{/items}}
+            {{! a comment line }}
+            end
+            """
+        #expect(try render(source, ["items": ["a", "b"]]) == "begin\n- a\n- b\nend")
+    }
+
+    @Test func refusesUnknownNamesWithTheirLine() {
+        #expect(throws: TemplateError(template: "t", line: 2, message: "unknown name 'nme'")) {
+            try render("ok\n{{nme}}", ["name": "x"])
+        }
+    }
+
+    @Test func refusesUnbalancedSections() {
+        #expect(throws: TemplateError(template: "t", line: 1, message: "section 'a' is never closed")) {
+            try Template(name: "t", source: "{{#a}}x")
+        }
+        #expect(throws: TemplateError(template: "t", line: 1, message: "'{{/b}}' closes no open section")) {
+            try Template(name: "t", source: "{{#a}}x{{/b}}")
+        }
+    }
+
+    @Test func refusesAListWhereTextIsNeeded() {
+        #expect(throws: TemplateError.self) { try render("{{items}}", ["items": ["a"]]) }
+    }
+}
+
+@Suite struct SHA256Tests {
+    @Test func matchesTheStandardVectors() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        )
+        #expect(
+            SHA256.hex(String(repeating: "a", count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        )
+    }
+}

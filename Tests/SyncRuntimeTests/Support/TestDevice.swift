@@ -1,0 +1,160 @@
+import Foundation
+import HopeSchema
+import SyncRuntime
+
+/// A wall clock tests move by hand (milliseconds since 1970).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ms: Int64
+
+    init(_ ms: Int64 = 1_800_000_000_000) {
+        self.ms = ms
+    }
+
+    var now: Int64 {
+        get { lock.withLock { ms } }
+        set { lock.withLock { ms = newValue } }
+    }
+
+    func advance(_ delta: Int64) {
+        lock.withLock { ms += delta }
+    }
+
+    var read: @Sendable () -> Int64 { { self.now } }
+}
+
+/// Who is signed in, changeable mid-test.
+final class SignIn: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Credentials?
+
+    init(_ user: UUID?) {
+        current = user.map { Credentials(userID: $0, accessToken: "token-\($0.uuidString.lowercased())") }
+    }
+
+    var credentials: Credentials? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+
+    var provider: @Sendable () async -> Credentials? { { self.credentials } }
+}
+
+/// One device of one user: its own database file, engine and clock.
+struct TestDevice: Sendable {
+    let path: String
+    let user: UUID
+    let deviceID: String
+    let schema: AppSchema
+    let transport: any SyncTransport
+    let clock: TestClock
+    let signIn: SignIn
+    let configuration: SyncConfiguration
+    let store: SyncStore
+    let engine: SyncEngine
+
+    init(
+        _ deviceID: String,
+        user: UUID,
+        transport: any SyncTransport,
+        schema: AppSchema = HopeFixture.app(),
+        clock: TestClock = TestClock(),
+        signIn: SignIn? = nil,
+        configuration: SyncConfiguration = TestDevice.configuration,
+        path: String? = nil
+    ) throws {
+        self.path = path ?? TestDevice.temporaryPath(deviceID)
+        self.user = user
+        self.deviceID = deviceID
+        self.schema = schema
+        self.transport = transport
+        self.clock = clock
+        self.signIn = signIn ?? SignIn(user)
+        self.configuration = configuration
+        store = try SyncStore(path: self.path, schema: schema, userID: user, deviceID: deviceID, wallClock: clock.read)
+        engine = SyncEngine(store: store, transport: transport, configuration: configuration, credentials: self.signIn.provider)
+    }
+
+    /// The app quits and launches again: same file, new store and engine.
+    func restarted() throws -> TestDevice {
+        store.close()
+        return try TestDevice(
+            deviceID, user: user, transport: transport, schema: schema, clock: clock, signIn: signIn,
+            configuration: configuration, path: path
+        )
+    }
+
+    @discardableResult
+    func sync() async throws -> SyncReport {
+        try await engine.syncNow()
+    }
+
+    func sessions(includingDeleted: Bool = true) throws -> [Session] {
+        try store.read { try $0.fetchAll(Session.self, orderBy: "id", includingDeleted: includingDeleted) }
+    }
+
+    func dirtyCount() throws -> Int {
+        try store.read { try $0.dirtyCount() }
+    }
+
+    /// Tests never sleep for real: the schedule's waits return at once unless a test says otherwise.
+    static var configuration: SyncConfiguration {
+        var configuration = SyncConfiguration()
+        configuration.sleep = { _ in try await Task.sleep(for: .seconds(3_600)) }
+        return configuration
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        // A memory-backed directory where there is one: the tests need files, not fsyncs.
+        let shared = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let root = FileManager.default.isWritableFile(atPath: shared.path) ? shared : FileManager.default.temporaryDirectory
+        let directory = root.appendingPathComponent("sync-runtime-tests", isDirectory: true)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+    }
+}
+
+/// A transport that runs a hook around each upsert, to act while a push is in flight.
+struct HookedTransport: SyncTransport {
+    let base: InMemoryServer
+    let beforeUpsert: @Sendable () async -> Void
+    var afterUpsert: @Sendable () async -> Void = {}
+    var recordUpsert: @Sendable (Int) -> Void = { _ in }
+    var afterPull: @Sendable () async -> Void = {}
+
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+        recordUpsert(rows.count)
+        await beforeUpsert()
+        try await base.upsert(rows, into: table, as: user)
+        await afterUpsert()
+    }
+
+    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        let page = try await base.pull(table, after: cursor, limit: limit, as: user)
+        await afterPull()
+        return page
+    }
+
+    func guardedUpdate(
+        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
+        extraFilters: [Filter], returning: [String], as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] {
+        try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
+    }
+
+    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        try await base.fetch(table, id: id, columns: columns, as: user)
+    }
+}
+
+extension InMemoryServer {
+    static func hope(sessionOrdering: PullOrdering = .exact) -> InMemoryServer {
+        InMemoryServer(tables: HopeFixture.app(sessionOrdering: sessionOrdering).tables)
+    }
+}
+
+/// The rows a device holds, comparable with the server's: every column, by id.
+func localRows(_ device: TestDevice, _ table: TableSchema) throws -> [String: ColumnValues] {
+    let rows = try device.store.read { try $0.rowValues(of: table.name) }
+    return Dictionary(uniqueKeysWithValues: rows.map { ($0["id"].flatMap(\.text) ?? "", $0) })
+}
