@@ -5,6 +5,7 @@ import Foundation
 let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] = [
     ("generate", "generate --check on a 200-table schema beside the project's schema (issue 2)", runGenerateBenchmark),
     ("runtime", "pulling and writing session rows through the runtime beside raw SQLite (issue 4)", runRuntimeBenchmark),
+    ("server", "upserts with the generated triggers and policies beside a bare table; a pull's plan (issue 3)", runServerBenchmark),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
