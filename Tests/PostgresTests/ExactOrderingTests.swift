@@ -116,6 +116,36 @@ import Testing
         #expect(seen.first == slowRow.text, "the slow row took the lower server_seq and committed first")
     }
 
+    @Test func anUpdateWaitingForTheOwnerHoldsNoRowTheUpsertNeeds() throws {
+        // An UPDATE locks its rows before row triggers run; were the owner's lock taken only
+        // there, this interleaving would deadlock (and PostgreSQL would abort one request).
+        let first = UUID()
+        let second = UUID()
+        try server.upsert("exact_events", as: user, [event(first, body: "1"), event(second, body: "2")])
+        let upsert = try beginSlowWrite("exact_events", row: event(first, body: "1 again").merging(["updated_ms": "2"]) { $1 })
+
+        let patch = try server.database.connect()
+        let patchDone = DispatchSemaphore(value: 0)
+        let patchError = LockedBox<(any Error)?>(nil)
+        let (user, secondText) = (self.user, second.text)
+        DispatchQueue.global().async {
+            do {
+                try patch.request(asUser: user) {
+                    try $0.execute("update public.exact_events set body = 'patched', updated_ms = 3 where id = $1", [secondText])
+                }
+            } catch {
+                patchError.value = error
+            }
+            patchDone.signal()
+        }
+        try waitForAdvisoryLockWaiter()
+        try ServerDatabase.upsert("exact_events", [event(second, body: "2 again").merging(["updated_ms": "2"]) { $1 }], on: upsert)
+        try upsert.execute("commit")
+        patchDone.wait()
+        #expect(patchError.value == nil)
+        #expect(try server.row("exact_events", second)?["body"] == "patched")
+    }
+
     /// Waits (without a time limit deciding the test) until a backend waits for an advisory lock.
     private func waitForAdvisoryLockWaiter() throws {
         for _ in 0..<600 {

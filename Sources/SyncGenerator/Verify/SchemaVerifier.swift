@@ -107,6 +107,7 @@ public struct SchemaVerifier: Sendable {
 
     static func triggerNames(_ table: Table) -> [String] {
         var names = ["\(table.name)_before_write"]
+        if table.exactOrdering || table.openRowRule != nil { names.append("\(table.name)_lock_owner") }
         if table.conflict.versionKind == .timestamp { names.append("\(table.name)_updated_at") }
         if table.openRowRule != nil { names.append("\(table.name)_after_write") }
         return names
