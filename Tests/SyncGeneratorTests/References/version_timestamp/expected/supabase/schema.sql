@@ -81,6 +81,8 @@ create or replace trigger tasks_before_write
 create or replace trigger tasks_lock_owner
   before insert or update on public.tasks
   for each statement execute function public.sync_lock_owner();
+-- A new Supabase project has the extension available, not enabled.
+create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
   before update on public.tasks
   for each row execute function extensions.moddatetime(updated_at);
