@@ -93,6 +93,8 @@ create or replace trigger activities_before_write
 create or replace trigger activities_lock_owner
   before insert or update on public.activities
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists activities_after_write on public.activities;
+drop function if exists public.activities_after_write();
 
 -- sessions: last writer wins on (updated_ms, device_id)
 create table if not exists public.sessions (
@@ -263,6 +265,8 @@ create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
   before update on public.tasks
   for each row execute function extensions.moddatetime(updated_at);
+drop trigger if exists tasks_after_write on public.tasks;
+drop function if exists public.tasks_after_write();
 
 -- task_lists: versioned by an integer
 create table if not exists public.task_lists (
@@ -317,3 +321,5 @@ create or replace trigger task_lists_before_write
 create or replace trigger task_lists_lock_owner
   before insert or update on public.task_lists
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists task_lists_after_write on public.task_lists;
+drop function if exists public.task_lists_after_write();

@@ -57,7 +57,8 @@ public struct SupabaseRenderer: Sendable {
         context["createTable"] = .text(try createTableSQL(table, upgrading: upgrading))
         context["indexes"] = .list(indexes)
         context["access"] = .text(try accessSQL(table))
-        context["triggers"] = .text(try triggersSQL(table, replacing: false))
+        // Over an older database, schema.sql also drops triggers the table no longer has.
+        context["triggers"] = .text(try triggersSQL(table, replacing: upgrading))
         return try fragment("table", .object(context))
     }
 

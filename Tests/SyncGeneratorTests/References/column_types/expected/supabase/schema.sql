@@ -100,3 +100,5 @@ create or replace trigger things_before_write
 create or replace trigger things_lock_owner
   before insert or update on public.things
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists things_after_write on public.things;
+drop function if exists public.things_after_write();

@@ -88,3 +88,5 @@ create or replace trigger tags_before_write
 create or replace trigger tags_lock_owner
   before insert or update on public.tags
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists tags_after_write on public.tags;
+drop function if exists public.tags_after_write();

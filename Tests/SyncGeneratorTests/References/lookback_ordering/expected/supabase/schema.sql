@@ -78,3 +78,6 @@ $$;
 create or replace trigger events_before_write
   before insert or update on public.events
   for each row execute function public.events_before_write();
+drop trigger if exists events_lock_owner on public.events;
+drop trigger if exists events_after_write on public.events;
+drop function if exists public.events_after_write();

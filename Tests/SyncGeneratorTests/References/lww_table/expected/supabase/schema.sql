@@ -84,3 +84,5 @@ create or replace trigger notes_before_write
 create or replace trigger notes_lock_owner
   before insert or update on public.notes
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists notes_after_write on public.notes;
+drop function if exists public.notes_after_write();

@@ -77,3 +77,5 @@ create or replace trigger task_lists_before_write
 create or replace trigger task_lists_lock_owner
   before insert or update on public.task_lists
   for each statement execute function public.sync_lock_owner();
+drop trigger if exists task_lists_after_write on public.task_lists;
+drop function if exists public.task_lists_after_write();

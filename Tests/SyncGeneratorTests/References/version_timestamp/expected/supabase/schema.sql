@@ -86,3 +86,5 @@ create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
   before update on public.tasks
   for each row execute function extensions.moddatetime(updated_at);
+drop trigger if exists tasks_after_write on public.tasks;
+drop function if exists public.tasks_after_write();
