@@ -77,6 +77,21 @@ import Testing
         #expect(repaired.findings.map(\.kind) == [.extraColumn])
     }
 
+    @Test func anOutdatedTriggerFunctionIsReported() throws {
+        let (database, connection) = try migrated()
+        try connection.execute(script: """
+            create or replace function public.activities_before_write() returns trigger language plpgsql
+            set search_path = '' as $$ begin return new; end $$;
+            """)
+        let report = try verify(database)
+        let finding = try #require(report.findings.first)
+        #expect(report.findings.count == 1)
+        #expect(finding.kind == .function)
+        #expect(finding.table == "activities")
+        try connection.execute(script: finding.fix!)
+        #expect(try verify(database).findings == [])
+    }
+
     @Test func aMissingTableAndSequenceAreReported() throws {
         let database = try PostgresCluster.createDatabase()
         let report = try verify(database)

@@ -18,6 +18,8 @@ struct LiveCatalog {
     /// Relation name (table or sequence) -> grantee -> privileges.
     var grants: [String: [String: Set<String>]] = [:]
     var sequences: Set<String> = []
+    /// Function name -> body (`prosrc`).
+    var functions: [String: String] = [:]
 
     init(reading connection: Connection) throws(PostgresError) {
         for row in try connection.execute("""
@@ -47,6 +49,10 @@ struct LiveCatalog {
         for row in try connection.execute(
             "select tablename, indexname from pg_catalog.pg_indexes where schemaname = 'public'").rows {
             indexes[row[0]!, default: []].insert(row[1]!)
+        }
+        for row in try connection.execute(
+            "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace").rows {
+            functions[row[0]!] = row[1]!
         }
         for row in try connection.execute("""
             select c.relname, g.grantee::regrole::text, g.privilege_type

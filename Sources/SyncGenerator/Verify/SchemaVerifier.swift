@@ -36,6 +36,12 @@ public struct SchemaVerifier: Sendable {
             return [Finding(table: nil, kind: .sequence, message: "sequence public.\(name)",
                             migration: first?.fileStem, fix: try renderer.sequenceSQL())]
         }
+        let sql = try renderer.sequenceSQL()
+        for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
+            let state = catalog.functions[function] == nil ? "missing" : "outdated"
+            return [Finding(table: nil, kind: .function, message: "function public.\(function) (\(state))",
+                            migration: first?.fileStem, fix: sql)]
+        }
         if catalog.grants[name]?["authenticated"]?.contains("USAGE") != true {
             return [Finding(table: nil, kind: .grant, message: "usage on sequence public.\(name) for authenticated",
                             migration: first?.fileStem, fix: try renderer.sequenceSQL())]
@@ -81,6 +87,12 @@ public struct SchemaVerifier: Sendable {
             missing(.trigger, "trigger \(name)\(state == "disabled" ? " (disabled)" : "")", triggerMigration,
                     try renderer.triggersSQL(table, replacing: false)
                         + (state == "disabled" ? "\nalter table public.\(table.name) enable trigger \(name);" : ""))
+        }
+
+        let triggerSQL = try renderer.triggersSQL(table, replacing: false)
+        for (function, body) in FunctionBodies.in(triggerSQL).sorted(by: { $0.key < $1.key }) {
+            guard let live = catalog.functions[function], live != body else { continue }
+            missing(.function, "function \(function) differs from what schema.yaml makes now (outdated)", triggerMigration, triggerSQL)
         }
 
         let access = try renderer.accessSQL(table)

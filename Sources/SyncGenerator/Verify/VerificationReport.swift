@@ -44,7 +44,7 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// One thing the database lacks (or, as a note, has beyond the schema).
 public struct Finding: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        case table, column, columnType, trigger, policy, index, sequence, grant, rowLevelSecurity, extraColumn
+        case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity, extraColumn
     }
 
     /// nil for what all tables share (the sequence).
