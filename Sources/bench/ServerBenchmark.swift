@@ -69,7 +69,7 @@ func runServerBenchmark() async throws {
 enum ServerBench {
     static let batchSize = 500
     static let batches = 40
-    static let repetitions = 3
+    static let repetitions = 5
 
     static let table = Table(name: "items", columns: [
         Column(name: "title", type: .text),
