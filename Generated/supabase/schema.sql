@@ -70,19 +70,21 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -141,19 +143,21 @@ as $$
 declare
   later_start public.sessions.started_ms%type;
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- One open row per owner: an open row that arrives after a later-started open row of its
   -- owner is closed at that row's start, with a pair that beats the sender's copy so
@@ -243,13 +247,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
-  end if;
-  if tg_op = 'INSERT' then
+  else
+    -- moddatetime moves it on update.
     new.updated_at := pg_catalog.now();
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -306,11 +312,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
+    new.version := old.version + 1;
+  else
+    new.version := 1;
   end if;
-  new.version := case when tg_op = 'UPDATE' then old.version + 1 else 1 end;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end

@@ -27,28 +27,37 @@ func runServerBenchmark() async throws {
         """)
 
     let tables = ["items", "loose_items", "plain_items"]
-    print("Server push: upserts of \(ServerBench.batchSize) rows per request, \(ServerBench.batches) requests per phase, one user;")
-    print("median of \(ServerBench.repetitions) runs. generated: the generated SQL; unordered: the same without exact ordering;")
-    print("plain: the same table with no triggers, policies or row-level security.\n")
-    print("phase      generated rows/s  unordered rows/s  plain rows/s  generated/plain time  unordered/plain time")
+    print("""
+        Server push: upserts of \(ServerBench.batchSize) rows per request, \(ServerBench.batches) requests per phase, one user; \
+        median of \(ServerBench.repetitions) runs.
+        generated: the generated SQL; unordered: the same without exact ordering; plain: the same table with no
+        triggers, policies or row-level security. Server CPU is the backend's user+system time (steadier than
+        wall time on a shared machine).
+
+        phase    rows/s: generated  unordered  plain   server CPU us/row: generated  unordered  plain   generated/plain: wall  CPU
+        """)
     let user = UUID().uuidString.lowercased()
-    var seconds: [String: [String: [Double]]] = [:]
+    guard let backend = Int32(try connection.execute("select pg_backend_pid()").scalar ?? "") else {
+        throw PostgresError(message: "no backend process id")
+    }
+    var costs: [String: [String: [ServerBench.Cost]]] = [:]
     for _ in 0..<ServerBench.repetitions {
         let ids = (0..<ServerBench.batches * ServerBench.batchSize).map { _ in UUID().uuidString.lowercased() }
         for (phase, updatedMs) in [("new", 1), ("winning", 2), ("losing", 2)] {
             for table in tables {
-                seconds[phase, default: [:]][table, default: []].append(
-                    try ServerBench.push(ids, updatedMs: updatedMs, into: table, as: user, on: connection))
+                let cost = try ServerBench.push(ids, updatedMs: updatedMs, into: table, as: user, on: connection, backend: backend)
+                costs[phase, default: [:]][table, default: []].append(cost)
             }
         }
     }
     let rows = Double(ServerBench.batches * ServerBench.batchSize)
     for phase in ["new", "winning", "losing"] {
-        let median = tables.map { Measure.median(seconds[phase]![$0]!) }
-        let columns = [phase, Measure.format(rows / median[0], digits: 0), Measure.format(rows / median[1], digits: 0),
-                       Measure.format(rows / median[2], digits: 0), Measure.format(median[0] / median[2], digits: 2),
-                       Measure.format(median[1] / median[2], digits: 2)]
-        print(zip(columns, [11, 18, 18, 14, 22, 0]).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }.joined())
+        let wall = tables.map { table in Measure.median(costs[phase]![table]!.map(\.wall)) }
+        let cpu = tables.map { table in Measure.median(costs[phase]![table]!.map(\.serverCPU)) }
+        let cells = [phase, ""] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
+            + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) } + ["", Measure.format(wall[0] / wall[2], digits: 2), Measure.format(cpu[0] / cpu[2], digits: 2)]
+        let widths = [9, 8, 11, 11, 8, 19, 11, 11, 8, 17, 6, 0]
+        print(zip(cells, widths).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
     }
 
     try ServerBench.fill(rows: 1_000_000, users: 1_000, on: connection)
@@ -85,8 +94,16 @@ enum ServerBench {
         return table
     }()
 
-    /// Seconds to upsert every id, a batch per request.
-    static func push(_ ids: [String], updatedMs: Int, into table: String, as user: String, on connection: Connection) throws -> Double {
+    struct Cost {
+        var wall: Double
+        var serverCPU: Double
+    }
+
+    /// The time to upsert every id, a batch per request: wall clock, and the CPU the server
+    /// process spent.
+    static func push(
+        _ ids: [String], updatedMs: Int, into table: String, as user: String, on connection: Connection, backend: Int32
+    ) throws -> Cost {
         let columns = ["id", "user_id", "title", "position", "done", "note", "updated_ms", "device_id"]
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let tuples = (0..<batchSize).map { row in
@@ -94,7 +111,8 @@ enum ServerBench {
         }
         let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
         let claims = #"{"role":"authenticated","sub":"\#(user)"}"#
-        return try Measure.seconds {
+        let cpuBefore = try cpuSeconds(of: backend)
+        let wall = try Measure.seconds {
             for start in stride(from: 0, to: ids.count, by: batchSize) {
                 var parameters: [String?] = []
                 for (index, id) in ids[start..<start + batchSize].enumerated() {
@@ -107,6 +125,16 @@ enum ServerBench {
                 }
             }
         }
+        return Cost(wall: wall, serverCPU: try cpuSeconds(of: backend) - cpuBefore)
+    }
+
+    /// User plus system CPU seconds of a process on this machine (Linux: /proc/PID/stat).
+    static func cpuSeconds(of process: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+        let ticks = Double(fields[11])! + Double(fields[12])!
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Loads rows of many users quickly (triggers off, server_seq from the sequence as they

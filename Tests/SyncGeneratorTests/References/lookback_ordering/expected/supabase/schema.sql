@@ -61,14 +61,14 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');

@@ -61,19 +61,21 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
