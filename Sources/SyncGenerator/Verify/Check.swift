@@ -11,7 +11,7 @@ struct Check {
     func shared() throws -> [Finding] {
         let name = "sync_server_seq"
         let sql = try renderer.sequenceSQL()
-        let migration = history.migrations.first { $0.steps.contains { $0.createdTable != nil } }?.fileStem
+        let migration = history.first
         func finding(_ kind: Finding.Kind, _ message: String) -> Finding {
             Finding(table: nil, kind: kind, message: message, migration: migration, fix: sql)
         }
@@ -30,7 +30,7 @@ struct Check {
     func table(_ table: Table) throws -> [Finding] {
         guard catalog.tables[table.name] != nil else {
             return [Finding(table: table.name, kind: .table, message: "table public.\(table.name)",
-                            migration: history.creating(table: table.name)?.fileStem,
+                            migration: history.creating(table: table.name),
                             fix: try renderer.tableSQL(table, upgrading: false))]
         }
         return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table)
@@ -41,7 +41,7 @@ struct Check {
         let live = catalog.columns[table.name] ?? [:]
         for column in table.syncedColumns {
             let type = SchemaVerifier.catalogType(column.type)
-            let migration = history.adding(column: column.name, to: table.name)?.fileStem
+            let migration = history.adding(column: column.name, to: table.name)
             guard let found = live[column.name] else {
                 findings.append(Finding(table: table.name, kind: .column, message: "column \(column.name) (\(type))",
                                         migration: migration, fix: try renderer.addColumnSQL(column, to: table)))
@@ -65,7 +65,7 @@ struct Check {
 
     private func triggers(of table: Table) throws -> [Finding] {
         let sql = try renderer.triggersSQL(table, replacing: false)
-        let migration = history.lastWritingTriggers(of: table.name)?.fileStem
+        let migration = history.lastWritingTriggers(of: table.name)
         let live = catalog.triggers[table.name] ?? [:]
         var findings: [Finding] = []
         for name in SchemaVerifier.triggerNames(table) {
@@ -90,7 +90,7 @@ struct Check {
     /// Row-level security, policies and grants: one block of SQL makes them all.
     private func access(of table: Table) throws -> [Finding] {
         let sql = try renderer.accessSQL(table)
-        let migration = history.creating(table: table.name)?.fileStem
+        let migration = history.creating(table: table.name)
         func finding(_ kind: Finding.Kind, _ message: String) -> Finding {
             Finding(table: table.name, kind: kind, message: message, migration: migration, fix: sql)
         }
@@ -114,7 +114,7 @@ struct Check {
         let live = catalog.indexes[table.name] ?? []
         return try ([renderer.pullIndex(table)] + table.indexes).filter { !live.contains($0.name) }.map { index in
             Finding(table: table.name, kind: .index, message: "index \(index.name)",
-                    migration: history.adding(index: index.name, on: table.name)?.fileStem,
+                    migration: history.adding(index: index.name, on: table.name),
                     fix: try renderer.indexSQL(index, on: table))
         }
     }

@@ -1,55 +1,38 @@
 import SyncSchema
 
 /// Which migration brought each object into the schema, so a finding can say which file to
-/// apply.
+/// apply. Read from the migrations themselves or from the snapshot's record of their changes
+/// (`table t`, `column t.c`, `index t.i`, `triggers t`).
 struct MigrationHistory {
-    let migrations: [Migration]
+    private let entries: [(fileStem: String, changes: Set<String>)]
 
-    func creating(table: String) -> Migration? {
-        migrations.first { $0.steps.contains { $0.createdTable?.name == table } }
+    init(migrations: [Migration]) {
+        entries = migrations.map { ($0.fileStem, Set($0.steps.map(\.change))) }
     }
 
-    func adding(column: String, to table: String) -> Migration? {
-        migrations.first { migration in
-            migration.steps.contains { step in
-                switch step {
-                case .createTable(let created): created.name == table && created.column(named: column) != nil
-                case .addColumn(let added, let target): target.name == table && added.name == column
-                default: false
-                }
-            }
-        } ?? creating(table: table)
+    init(snapshot: Snapshot?) {
+        entries = (snapshot?.migrations ?? []).map { ($0.fileStem, Set($0.changes)) }
     }
 
-    func adding(index: String, on table: String) -> Migration? {
-        migrations.first { migration in
-            migration.steps.contains { step in
-                switch step {
-                case .createTable(let created): created.name == table && created.indexes.contains { $0.name == index }
-                case .addIndex(let added, let target): target.name == table && added.name == index
-                default: false
-                }
-            }
-        } ?? creating(table: table)
+    /// The first migration that creates a table: it also creates what all tables share.
+    var first: String? {
+        entries.first { $0.changes.contains { $0.hasPrefix("table ") } }?.fileStem
+    }
+
+    func creating(table: String) -> String? {
+        entries.first { $0.changes.contains("table \(table)") }?.fileStem
+    }
+
+    func adding(column: String, to table: String) -> String? {
+        entries.first { $0.changes.contains("column \(table).\(column)") }?.fileStem ?? creating(table: table)
+    }
+
+    func adding(index: String, on table: String) -> String? {
+        entries.first { $0.changes.contains("index \(table).\(index)") }?.fileStem ?? creating(table: table)
     }
 
     /// The newest migration that wrote the table's triggers.
-    func lastWritingTriggers(of table: String) -> Migration? {
-        migrations.last { migration in
-            migration.steps.contains { step in
-                switch step {
-                case .createTable(let created): created.name == table
-                case .replaceTriggers(let replaced): replaced.name == table
-                default: false
-                }
-            }
-        }
-    }
-}
-
-extension MigrationStep {
-    var createdTable: Table? {
-        if case .createTable(let table) = self { return table }
-        return nil
+    func lastWritingTriggers(of table: String) -> String? {
+        entries.last { $0.changes.contains("triggers \(table)") || $0.changes.contains("table \(table)") }?.fileStem
     }
 }

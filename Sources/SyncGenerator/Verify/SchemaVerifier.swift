@@ -13,15 +13,24 @@ public struct SchemaVerifier: Sendable {
         self.renderer = renderer
     }
 
-    /// Connects with a libpq URL and verifies. Throws ``PostgresError`` when it cannot connect
-    /// or read the catalog (the message never holds the password).
+    /// Connects with a libpq URL and verifies; `migrations` name the file that makes each
+    /// object. Throws ``PostgresError`` when it cannot connect or read the catalog (the message
+    /// never holds the password).
     public func verify(_ schema: Schema, migrations: [Migration], databaseURL: String) throws -> VerificationReport {
-        try verify(schema, migrations: migrations, connection: try Connection(url: databaseURL))
+        try verify(schema, history: MigrationHistory(migrations: migrations), connection: try Connection(url: databaseURL))
+    }
+
+    /// The same, naming migrations from Generated/schema.snapshot.json.
+    public func verify(_ schema: Schema, snapshot: Snapshot?, databaseURL: String) throws -> VerificationReport {
+        try verify(schema, history: MigrationHistory(snapshot: snapshot), connection: try Connection(url: databaseURL))
     }
 
     public func verify(_ schema: Schema, migrations: [Migration], connection: Connection) throws -> VerificationReport {
-        let check = Check(renderer: renderer, catalog: try LiveCatalog(reading: connection),
-                          history: MigrationHistory(migrations: migrations))
+        try verify(schema, history: MigrationHistory(migrations: migrations), connection: connection)
+    }
+
+    func verify(_ schema: Schema, history: MigrationHistory, connection: Connection) throws -> VerificationReport {
+        let check = Check(renderer: renderer, catalog: try LiveCatalog(reading: connection), history: history)
         var findings = try check.shared()
         for table in schema.tables {
             findings += try check.table(table)

@@ -20,8 +20,17 @@ public struct VerifyOutcome: Sendable, Equatable {
 extension SchemaVerifier {
     /// Verifies and turns the result into the command's output and exit status.
     public func outcome(_ schema: Schema, migrations: [Migration], databaseURL: String) -> VerifyOutcome {
+        Self.outcome { try verify(schema, migrations: migrations, databaseURL: databaseURL) }
+    }
+
+    /// The same, naming migrations from Generated/schema.snapshot.json.
+    public func outcome(_ schema: Schema, snapshot: Snapshot?, databaseURL: String) -> VerifyOutcome {
+        Self.outcome { try verify(schema, snapshot: snapshot, databaseURL: databaseURL) }
+    }
+
+    private static func outcome(_ verify: () throws -> VerificationReport) -> VerifyOutcome {
         do {
-            let report = try verify(schema, migrations: migrations, databaseURL: databaseURL)
+            let report = try verify()
             return VerifyOutcome(status: report.isComplete ? VerifyOutcome.complete : VerifyOutcome.incomplete, text: report.description)
         } catch {
             return VerifyOutcome(status: VerifyOutcome.unreachable, text: "error: cannot verify the database: \(error)")
