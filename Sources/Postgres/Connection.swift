@@ -8,9 +8,14 @@ public final class Connection: @unchecked Sendable {
     private let lock = NSRecursiveLock()
 
     /// Connects with a libpq URL or key/value string, e.g.
-    /// `postgresql://postgres@127.0.0.1:5432/app`. The error never contains the password.
+    /// `postgresql://postgres@127.0.0.1:5432/app`. Gives up after 10 seconds unless the URL
+    /// sets its own `connect_timeout`. The error never contains the password.
     public init(url: String) throws(PostgresError) {
-        guard let handle = PQconnectdb(url) else {
+        // Keywords before "dbname" are defaults: the expanded URL overrides them.
+        let connection = Self.withCStrings(["connect_timeout", "dbname", nil]) { keywords in
+            Self.withCStrings(["10", url, nil]) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let handle = connection else {
             throw PostgresError(message: "cannot connect: out of memory")
         }
         guard PQstatus(handle) == CONNECTION_OK else {

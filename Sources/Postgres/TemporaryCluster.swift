@@ -22,10 +22,11 @@ public final class TemporaryCluster: Sendable {
         port = try Self.freePort()
 
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // From here on the watchdog removes the directory (and stops the server) at exit.
+        startWatchdog()
         // initdb refuses to run as root: the cluster belongs to the postgres user then.
         if runsAsPostgres { try Subprocess.run(["/usr/bin/chown", "postgres:postgres", directory.path]) }
         try asOwner("initdb", "-D", dataPath, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-        startWatchdog()
         do {
             try asOwner(
                 "pg_ctl", "-D", dataPath, "-l", logPath, "-w", "-o",

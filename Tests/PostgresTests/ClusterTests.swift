@@ -41,4 +41,16 @@ import Testing
         #expect(error.message.contains("no_such_database"))
         #expect(!error.description.contains("s3cret-pw"))
     }
+
+    @Test func keyValueConnectionStringsWorkToo() throws {
+        let database = try PostgresCluster.createDatabase()
+        let port = try PostgresCluster.cluster().port
+        let connection = try Connection(url: "host=127.0.0.1 port=\(port) user=postgres dbname=\(database.name) connect_timeout=3")
+        #expect(try connection.execute("select current_database()").scalar == database.name)
+    }
+
+    @Test func aClusterThatCannotStartSaysWhy() throws {
+        let error = try #require(throws: PostgresError.self) { try TemporaryCluster(version: 1) }
+        #expect(error.message.contains("/usr/lib/postgresql/1/bin/initdb"))
+    }
 }

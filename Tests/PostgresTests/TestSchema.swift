@@ -71,6 +71,19 @@ enum TestSchema {
         schema: current)
     static let migrations = [initialMigration, tagMigration]
 
+    /// A later change of ordering and rules: activities gives up exact ordering, sessions
+    /// its open-row rule. Only the triggers change.
+    static let relaxed: Schema = {
+        var schema = current
+        schema.tables[0].exactOrdering = false
+        schema.tables[1].rules = []
+        return schema
+    }()
+    static let relaxMigration = Migration(
+        number: 3, name: "relax_ordering",
+        steps: [.replaceTriggers(relaxed.tables[0]), .replaceTriggers(relaxed.tables[1])],
+        schema: relaxed)
+
     static let renderer: SupabaseRenderer = {
         do { return SupabaseRenderer(templates: try TemplateSet(directory: nil)) } catch { fatalError("built-in templates: \(error)") }
     }()

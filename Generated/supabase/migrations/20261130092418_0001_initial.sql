@@ -6,6 +6,27 @@ create sequence if not exists public.sync_server_seq;
 revoke all on sequence public.sync_server_seq from anon, authenticated;
 grant usage on sequence public.sync_server_seq to authenticated, service_role;
 
+-- Exact ordering: one transaction at a time writes an owner's rows, from its first write to
+-- its commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
+-- can never pass a row still to commit (no lookback needed). The cost: an owner's concurrent
+-- requests wait for each other (different owners never do; two owners whose hashes collide
+-- only wait needlessly), and a lock call per row. The first key keeps these locks apart from
+-- any advisory lock the app takes. This statement trigger takes the signed-in owner's lock
+-- before the statement locks any row: an UPDATE locks its rows before row triggers run, and
+-- taking the lock only there could deadlock with an upsert of the same owner.
+create or replace function public.sync_lock_owner()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if auth.uid() is not null then
+    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  end if;
+  return null;
+end
+$$;
+
 -- activities: last writer wins on (updated_ms, device_id)
 create table if not exists public.activities (
   id uuid primary key,
@@ -43,23 +64,21 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -67,6 +86,9 @@ $$;
 create or replace trigger activities_before_write
   before insert or update on public.activities
   for each row execute function public.activities_before_write();
+create or replace trigger activities_lock_owner
+  before insert or update on public.activities
+  for each statement execute function public.sync_lock_owner();
 
 -- sessions: last writer wins on (updated_ms, device_id)
 create table if not exists public.sessions (
@@ -108,23 +130,21 @@ as $$
 declare
   later_start public.sessions.started_ms%type;
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- One open row per owner: an open row that arrives after a later-started open row of its
   -- owner is closed at that row's start, with a pair that beats the sender's copy so
@@ -146,6 +166,9 @@ $$;
 create or replace trigger sessions_before_write
   before insert or update on public.sessions
   for each row execute function public.sessions_before_write();
+create or replace trigger sessions_lock_owner
+  before insert or update on public.sessions
+  for each statement execute function public.sync_lock_owner();
 
 create or replace function public.sessions_after_write()
 returns trigger
@@ -207,17 +230,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
-  end if;
-  if tg_op = 'INSERT' then
+  else
+    -- moddatetime moves it on update.
     new.updated_at := pg_catalog.now();
   end if;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -225,6 +246,11 @@ $$;
 create or replace trigger tasks_before_write
   before insert or update on public.tasks
   for each row execute function public.tasks_before_write();
+create or replace trigger tasks_lock_owner
+  before insert or update on public.tasks
+  for each statement execute function public.sync_lock_owner();
+-- A new Supabase project has the extension available, not enabled.
+create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
   before update on public.tasks
   for each row execute function extensions.moddatetime(updated_at);
@@ -264,15 +290,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
+    new.version := old.version + 1;
+  else
+    new.version := 1;
   end if;
-  new.version := case when tg_op = 'UPDATE' then old.version + 1 else 1 end;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -280,3 +306,6 @@ $$;
 create or replace trigger task_lists_before_write
   before insert or update on public.task_lists
   for each row execute function public.task_lists_before_write();
+create or replace trigger task_lists_lock_owner
+  before insert or update on public.task_lists
+  for each statement execute function public.sync_lock_owner();

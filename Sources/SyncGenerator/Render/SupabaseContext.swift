@@ -1,8 +1,8 @@
 import SyncSchema
 
 /// Turns the model into the values the supabase/ templates render. Every literal that reaches
-/// a template is valid SQL here; identifiers are plain lowercase names (the parser refuses any
-/// other), so none needs quoting.
+/// a template is valid SQL here (escaped by SQLLiteral); identifiers are plain lowercase names
+/// (the parser refuses any other), so none needs quoting.
 enum SupabaseContext {
     static func table(_ table: Table) -> [String: TemplateValue] {
         var context: [String: TemplateValue] = [
@@ -33,7 +33,7 @@ enum SupabaseContext {
         if let value = defaultExpression(column) { context["default"] = .text(value) }
         if case .enumeration(let values) = column.type {
             context["isEnum"] = true
-            context["values"] = .list(values.map { .text(literal($0)) })
+            context["values"] = .list(values.map { .text(SQLLiteral.string($0)) })
         }
         return context
     }
@@ -63,12 +63,6 @@ enum SupabaseContext {
         }
     }
 
-    /// A SQL string literal: single quotes doubled (standard_conforming_strings is on, so a
-    /// backslash is an ordinary character).
-    static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
-
     private static func defaultExpression(_ column: SyncedColumn) -> String? {
         switch column.role {
         case .owner: return "auth.uid()"
@@ -77,12 +71,12 @@ enum SupabaseContext {
         }
         switch column.defaultValue {
         case nil: return nil
-        case .text(let text): return literal(text)
+        case .text(let text): return SQLLiteral.string(text)
         case .int(let value): return String(value)
-        case .double(let value): return String(value)
+        case .double(let value): return SQLLiteral.number(value)
         case .bool(let value): return value ? "true" : "false"
         case .now: return "now()"
-        case .json(let document): return literal(document) + "::jsonb"
+        case .json(let document): return SQLLiteral.string(document) + "::jsonb"
         }
     }
 }

@@ -57,7 +57,8 @@ public struct SupabaseRenderer: Sendable {
         context["createTable"] = .text(try createTableSQL(table, upgrading: upgrading))
         context["indexes"] = .list(indexes)
         context["access"] = .text(try accessSQL(table))
-        context["triggers"] = .text(try triggersSQL(table, replacing: false))
+        // Over an older database, schema.sql also drops triggers the table no longer has.
+        context["triggers"] = .text(try triggersSQL(table, replacing: upgrading))
         return try fragment("table", .object(context))
     }
 
@@ -74,13 +75,17 @@ public struct SupabaseRenderer: Sendable {
     }
 
     func addColumnSQL(_ column: Column, to table: Table) throws -> String {
-        // `table` is the table after the change, so it holds the column with its implicit parts.
+        // `table` is the table after the change, so it holds the column.
         guard let synced = table.syncedColumns.first(where: { $0.name == column.name }) else {
             preconditionFailure("migration adds column '\(column.name)' that table '\(table.name)' does not have")
         }
-        return try fragment("add_column", [
+        return try addColumnSQL(synced, to: table)
+    }
+
+    func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {
+        try fragment("add_column", [
             "table": .text(table.name),
-            "definition": .text(try columnDefinition(synced, of: table)),
+            "definition": .text(try columnDefinition(column, of: table)),
         ])
     }
 

@@ -7,6 +7,27 @@ create sequence if not exists public.sync_server_seq;
 revoke all on sequence public.sync_server_seq from anon, authenticated;
 grant usage on sequence public.sync_server_seq to authenticated, service_role;
 
+-- Exact ordering: one transaction at a time writes an owner's rows, from its first write to
+-- its commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
+-- can never pass a row still to commit (no lookback needed). The cost: an owner's concurrent
+-- requests wait for each other (different owners never do; two owners whose hashes collide
+-- only wait needlessly), and a lock call per row. The first key keeps these locks apart from
+-- any advisory lock the app takes. This statement trigger takes the signed-in owner's lock
+-- before the statement locks any row: an UPDATE locks its rows before row triggers run, and
+-- taking the lock only there could deadlock with an upsert of the same owner.
+create or replace function public.sync_lock_owner()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if auth.uid() is not null then
+    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  end if;
+  return null;
+end
+$$;
+
 -- tasks: versioned by updated_at
 create table if not exists public.tasks (
   id uuid primary key,
@@ -43,17 +64,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
-  end if;
-  if tg_op = 'INSERT' then
+  else
+    -- moddatetime moves it on update.
     new.updated_at := pg_catalog.now();
   end if;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -61,6 +80,13 @@ $$;
 create or replace trigger tasks_before_write
   before insert or update on public.tasks
   for each row execute function public.tasks_before_write();
+create or replace trigger tasks_lock_owner
+  before insert or update on public.tasks
+  for each statement execute function public.sync_lock_owner();
+-- A new Supabase project has the extension available, not enabled.
+create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
   before update on public.tasks
   for each row execute function extensions.moddatetime(updated_at);
+drop trigger if exists tasks_after_write on public.tasks;
+drop function if exists public.tasks_after_write();

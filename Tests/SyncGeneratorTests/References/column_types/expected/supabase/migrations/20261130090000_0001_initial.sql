@@ -6,6 +6,27 @@ create sequence if not exists public.sync_server_seq;
 revoke all on sequence public.sync_server_seq from anon, authenticated;
 grant usage on sequence public.sync_server_seq to authenticated, service_role;
 
+-- Exact ordering: one transaction at a time writes an owner's rows, from its first write to
+-- its commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
+-- can never pass a row still to commit (no lookback needed). The cost: an owner's concurrent
+-- requests wait for each other (different owners never do; two owners whose hashes collide
+-- only wait needlessly), and a lock call per row. The first key keeps these locks apart from
+-- any advisory lock the app takes. This statement trigger takes the signed-in owner's lock
+-- before the statement locks any row: an UPDATE locks its rows before row triggers run, and
+-- taking the lock only there could deadlock with an upsert of the same owner.
+create or replace function public.sync_lock_owner()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if auth.uid() is not null then
+    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  end if;
+  return null;
+end
+$$;
+
 -- things: last writer wins on (updated_ms, device_id)
 create table if not exists public.things (
   id uuid primary key,
@@ -46,23 +67,21 @@ language plpgsql
 set search_path = ''
 as $$
 begin
-  -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-  -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-  -- (collate "C"), as every device compares it.
-  if tg_op = 'UPDATE' and (new.updated_ms < old.updated_ms
-      or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C")) then
-    return null;
-  end if;
   if tg_op = 'UPDATE' then
+    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
+    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
+    -- (collate "C"), as every device compares it.
+    if new.updated_ms < old.updated_ms
+        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+      return null;
+    end if;
     new.user_id := old.user_id;
   end if;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -70,3 +89,6 @@ $$;
 create or replace trigger things_before_write
   before insert or update on public.things
   for each row execute function public.things_before_write();
+create or replace trigger things_lock_owner
+  before insert or update on public.things
+  for each statement execute function public.sync_lock_owner();

@@ -6,6 +6,27 @@ create sequence if not exists public.sync_server_seq;
 revoke all on sequence public.sync_server_seq from anon, authenticated;
 grant usage on sequence public.sync_server_seq to authenticated, service_role;
 
+-- Exact ordering: one transaction at a time writes an owner's rows, from its first write to
+-- its commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
+-- can never pass a row still to commit (no lookback needed). The cost: an owner's concurrent
+-- requests wait for each other (different owners never do; two owners whose hashes collide
+-- only wait needlessly), and a lock call per row. The first key keeps these locks apart from
+-- any advisory lock the app takes. This statement trigger takes the signed-in owner's lock
+-- before the statement locks any row: an UPDATE locks its rows before row triggers run, and
+-- taking the lock only there could deadlock with an upsert of the same owner.
+create or replace function public.sync_lock_owner()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if auth.uid() is not null then
+    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  end if;
+  return null;
+end
+$$;
+
 -- task_lists: versioned by an integer
 create table if not exists public.task_lists (
   id uuid primary key,
@@ -39,15 +60,15 @@ as $$
 begin
   if tg_op = 'UPDATE' then
     new.user_id := old.user_id;
+    new.version := old.version + 1;
+  else
+    new.version := 1;
   end if;
-  new.version := case when tg_op = 'UPDATE' then old.version + 1 else 1 end;
-  -- Exact ordering: one transaction at a time writes an owner's rows, from here to its
-  -- commit, so that owner's rows commit in server_seq order and a pull that walks server_seq
-  -- can never pass a row still to commit (no lookback needed). Cost: an owner's concurrent
-  -- writes wait for each other (different owners never do; a hash collision of two owners
-  -- only makes them wait), and one lock call per row. The first key keeps these locks apart
-  -- from any other advisory lock the app takes.
-  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text));
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
 end
@@ -55,3 +76,6 @@ $$;
 create or replace trigger task_lists_before_write
   before insert or update on public.task_lists
   for each row execute function public.task_lists_before_write();
+create or replace trigger task_lists_lock_owner
+  before insert or update on public.task_lists
+  for each statement execute function public.sync_lock_owner();

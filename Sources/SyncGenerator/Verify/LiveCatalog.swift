@@ -1,0 +1,65 @@
+import Postgres
+
+/// What a live database holds in schema public, read once from the system catalogs.
+struct LiveCatalog {
+    struct ColumnInfo: Equatable {
+        var type: String
+        var isNullable: Bool
+    }
+
+    /// Table name -> row-level security enabled.
+    var tables: [String: Bool] = [:]
+    /// Table name -> column name -> column.
+    var columns: [String: [String: ColumnInfo]] = [:]
+    /// Table name -> trigger name -> enabled.
+    var triggers: [String: [String: Bool]] = [:]
+    var policies: [String: Set<String>] = [:]
+    var indexes: [String: Set<String>] = [:]
+    /// Relation name (table or sequence) -> grantee -> privileges.
+    var grants: [String: [String: Set<String>]] = [:]
+    var sequences: Set<String> = []
+    /// Function name -> body (`prosrc`).
+    var functions: [String: String] = [:]
+
+    init(reading connection: Connection) throws(PostgresError) {
+        for row in try connection.execute("""
+            select relname, relkind::text, relrowsecurity::text from pg_catalog.pg_class
+            where relnamespace = 'public'::regnamespace and relkind in ('r', 'p', 'S')
+            """).rows {
+            if row[1] == "S" { sequences.insert(row[0]!) } else { tables[row[0]!] = row[2] == "true" }
+        }
+        for row in try connection.execute("""
+            select c.relname, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull::text
+            from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid
+            where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+            """).rows {
+            columns[row[0]!, default: [:]][row[1]!] = ColumnInfo(type: row[2]!, isNullable: row[3] == "false")
+        }
+        for row in try connection.execute("""
+            select c.relname, t.tgname, (t.tgenabled <> 'D')::text from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
+            """).rows {
+            triggers[row[0]!, default: [:]][row[1]!] = row[2] == "true"
+        }
+        for row in try connection.execute(
+            "select tablename, policyname from pg_catalog.pg_policies where schemaname = 'public'").rows {
+            policies[row[0]!, default: []].insert(row[1]!)
+        }
+        for row in try connection.execute(
+            "select tablename, indexname from pg_catalog.pg_indexes where schemaname = 'public'").rows {
+            indexes[row[0]!, default: []].insert(row[1]!)
+        }
+        for row in try connection.execute(
+            "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace").rows {
+            functions[row[0]!] = row[1]!
+        }
+        for row in try connection.execute("""
+            select c.relname, g.grantee::regrole::text, g.privilege_type
+            from pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) g
+            where c.relnamespace = 'public'::regnamespace
+            """).rows {
+            grants[row[0]!, default: [:]][row[1]!, default: []].insert(row[2]!)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Postgres
+import SyncSchema
+
+/// Compares a live database with the schema: every table, column (and its type), trigger,
+/// policy, index, grant, the sequence and row-level security. Each finding carries the
+/// migration that makes the missing object and the exact SQL of it, rendered by the same
+/// templates as the migration files. Extra server columns are notes: old columns are kept on
+/// purpose, since clients in the field may still send them.
+public struct SchemaVerifier: Sendable {
+    public let renderer: SupabaseRenderer
+
+    public init(renderer: SupabaseRenderer) {
+        self.renderer = renderer
+    }
+
+    /// Connects with a libpq URL and verifies; `migrations` name the file that makes each
+    /// object. Throws ``PostgresError`` when it cannot connect or read the catalog (the message
+    /// never holds the password).
+    public func verify(_ schema: Schema, migrations: [Migration], databaseURL: String) throws -> VerificationReport {
+        try verify(schema, history: MigrationHistory(migrations: migrations), connection: try Connection(url: databaseURL))
+    }
+
+    /// The same, naming migrations from Generated/schema.snapshot.json.
+    public func verify(_ schema: Schema, snapshot: Snapshot?, databaseURL: String) throws -> VerificationReport {
+        try verify(schema, history: MigrationHistory(snapshot: snapshot), connection: try Connection(url: databaseURL))
+    }
+
+    public func verify(_ schema: Schema, migrations: [Migration], connection: Connection) throws -> VerificationReport {
+        try verify(schema, history: MigrationHistory(migrations: migrations), connection: connection)
+    }
+
+    func verify(_ schema: Schema, history: MigrationHistory, connection: Connection) throws -> VerificationReport {
+        let check = Check(renderer: renderer, catalog: try LiveCatalog(reading: connection), history: history)
+        var findings = try check.shared()
+        for table in schema.tables {
+            findings += try check.table(table)
+        }
+        return VerificationReport(findings: findings, tables: schema.tables.map(\.name))
+    }
+
+    static func triggerNames(_ table: Table) -> [String] {
+        var names = ["\(table.name)_before_write"]
+        if table.exactOrdering || table.openRowRule != nil { names.append("\(table.name)_lock_owner") }
+        if table.conflict.versionKind == .timestamp { names.append("\(table.name)_updated_at") }
+        if table.openRowRule != nil { names.append("\(table.name)_after_write") }
+        return names
+    }
+
+    /// The type as `format_type` prints it.
+    static func catalogType(_ type: ColumnType) -> String {
+        switch type {
+        case .timestamp: "timestamp with time zone"
+        default: SupabaseContext.sqlType(type)
+        }
+    }
+}
