@@ -1,5 +1,6 @@
 import Foundation
 import HopeSchema
+import SyncGenerator
 import SyncRuntime
 import Testing
 
@@ -45,6 +46,14 @@ import Testing
         // Rows of other tables were not held up.
         #expect(try await server.rows(of: Activity.table, for: user).count == 1)
 
+        // `generate verify` names the same column and the SQL that fixes it.
+        let (console, transcript) = GenerateCommand.Console.recording()
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("schema.yaml").path
+        let verify = GenerateCommand(console: console).run(["verify", "--database-url", server.database.url, "--schema", schema])
+        #expect(verify == 1)
+        #expect(transcript.out.contains("alter table public.sessions add column if not exists note text;"))
+
         // The migration is applied (schema.sql re-adds the column); the next attempt succeeds.
         try server.applySchema()
         sleeper.elapse(ceiling)
@@ -58,3 +67,4 @@ import Testing
         await phone.engine.stop()
     }
 }
+

@@ -42,10 +42,9 @@ final class ScratchProject {
 
     /// Runs `generate` in-process with these arguments after `--schema`.
     func run(_ arguments: String...) -> CommandResult {
-        let output = Output()
-        let console = GenerateCommand.Console(out: { output.append(out: $0) }, error: { output.append(error: $0) })
+        let (console, transcript) = GenerateCommand.Console.recording()
         let status = GenerateCommand(console: console, stamp: fixedStamp).run(["--schema", schemaPath] + arguments)
-        return CommandResult(status: status, out: output.out, error: output.error)
+        return CommandResult(status: status, out: transcript.out, error: transcript.error)
     }
 }
 
@@ -55,14 +54,3 @@ struct CommandResult {
     let error: String
 }
 
-/// Collects what the command prints; the command may print from any thread.
-final class Output: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outLines: [String] = []
-    private var errorLines: [String] = []
-
-    func append(out line: String) { lock.withLock { outLines.append(line) } }
-    func append(error line: String) { lock.withLock { errorLines.append(line) } }
-    var out: String { lock.withLock { outLines.joined(separator: "\n") } }
-    var error: String { lock.withLock { errorLines.joined(separator: "\n") } }
-}

@@ -25,6 +25,26 @@ public struct GenerateCommand: Sendable {
             out: { print($0) },
             error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         )
+
+        /// A console that keeps what is printed, for embedding `generate` in other tools.
+        public static func recording() -> (Console, Transcript) {
+            let transcript = Transcript()
+            return (Console(out: { transcript.append($0, error: false) }, error: { transcript.append($0, error: true) }), transcript)
+        }
+    }
+
+    /// What a recording console was given, line by line.
+    public final class Transcript: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outLines: [String] = []
+        private var errorLines: [String] = []
+
+        func append(_ line: String, error: Bool) {
+            lock.withLock { error ? errorLines.append(line) : outLines.append(line) }
+        }
+
+        public var out: String { lock.withLock { outLines.joined(separator: "\n") } }
+        public var error: String { lock.withLock { errorLines.joined(separator: "\n") } }
     }
 
     let console: Console
@@ -122,8 +142,20 @@ public struct GenerateCommand: Sendable {
         }
         let existing = (try? GeneratedTree.read(from: options.outputURL)) ?? GeneratedTree()
         let snapshot = existing[Snapshot.fileName].flatMap { try? Snapshot.decode($0) }
-        _ = (databaseURL, parsed, snapshot)
-        return report(Failure("error: verify is not available yet", ExitCode.usage))
+        let templates: TemplateSet
+        do {
+            templates = try TemplateSet(directory: options.templatesURL)
+        } catch {
+            return report(Failure("error: cannot load the templates: \(error)", ExitCode.usage))
+        }
+        let outcome = SchemaVerifier(renderer: SupabaseRenderer(templates: templates))
+            .outcome(parsed.schema, snapshot: snapshot, databaseURL: databaseURL)
+        if outcome.status == VerifyOutcome.unreachable {
+            console.error(outcome.text)
+        } else {
+            console.out(outcome.text)
+        }
+        return outcome.status
     }
 
     private func initTemplates(in directory: URL) -> Int32 {
