@@ -22,6 +22,10 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
         stamp(&values, sql)
+        if try queueGuardedUpdate(values, sql) {
+            flags.wroteLocally = true
+            return try fetchOne(Record.self, id: record.id) ?? record
+        }
         try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
         flags.wroteLocally = true
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
@@ -42,6 +46,9 @@ public struct StoreWriter {
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
                 [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
             )
+        } else if try queueGuardedDelete(id, sql) {
+            flags.wroteLocally = true
+            return true
         } else {
             try database.execute(
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, _dirty = 1 WHERE id = ?",

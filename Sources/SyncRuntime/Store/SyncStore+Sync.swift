@@ -49,14 +49,10 @@ extension SyncStore {
                 } else {
                     try database.execute(sql.markRejectedUnguarded, [id])
                 }
-                try database.execute("""
-                    INSERT INTO _sync_rejected (table_name, row_id, status, code, message, details, hint, rejected_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [
-                    .text(table.name), id, .integer(Int64(error.status)), error.code.map(DatabaseValue.text) ?? .null,
-                    .text(error.message), error.details.map(DatabaseValue.text) ?? .null,
-                    error.hint.map(DatabaseValue.text) ?? .null, .integer(state.wallClock()),
-                ])
+                try recordRejection(RejectionRecord(
+                    table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
+                    message: error.message, createdMs: state.wallClock()
+                ), database)
             }
         }
     }
@@ -132,6 +128,7 @@ extension SyncStore {
                     if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
                     if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
                 }
+                try LocalRow.overlayQueuedWrites(in: page.rows, sql, database)
                 let cursor = max(try currentCursor(table, database), page.lastServerSeq ?? 0)
                 try database.execute(
                     "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
@@ -149,12 +146,10 @@ extension SyncStore {
         return outcome.0
     }
 
-    /// Counts for the status: rows waiting to be pushed and writes on the rejected list.
-    func pendingCounts() throws -> (dirty: Int, rejected: Int) {
-        try performRead { reader in
-            let rejected = try reader.database.fetchOne("SELECT count(*) FROM _sync_rejected") { Int($0.int64(at: 0)) } ?? 0
-            return (try reader.dirtyCount(), rejected)
-        }
+    /// Counts for the status, read at once: a write moving between the queue and a list is
+    /// counted in exactly one of them.
+    func pendingCounts() throws -> WaitingCounts {
+        try performRead { reader in try reader.waitingCounts() }
     }
 
     /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
@@ -164,7 +159,8 @@ extension SyncStore {
             try database.inTransaction {
                 try persistClock(database)
                 for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
-                try database.execute("DELETE FROM _sync_cursors; DELETE FROM _sync_rejected")
+                try database.execute("DELETE FROM _sync_cursors")
+                try clearBookkeeping(database)
             }
         }
         state.notifyObservers()
