@@ -7,8 +7,8 @@ import SQLite
 /// upsert path: inserts are last writer wins.
 extension StoreWriter {
     /// Queues `values` (every column of the row) as a guarded update when the row is synced;
-    /// returns nil when the write is not one to guard.
-    func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL) throws -> Bool {
+    /// returns false when the write is not one to guard.
+    func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter] = []) throws -> Bool {
         guard case .version(let versionColumn, _) = sql.table.conflict,
               let id = values.first?.text, let key = UUID(uuidString: id),
               let current = try LocalRow.values(of: key, sql, reader.database),
@@ -19,7 +19,7 @@ extension StoreWriter {
         let changed = settable.map(\.name).filter { name in values[sql.index(of: name)!] != current.row[name] }
         guard !changed.isEmpty else { return true }
         let body = ColumnValues(columns: changed, values: changed.map { values[sql.index(of: $0)!] })
-        try enqueue(.update, key, body, baseVersion: baseVersion, base: current.row.subset(changed + [versionColumn]), filters: [], sql)
+        try enqueue(.update, key, body, baseVersion: baseVersion, base: current.row.subset(changed + [versionColumn]), filters: filters, sql)
         return true
     }
 
@@ -95,9 +95,21 @@ enum LocalRow {
         try write(merged, to: key, sql, database, dirty: bodies.isEmpty ? .clean : .queued)
     }
 
-    /// After a pulled page replaced rows of `table`: the rows with queued writes get them back.
+    /// After a pulled page replaced rows of `table`: a row with a parked write keeps the version
+    /// the device saw (so a later write still meets the move), and the rows with queued writes
+    /// get them back.
     static func overlayQueuedWrites(in page: [ColumnValues], _ sql: TableSQL, _ database: Database) throws {
-        guard case .version = sql.table.conflict else { return }
+        guard case .version(let versionColumn, _) = sql.table.conflict else { return }
+        let parked = try database.fetchAll(
+            "SELECT row_id, base FROM _sync_conflicted WHERE table_name = ? ORDER BY id DESC", [.text(sql.table.name)]
+        ) { ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "[]") }
+        if !parked.isEmpty {
+            let seen = Dictionary(parked, uniquingKeysWith: { _, older in older })
+            for row in page {
+                guard let id = row[sql.table.primaryKey]?.text, let base = seen[id], let key = UUID(uuidString: id) else { continue }
+                try write(try StoredValues.decode(base).subset([versionColumn]), to: key, sql, database)
+            }
+        }
         let queued = Set(try database.fetchAll(
             "SELECT DISTINCT row_id FROM _sync_mutations WHERE table_name = ?", [.text(sql.table.name)]
         ) { $0.text(at: 0) ?? "" })

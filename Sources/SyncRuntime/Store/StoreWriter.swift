@@ -34,6 +34,21 @@ public struct StoreWriter {
         return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
     }
 
+    /// Updates a synced row of a version table as a conditional edit: its replay applies only
+    /// while the server's row is at the version this device saw and still meets `conditions`
+    /// (when it no longer does, the write has nothing to change and leaves the queue).
+    @discardableResult
+    public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
+        let sql = try store.tableSQL(Record.table.name)
+        var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        stamp(&values, sql)
+        guard try queueGuardedUpdate(values, sql, filters: conditions) else {
+            throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")
+        }
+        flags.wroteLocally = true
+        return try fetchOne(Record.self, id: record.id) ?? record
+    }
+
     /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to
     /// a newer one). Returns false when there is no such row.
     @discardableResult
