@@ -33,13 +33,13 @@ struct ConflictScene {
 
     func device(
         _ name: String, resolver: ConflictResolver? = nil, timeout: Duration = .seconds(30),
-        warnings: Warnings? = nil, path: String? = nil
+        warnings: Warnings? = nil, path: String? = nil, transport: (any SyncTransport)? = nil
     ) throws -> TestDevice {
         var configuration = TestDevice.configuration
         configuration.resolver = resolver
         configuration.resolverTimeout = timeout
         if let warnings { configuration.warn = warnings.log }
-        return try TestDevice(name, user: user, transport: server, configuration: configuration, path: path)
+        return try TestDevice(name, user: user, transport: transport ?? server, configuration: configuration, path: path)
     }
 
     /// A task made on `device` and synced, which the server stamps `version`.
