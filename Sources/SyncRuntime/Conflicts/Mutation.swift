@@ -34,6 +34,15 @@ public enum ConflictResolution: Sendable, Equatable {
     case hold
 }
 
+extension ConflictResolution {
+    /// What a sync does without a resolver: this device's change wins a row that moved (column
+    /// by column, since an update sends only its columns); an update of a row that is gone is
+    /// dropped, so nothing is recreated.
+    public static func `default`(for conflict: MutationConflict) -> ConflictResolution {
+        conflict.server == nil && conflict.operation == .update ? .keepServer : .keepLocal
+    }
+}
+
 /// A queued write whose row moved on the server, as the resolver is shown it.
 public struct MutationConflict: Sendable, Equatable {
     public let mutationID: Int64
@@ -51,6 +60,22 @@ public struct MutationConflict: Sendable, Equatable {
     public let changedOnServer: [String]
     /// Of those, the ones the write sets to another value than the server's.
     public let conflictingColumns: [String]
+
+    /// A conflict as a replay makes it (public so apps can test their resolvers).
+    public init(
+        mutationID: Int64, table: String, operation: MutationOperation, rowKey: [String: String], base: ColumnValues,
+        local: ColumnValues?, server: ColumnValues?, changedOnServer: [String], conflictingColumns: [String]
+    ) {
+        self.mutationID = mutationID
+        self.table = table
+        self.operation = operation
+        self.rowKey = rowKey
+        self.base = base
+        self.local = local
+        self.server = server
+        self.changedOnServer = changedOnServer
+        self.conflictingColumns = conflictingColumns
+    }
 }
 
 /// Settles a conflict. Runs outside every database transaction, in a task of its own; a throw

@@ -33,7 +33,7 @@ extension SyncStore {
             record.base.map { .text(StoredValues.encode($0)) } ?? .null, .text(StoredValues.encode(record.filters)),
             .integer(record.operation == .upsert || body != nil ? 1 : 0),
             error.map { .integer(Int64($0.status)) } ?? .null, error?.code.map(DatabaseValue.text) ?? .null,
-            .text(ListBounds.clipped(record.message)), ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,
+            .text(ListBounds.clipped(error?.message ?? record.message)), ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,
             ListBounds.clipped(error?.hint).map(DatabaseValue.text) ?? .null,
             .integer(record.createdMs), .integer(state.wallClock()),
         ])

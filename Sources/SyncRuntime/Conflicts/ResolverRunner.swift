@@ -9,7 +9,7 @@ struct ResolverRunner: Sendable {
     let warn: @Sendable (String) -> Void
 
     func resolve(_ conflict: MutationConflict) async throws(SyncError) -> ConflictResolution {
-        guard let resolver else { return Self.defaultResolution(conflict) }
+        guard let resolver else { return .default(for: conflict) }
         let answer = ResolverAnswer()
         let work = Task.detached {
             do {
@@ -43,12 +43,6 @@ struct ResolverRunner: Sendable {
             work.cancel()
             throw SyncError(.cancelled, "The sync was cancelled while the conflict resolver ran")
         }
-    }
-
-    /// Without a resolver: this device's change wins a row that moved; an update of a row that
-    /// is gone is dropped, so nothing is recreated.
-    static func defaultResolution(_ conflict: MutationConflict) -> ConflictResolution {
-        conflict.server == nil && conflict.operation == .update ? .keepServer : .keepLocal
     }
 }
 
