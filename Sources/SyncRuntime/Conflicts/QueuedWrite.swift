@@ -45,7 +45,7 @@ struct QueuedWrite: Sendable {
 
 extension SyncValue {
     /// A version as the exact text the server sent (integers as their digits).
-    var versionText: String? {
+    public var versionText: String? {
         switch self {
         case .text(let text): text
         case .int(let int): String(int)
