@@ -28,6 +28,7 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     private var recordedSends: [Send] = []
     private var recordedReads: [Read] = []
     private var losesNextAnswer = false
+    private var failsReads = false
 
     init(base: any SyncTransport) {
         self.base = base
@@ -44,6 +45,12 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     }
 
     func loseNextAnswer() { lock.withLock { losesNextAnswer = true } }
+
+    /// Reads by key fail as the network does while set.
+    var readsFail: Bool {
+        get { lock.withLock { failsReads } }
+        set { lock.withLock { failsReads = newValue } }
+    }
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
         try await base.upsert(rows, into: table, as: user)
@@ -70,6 +77,7 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     }
 
     func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        if readsFail { throw SyncError(.connectivity, "The server cannot be reached.") }
         let answer = try await base.fetch(table, id: id, columns: columns, as: user)
         lock.withLock { recordedReads.append(Read(id: id, columns: columns, answer: answer)) }
         return answer
