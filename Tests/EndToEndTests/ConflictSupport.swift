@@ -64,9 +64,17 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
-        let answer = try await base.guardedUpdate(
-            table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user
-        )
+        let answer: [ColumnValues]
+        do {
+            answer = try await base.guardedUpdate(
+                table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user
+            )
+        } catch {
+            lock.withLock {
+                recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: []))
+            }
+            throw error
+        }
         let lost = lock.withLock {
             recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: answer))
             defer { losesNextAnswer = false }
@@ -159,5 +167,10 @@ extension TestServer {
     /// Runs `sql` as the project's owner (the superuser).
     func asOwner(_ sql: String, _ parameters: [String?] = []) throws {
         _ = try database.connect().execute(sql, parameters)
+    }
+
+    /// Runs a script of several statements as the project's owner.
+    func asOwner(script: String) throws {
+        try database.connect().execute(script: script)
     }
 }

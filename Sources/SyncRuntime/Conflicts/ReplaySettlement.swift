@@ -40,9 +40,11 @@ extension SyncStore {
         }
     }
 
-    /// Refused: on the rejected list with the server's answer (none for a policy's silent denial).
+    /// Refused: on the rejected list with the server's answer (none for a policy's silent denial);
+    /// the row shows what the device saw before the write, as the server still holds it.
     func settleRejected(_ write: QueuedWrite, serverError: ServerError?, message: String) throws {
-        try settle(write) { database, _ in
+        try settle(write) { database, sql in
+            try restoreBase(of: write, sql, database)
             try recordRejection(RejectionRecord(
                 table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
                 body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
@@ -52,11 +54,16 @@ extension SyncStore {
     }
 
     /// Removes a queued write unsent (one the server keeps failing with 5xx, say), so the writes
-    /// behind it go. The row then shows the server's values once it is pulled again.
+    /// behind it go. The row shows again what the device saw before the write.
     public func discardPendingMutation(id: Int64) throws {
         let write = try read { reader in try reader.queuedWrites().first { $0.id == id } }
         guard let write else { throw SyncError(.invalidRequest, "No queued write has id \(id)") }
-        try settleSynced(write)
+        try settle(write) { database, sql in try restoreBase(of: write, sql, database) }
+    }
+
+    /// Lays the write's base values (not its version) back on the row.
+    private func restoreBase(of write: QueuedWrite, _ sql: TableSQL, _ database: Database) throws {
+        try LocalRow.write(write.base.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
     }
 
     /// The base moved to the row the server holds now (a stale base, or a resolution to resend).
