@@ -44,7 +44,7 @@ extension InMemoryServer {
 }
 
 /// A request as the in-memory server received it.
-public enum RecordedRequest: Sendable, Equatable {
+public enum InMemoryRequest: Sendable, Equatable {
     case upsert(table: String, rowCount: Int)
     case pull(table: String, after: Int64)
     case guardedUpdate(GuardedUpdateRequest)

@@ -24,7 +24,7 @@ public actor InMemoryServer: SyncTransport {
     var updateDeniedRows: [String: Set<String>] = [:]
     public private(set) var requestCount = 0
     /// Every request, in order, as the server received it.
-    public internal(set) var requestLog: [RecordedRequest] = []
+    public internal(set) var requestLog: [InMemoryRequest] = []
 
     struct StoredRow {
         var values: [String: SyncValue]
