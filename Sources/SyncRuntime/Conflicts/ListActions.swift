@@ -11,11 +11,9 @@ extension SyncStore {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
         let sql = try tableSQL(entry.table)
-        let versionColumn: String
-        guard case .version(let column, _) = sql.table.conflict else {
+        guard case .version(let versionColumn, _) = sql.table.conflict else {
             throw SyncError(.configuration, "The table \(entry.table) has no version column")
         }
-        versionColumn = column
         var resent: ColumnValues?
         switch resolution {
         case .hold:
@@ -75,7 +73,7 @@ extension SyncStore {
         }
         guard let entry = stored else { throw SyncError(.invalidRequest, "No rejected write has id \(id)") }
         guard entry.operation != .upsert else {
-            return try retryRejected(RejectedWrite(id: id, table: entry.table, rowID: entry.rowID, error: ServerError(status: 0, code: nil, message: ""), rejectedAtMs: 0))
+            return try setRejected(entryID: id, table: entry.table, rowID: entry.rowID, to: .dirty)
         }
         guard entry.retryable, let body = entry.body, let version = entry.baseVersion, let base = entry.base else {
             throw SyncError(.invalidRequest, "This write was too long to keep, so it cannot be retried")
@@ -99,7 +97,7 @@ extension SyncStore {
             throw SyncError(.invalidRequest, "No rejected write has id \(id)")
         }
         if entry.operation == .upsert {
-            try dismissRejected(RejectedWrite(id: id, table: entry.table, rowID: entry.rowID, error: ServerError(status: 0, code: nil, message: ""), rejectedAtMs: 0))
+            try setRejected(entryID: id, table: entry.table, rowID: entry.rowID, to: .clean)
         } else {
             try deleteEntry(id, from: "_sync_rejected")
         }

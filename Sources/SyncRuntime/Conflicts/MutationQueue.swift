@@ -10,7 +10,7 @@ extension StoreWriter {
     /// returns false when the write is not one to guard.
     func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter] = []) throws -> Bool {
         guard case .version(let versionColumn, _) = sql.table.conflict,
-              let id = values.first?.text, let key = UUID(uuidString: id),
+              let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(uuidString: id),
               let current = try LocalRow.values(of: key, sql, reader.database),
               let version = current.row[versionColumn], let baseVersion = version.versionText,
               current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue

@@ -59,24 +59,25 @@ extension SyncStore {
 
     /// Sends a rejected write again with the next push, and takes it off the list.
     public func retryRejected(_ write: RejectedWrite) throws {
-        try setRejected(write, to: .dirty)
+        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .dirty)
     }
 
     /// Gives up a rejected write: off the list, and the row stops waiting (a newer server row
     /// will replace it).
     public func dismissRejected(_ write: RejectedWrite) throws {
-        try setRejected(write, to: .clean)
+        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .clean)
     }
 
-    private func setRejected(_ write: RejectedWrite, to dirty: DirtyState) throws {
-        let sql = try tableSQL(write.table)
+    /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
+    func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws {
+        let sql = try tableSQL(table)
         try access { database in
             try database.inTransaction {
                 try database.execute(
                     "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
-                    [.integer(dirty.rawValue), .text(write.rowID.lowercasedString)]
+                    [.integer(dirty.rawValue), .text(rowID.lowercasedString)]
                 )
-                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(write.id)])
+                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(entryID)])
             }
         }
         state.notifyObservers()
