@@ -71,6 +71,25 @@ import Testing
         #expect(await scene.serverTask(task.id)?["title"] == .text("Secret plan A"))
     }
 
+    @Test func theResolverRunsOutsideEveryDatabaseTransaction() async throws {
+        let box = StoreBox()
+        let seen = Locked<[String]>([])
+        let device = try scene.device("a", resolver: { conflict in
+            // Reading and writing the store from the resolver must not wait on the pass.
+            let store = try #require(box.store)
+            let titles = try await store.read { try $0.fetchAll(TaskItem.self).map(\.title) }
+            seen.withLock { $0 = titles }
+            try await store.write { try $0.save(TaskItem(title: "Written by the resolver")) }
+            return .keepLocal
+        })
+        box.store = device.store
+        _ = try await conflictedTask(device)
+        let report = try await device.sync()
+        #expect(report.conflictsResolved == 1)
+        #expect(seen.withLock { $0 } == ["Secret plan A"])
+        #expect(try await device.store.read { try $0.fetchCount(TaskItem.self) } == 2)
+    }
+
     @Test func withoutAResolverAMovedUpdateKeepsLocalAndAGoneOneKeepsServer() {
         let moved = MutationConflict(
             mutationID: 1, table: "tasks", operation: .update, rowKey: ["id": "x"], base: ColumnValues(columns: [], values: []),
@@ -89,6 +108,15 @@ import Testing
         #expect(ConflictResolution.default(for: gone) == .keepServer)
         #expect(ConflictResolution.default(for: goneDelete) == .keepLocal)
     }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
 
 final class Counter: @unchecked Sendable {
