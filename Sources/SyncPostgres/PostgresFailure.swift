@@ -8,7 +8,8 @@ enum PostgresFailure {
     static func syncError(_ error: PostgresError, table: String) -> SyncError {
         guard let sqlState = error.sqlState, !isConnectionLoss(sqlState) else {
             // libpq's own text names the host and port, never the password or a value.
-            return SyncError(.connectivity, "The database could not be reached: \(error.message)")
+            let reason = error.message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return SyncError(.connectivity, "The database could not be reached: \(reason)")
         }
         let server = ServerError(
             status: httpStatus(sqlState), code: sqlState, message: error.message, details: error.detail, hint: error.hint
@@ -16,8 +17,11 @@ enum PostgresFailure {
         if let drift = SchemaDrift(server) {
             return SyncError(.schemaDrift, drift.description, serverError: server)
         }
+        // A data exception's message quotes the input it could not read (a filter's value,
+        // perhaps): it stays in the server's error, out of the message that reaches logs.
+        let reason = sqlState.hasPrefix("22") ? "" : ": \(error.message)"
         return SyncError(
-            .server, "The server refused a request on \(table) (HTTP \(server.status), \(sqlState)): \(error.message)",
+            .server, "The server refused a request on \(table) (HTTP \(server.status), \(sqlState))\(reason)",
             serverError: server
         )
     }

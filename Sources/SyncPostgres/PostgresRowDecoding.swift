@@ -68,8 +68,7 @@ enum PostgresRowDecoding {
         case .text, .timestamp:
             return .text(text)
         case .uuid:
-            // uuid_out writes lowercase already.
-            guard UUID(uuidString: text) != nil else { throw mismatch("a uuid") }
+            guard isLowercaseUUID(text) else { throw mismatch("a uuid") }
             return .text(text)
         case .enumeration(let cases):
             guard cases.contains(text) else {
@@ -95,5 +94,23 @@ enum PostgresRowDecoding {
             guard let value = SyncValue(byteaText: text) else { throw mismatch("bytea hex text (\\x...)") }
             return value
         }
+    }
+
+    /// Whether `text` is a uuid as uuid_out writes it (8-4-4-4-12 lowercase hex digits): a
+    /// byte check, since a pull reads several uuids a row.
+    static func isLowercaseUUID(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count == 36 else { return false }
+            for (index, byte) in bytes.enumerated() {
+                switch index {
+                case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+                default:
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) else {
+                        return false
+                    }
+                }
+            }
+            return true
+        } ?? (UUID(uuidString: text)?.uuidString.lowercased() == text)
     }
 }

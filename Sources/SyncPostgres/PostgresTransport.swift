@@ -12,8 +12,15 @@ import SyncRuntime
 /// database (usually as a login role that may `set role authenticated`); the credentials'
 /// token is not checked here: whoever holds the connection string is trusted to name the user.
 ///
+/// Timestamps are read as PostgREST writes them (`to_json` in UTC: `2026-10-18T13:00:27.486123+00:00`),
+/// so a version read here guards a write sent over HTTP and back; json columns arrive in the
+/// HTTP transport's canonical text.
+///
 /// Concurrent requests each use a connection of their own from a small pool (see
-/// ``Configuration/maximumConnections``). Errors never hold the password or a filter value.
+/// ``Configuration/maximumConnections``); libpq blocks, so requests run on a dispatch queue,
+/// never on Swift's cooperative threads. A cancelled task's request is not sent; one under
+/// way runs to its end (bounded by the statement timeout). Errors never hold the password or
+/// a filter value.
 public struct PostgresTransport: SyncTransport {
     public struct Configuration: Sendable {
         /// A libpq connection string or URL, e.g. `postgresql://postgres@127.0.0.1:5432/app`.

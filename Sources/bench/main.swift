@@ -5,6 +5,7 @@ import Foundation
 let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] = [
     ("generate", "generate --check on a 200-table schema beside the project's schema (issue 2)", runGenerateBenchmark),
     ("runtime", "pulling and writing session rows through the runtime beside raw SQLite (issue 4)", runRuntimeBenchmark),
+    ("sync", "initial sync of 100k sessions from PostgreSQL, and idle polls, lookback against exact (issue 5)", runSyncBenchmark),
     ("conflicts", "replaying 1,000 queued guarded updates, with 0% and 10% conflicts, beside the bare transport (issue 6)", runConflictBenchmark),
 ]
 

@@ -35,12 +35,13 @@ final class DemoDevice: @unchecked Sendable {
         var read: @Sendable () -> Int64 { { self.device?.now ?? 0 } }
     }
 
-    /// One sync, told as a line: what was sent and received, or why nothing was.
-    func sync() async -> String {
+    /// One sync, told as a line: what was sent and received, or, with the network switched
+    /// off, that nothing was. Any other failure ends the demo.
+    func sync() async throws(SyncError) -> String {
         do {
             let report = try await engine.syncNow()
             return "\(name) synced: pushed \(report.pushed), pulled \(report.pulled)"
-        } catch {
+        } catch where error.code == .networkDisabled {
             return "\(name) could not sync: \(error.message)"
         }
     }

@@ -16,6 +16,9 @@ struct TimeTrackerDemo {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try await tell(directory: directory)
             return 0
+        } catch let error as SyncError {
+            print("sync-demo failed: \(error.message)")
+            return 1
         } catch {
             print("sync-demo failed: \(error)")
             return 1
@@ -29,8 +32,8 @@ struct TimeTrackerDemo {
         print("Two devices of one user, syncing through \(server.description).\n")
 
         let work = try await desk.store.write { try $0.save(Activity(name: "Work")) }
-        print(await desk.sync())
-        print(await phone.sync())
+        print(try await desk.sync())
+        print(try await phone.sync())
         try show([desk, phone], work: work)
 
         print("\nBoth go offline.")
@@ -42,21 +45,21 @@ struct TimeTrackerDemo {
         phone.now = Self.nineOClock + 20 * 60_000
         try await phone.store.write { _ = try $0.save(Session(activityId: work.id, startedMs: phone.now, source: .phone)) }
         print("phone starts a timer at \(Self.clock(phone.now)).")
-        print(await desk.sync())
+        print(try await desk.sync())
         try show([desk, phone], work: work)
 
         print("\nThe desk comes back.")
         await desk.engine.setNetworkEnabled(true)
-        print(await desk.sync())
+        print(try await desk.sync())
         try show([desk, phone], work: work)
 
         print("\nThe phone comes back.")
         await phone.engine.setNetworkEnabled(true)
-        print(await phone.sync())
+        print(try await phone.sync())
         try show([desk, phone], work: work)
 
         print("\nThe desk syncs again.")
-        print(await desk.sync())
+        print(try await desk.sync())
         try show([desk, phone], work: work)
 
         let running = try [desk, phone].map { try $0.sessions().filter { $0.endedMs == nil && $0.deletedMs == nil } }

@@ -17,7 +17,7 @@ import Testing
         // Offline, each device writes a row of every table.
         var activities: [Activity] = []
         for (index, device) in devices.enumerated() {
-            let activity = try await device.store.write { try $0.save(Activity(name: "Activity \(index)", metadata: #"{"a":[1,"x"],"b":\#(index)}"#)) }
+            let activity = try await device.store.write { try $0.save(Activity(name: "Activity \(index)", metadata: #"{"b": \#(index), "a": [1, "x"]}"#)) }
             activities.append(activity)
             try await device.store.write { writer in
                 _ = try writer.save(Session(activityId: activity.id, startedMs: 1_000 * Int64(index), endedMs: 1_000 * Int64(index) + 500, note: "from \(index)"))

@@ -133,6 +133,14 @@ import Testing
         }
         #expect(badEnum?.serverError?.code == "23514" && badEnum?.httpStatus == 400)
 
+        let badVersion = await #expect(throws: SyncError.self) {
+            try await server.transport.guardedUpdate(
+                TaskItem.table, id: UUID(), baseVersion: "yesterday-ish 25:99", set: ColumnValues(["title": .text("T")]),
+                extraFilters: [], returning: [], as: Credentials(user))
+        }
+        #expect(badVersion?.serverError?.code == "22007" && badVersion?.httpStatus == 400)
+        #expect(badVersion?.message.contains("yesterday-ish") == false)
+
         try server.database.connect().execute("alter table public.activities drop column color")
         let drift = await #expect(throws: SyncError.self) {
             try await server.transport.upsert([row(Activity.table, ["name": .text("New")])], into: Activity.table, as: Credentials(user))
@@ -143,6 +151,40 @@ import Testing
             try await server.transport.pull(Activity.table, after: 0, limit: 10, as: Credentials(user))
         }
         #expect(pullDrift.flatMap { SchemaDrift($0.serverError!) } == SchemaDrift(table: "activities", column: "color"))
+    }
+
+    @Test func aRowThisClientCannotReadIsReportedAndTheRestOfThePageArrives() async throws {
+        let server = try TestServer()
+        let activity = UUID().uuidString.lowercased()
+        let newer = UUID().uuidString.lowercased()
+        // A newer server knows a source this client does not.
+        try server.database.connect().execute(script: """
+            alter table public.sessions drop constraint sessions_source_check;
+            insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, source, updated_ms, device_id) values
+              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 1, 2, 'desktop', 1, 'd'),
+              ('\(newer)', '\(user.uuidString)', '\(activity)', 3, 4, 'tablet', 1, 'd'),
+              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 5, 6, 'watch', 1, 'd');
+            """)
+        let page = try await server.transport.pull(Session.table, after: 0, limit: 10, as: Credentials(user))
+        #expect(page.receivedCount == 3 && page.rows.count == 2)
+        #expect(page.undecodable.map(\.key) == [newer])
+        #expect(page.undecodable.first?.reason.contains("source") == true)
+        #expect(page.lastServerSeq == page.rows.compactMap { $0["server_seq"]?.int }.max())
+    }
+
+    @Test func aConnectionTheServerEndsIsReplacedByTheNextRequest() async throws {
+        let server = try TestServer()
+        _ = try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        try server.database.connect().execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")
+
+        let lost = await #expect(throws: SyncError.self) {
+            try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        }
+        // Transient either way: the connection's loss, or the server's 503 for a session it ended.
+        #expect(lost?.code == .connectivity || lost?.httpStatus == 503)
+        let page = try await server.transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(user))
+        #expect(page.receivedCount == 0)
     }
 
     @Test func anUnreachableDatabaseIsAConnectivityFailureWithoutThePassword() async throws {

@@ -13,37 +13,51 @@ enum SHA256 {
         var hash: [UInt32] = [
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         ]
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
+        // Whole blocks straight from the message; only the tail is copied for padding.
+        let wholeBlocks = message.count / 64 * 64
+        var tail = Array(message[wholeBlocks...])
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
         let bitLength = UInt64(message.count) * 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
 
         var words = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: padded.count, by: 64) {
-            for i in 0..<16 {
-                let base = chunk + i * 4
-                words[i] = UInt32(padded[base]) << 24 | UInt32(padded[base + 1]) << 16
-                    | UInt32(padded[base + 2]) << 8 | UInt32(padded[base + 3])
+        words.withUnsafeMutableBufferPointer { words in
+            hash.withUnsafeMutableBufferPointer { hash in
+                message.withUnsafeBufferPointer { bytes in
+                    for start in stride(from: 0, to: wholeBlocks, by: 64) { compress(bytes, at: start, words: words, hash: hash) }
+                }
+                tail.withUnsafeBufferPointer { bytes in
+                    for start in stride(from: 0, to: bytes.count, by: 64) { compress(bytes, at: start, words: words, hash: hash) }
+                }
             }
-            for i in 16..<64 {
-                let s0 = words[i - 15].rotatedRight(7) ^ words[i - 15].rotatedRight(18) ^ (words[i - 15] >> 3)
-                let s1 = words[i - 2].rotatedRight(17) ^ words[i - 2].rotatedRight(19) ^ (words[i - 2] >> 10)
-                words[i] = words[i - 16] &+ s0 &+ words[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7])
-            for i in 0..<64 {
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ s1 &+ choice &+ roundConstants[i] &+ words[i]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = s0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (i, value) in [a, b, c, d, e, f, g, h].enumerated() { hash[i] = hash[i] &+ value }
         }
         return hash.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+    }
+
+    private static func compress(
+        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, words: UnsafeMutableBufferPointer<UInt32>, hash: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for i in 0..<16 {
+            let base = start + i * 4
+            words[i] = UInt32(bytes[base]) << 24 | UInt32(bytes[base + 1]) << 16 | UInt32(bytes[base + 2]) << 8 | UInt32(bytes[base + 3])
+        }
+        for i in 16..<64 {
+            let s0 = words[i - 15].rotatedRight(7) ^ words[i - 15].rotatedRight(18) ^ (words[i - 15] >> 3)
+            let s1 = words[i - 2].rotatedRight(17) ^ words[i - 2].rotatedRight(19) ^ (words[i - 2] >> 10)
+            words[i] = words[i - 16] &+ s0 &+ words[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = (hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7])
+        for i in 0..<64 {
+            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ s1 &+ choice &+ roundConstants[i] &+ words[i]
+            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ s0 &+ majority)
+        }
+        hash[0] = hash[0] &+ a; hash[1] = hash[1] &+ b; hash[2] = hash[2] &+ c; hash[3] = hash[3] &+ d
+        hash[4] = hash[4] &+ e; hash[5] = hash[5] &+ f; hash[6] = hash[6] &+ g; hash[7] = hash[7] &+ h
     }
 
     private static let roundConstants: [UInt32] = [

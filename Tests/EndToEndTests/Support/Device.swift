@@ -9,13 +9,15 @@ struct Device: Sendable {
     let clock: WallClock
     let store: SyncStore
     let engine: SyncEngine
+    private let file: TemporaryFile
 
     init(_ name: String, user: UUID, transport: any SyncTransport, clock: WallClock = WallClock(), configuration: SyncConfiguration = Device.configuration) throws {
         self.name = name
         self.user = user
         self.clock = clock
+        file = TemporaryFile(Self.temporaryPath(name))
         store = try SyncStore(
-            path: Self.temporaryPath(name), schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
+            path: file.path, schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
             userID: user, deviceID: name, wallClock: clock.read
         )
         engine = SyncEngine(store: store, transport: transport, configuration: configuration) { Credentials(user) }
@@ -68,4 +70,17 @@ final class WallClock: @unchecked Sendable {
     }
 
     var read: @Sendable () -> Int64 { { self.now } }
+}
+
+/// A database file removed (with its WAL) once the last device holding it is gone.
+private final class TemporaryFile: Sendable {
+    let path: String
+
+    init(_ path: String) {
+        self.path = path
+    }
+
+    deinit {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
 }
