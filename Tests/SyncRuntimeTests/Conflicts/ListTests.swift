@@ -42,6 +42,33 @@ import Testing
         #expect(try restarted.store.rejectedMutationList().isEmpty)
     }
 
+    @Test func keepMineAsksTheRunningEngineForAPass() async throws {
+        var configuration = TestDevice.configuration
+        configuration.resolver = holdTitleConflicts
+        // The debounce after a local write passes at once; every other wait is an hour.
+        let debounce = configuration.debounce
+        configuration.sleep = { duration in
+            if duration != debounce { try await Task.sleep(for: .seconds(3_600)) }
+        }
+        let device = try TestDevice("a", user: scene.user, transport: scene.server, configuration: configuration)
+        let task = try await scene.syncedTask(on: device)
+        try await device.edit(task.id) { $0.title = "Mine" }
+        await scene.changeElsewhere(task.id, ColumnValues(["title": .text("Theirs")]), version: Stamp.t2)
+        let entry = try #require(try await device.sync().conflicted.first)
+        // The engine's launch pass ends, then it waits an hour for the next poll.
+        let before = await device.engine.status.lastSyncedAt
+        var launch = device.engine.statusUpdates().makeAsyncIterator()
+        await device.engine.start()
+        defer { Task { await device.engine.stop() } }
+        while let status = await launch.next(), !(status.phase == .idle && status.lastSyncedAt != before) {}
+        #expect(await scene.serverTask(task.id)?["title"] == .text("Theirs"))
+        // Keep mine: no syncNow; the write asks the engine for the pass that sends it.
+        try device.store.resolveConflictedMutation(id: entry.id, resolution: .keepLocal)
+        var statuses = device.engine.statusUpdates().makeAsyncIterator()
+        while let status = await statuses.next(), !(status.phase == .idle && status.pendingCount == 0) {}
+        #expect(await scene.serverTask(task.id)?["title"] == .text("Mine"))
+    }
+
     @Test func theNewestHundredEntriesAreKept() async throws {
         let device = try scene.device("a")
         let tasks = try await rejectedEdits(device, count: 105) { "Denied \($0)" }
