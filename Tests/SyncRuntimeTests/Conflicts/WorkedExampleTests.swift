@@ -8,7 +8,11 @@ import Testing
     let scene = ConflictScene()
 
     @Test func twoPhonesOneTask() async throws {
-        let phoneA = try scene.device("phone-a", resolver: holdTitleConflicts)
+        let shown = ConflictSeen()
+        let phoneA = try scene.device("phone-a", resolver: { conflict in
+            shown.record(conflict)
+            return try await holdTitleConflicts(conflict)
+        })
         let phoneB = try scene.device("phone-b")
 
         // 1. Phone A reads the task at T1; offline, it renames it and ticks it done.
@@ -45,7 +49,19 @@ import Testing
         #expect(reads.map(\.id) == [task.id])
         #expect(reads.first?.columns == ["id", "updated_at", "title", "done", "deleted_ms"])
 
-        // 5. Title and done changed on the server; only the title conflicts: held.
+        // 5. The resolver is shown the conflict: title and done changed on the server, only the
+        // title disagrees (both phones ticked it done). It holds it.
+        let conflict = try #require(shown.all.first)
+        #expect(shown.all.count == 1)
+        #expect(conflict.mutationID == queued.id && conflict.table == "tasks" && conflict.operation == .update)
+        #expect(conflict.rowKey == ["id": task.id.uuidString.lowercased()])
+        #expect(conflict.base == ColumnValues(["title": .text("Buy milk"), "done": .bool(false), "updated_at": .text(Stamp.t1)]))
+        #expect(conflict.local == ColumnValues(["title": .text("Buy oat milk"), "done": .bool(true)]))
+        #expect(conflict.server == ColumnValues([
+            "id": .text(task.id.uuidString.lowercased()), "updated_at": .text(Stamp.t2),
+            "title": .text("Buy almond milk"), "done": .bool(true),
+        ]))
+        #expect(conflict.changedOnServer == ["title", "done"] && conflict.conflictingColumns == ["title"])
         #expect(report.synced == 0 && report.conflictsResolved == 0 && report.conflictsKeptServer == 0)
         let entry = try #require(report.conflicted.first)
         #expect(report.conflicted.count == 1)
@@ -59,8 +75,8 @@ import Testing
         #expect(entry.message == "The row changed on the server since this write was made")
         #expect(try phoneA.store.conflictedMutationList() == [entry])
         // The list shows the server's title, under the version the device saw.
-        let shown = try #require(try phoneA.task(task.id))
-        #expect(shown.title == "Buy almond milk" && shown.done && shown.updatedAt == Stamp.t1)
+        let shownRow = try #require(try phoneA.task(task.id))
+        #expect(shownRow.title == "Buy almond milk" && shownRow.done && shownRow.updatedAt == Stamp.t1)
         let status = try #require(await phoneA.currentStatus())
         #expect(status.pendingCount == 0 && status.conflictedCount == 1 && status.rejectedCount == 0)
 
