@@ -79,8 +79,10 @@ public actor InMemoryServer: SyncTransport {
         // (uncommitted) row of theirs is visible yet.
         let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
         var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?)] = []
-        for row in stores[table.name, default: [:]].values
-        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner) {
+        let hidden = hiddenRows[table.name] ?? []
+        for (key, row) in stores[table.name, default: [:]]
+        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner)
+            && !hidden.contains(key) {
             entries.append((row.seq, ColumnValues(columns: table.columnNames, values: table.columnNames.map { name in
                 name == "server_seq" ? .int(row.seq) : row.values[name] ?? .null
             }), nil))
