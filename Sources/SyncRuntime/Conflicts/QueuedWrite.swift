@@ -53,23 +53,3 @@ extension SyncValue {
         }
     }
 }
-
-extension StoredValues {
-    static func encode(_ filters: [Filter]) -> String {
-        encode(ColumnValues(
-            columns: filters.map { $0.column + "\u{1F}" + $0.op.rawValue },
-            values: filters.map(\.value)
-        ))
-    }
-
-    static func decodeFilters(_ text: String) throws -> [Filter] {
-        let stored = try decode(text)
-        return try zip(stored.columns, stored.values).map { name, value in
-            let parts = name.split(separator: "\u{1F}", omittingEmptySubsequences: false)
-            guard parts.count == 2, let op = Filter.Operator(rawValue: String(parts[1])) else {
-                throw SyncError(.decoding, "A stored filter is not in the runtime's format")
-            }
-            return Filter(String(parts[0]), op, value)
-        }
-    }
-}

@@ -1,72 +1,74 @@
 import Foundation
 
-/// Column values as the queue and the lists keep them in SQLite: a JSON object whose values
-/// carry their kind (`{"title":{"t":"Buy milk"},"done":{"b":false}}`), so a value reads back as
-/// exactly the value written, whatever its type.
+/// Column values as the queue and the lists keep them in SQLite: JSON pairs, in order, whose
+/// values carry their kind (`[["title",{"t":"Buy milk"}],["done",{"b":false}]]`), so a value
+/// reads back as exactly the value written, whatever its type (an Int64 never passes a Double).
 enum StoredValues {
     static func encode(_ values: ColumnValues) -> String {
-        var text = "["
-        for (index, (column, value)) in zip(values.columns, values.values).enumerated() {
-            if index > 0 { text += "," }
-            text += "[" + quotedJSON(column) + "," + encode(value) + "]"
-        }
-        return text + "]"
+        JSONValue.array(zip(values.columns, values.values).map { .array([.string($0), json($1)]) }).serialized()
     }
 
-    static func decode(_ text: String) throws -> ColumnValues {
-        guard let pairs = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Any]] else {
-            throw SyncError(.decoding, "A stored write is not in the runtime's format")
-        }
+    static func decode(_ text: String) throws(SyncError) -> ColumnValues {
+        guard case .array(let pairs)? = try? JSONValue(parsing: text) else { throw malformed }
         var columns: [String] = [], values: [SyncValue] = []
         for pair in pairs {
-            guard pair.count == 2, let column = pair[0] as? String else {
-                throw SyncError(.decoding, "A stored write is not in the runtime's format")
-            }
+            guard case .array(let parts) = pair, parts.count == 2, case .string(let column) = parts[0] else { throw malformed }
             columns.append(column)
-            values.append(try decode(pair[1]))
+            values.append(try value(parts[1]))
         }
         return ColumnValues(columns: columns, values: values)
     }
 
     static func encodeList(_ names: [String]) -> String {
-        "[" + names.map(quotedJSON).joined(separator: ",") + "]"
+        JSONValue.array(names.map(JSONValue.string)).serialized()
     }
 
     static func decodeList(_ text: String) -> [String] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String]) ?? []
+        guard case .array(let items)? = try? JSONValue(parsing: text) else { return [] }
+        return items.compactMap { if case .string(let name) = $0 { name } else { nil } }
     }
 
-    private static func encode(_ value: SyncValue) -> String {
+    /// Filters as `[["deleted_ms","isNull",null],["done","eq",{"b":false}]]`.
+    static func encode(_ filters: [Filter]) -> String {
+        JSONValue.array(filters.map { .array([.string($0.column), .string($0.op.rawValue), json($0.value)]) }).serialized()
+    }
+
+    static func decodeFilters(_ text: String) throws(SyncError) -> [Filter] {
+        guard case .array(let items)? = try? JSONValue(parsing: text) else { throw malformed }
+        var filters: [Filter] = []
+        for item in items {
+            guard case .array(let parts) = item, parts.count == 3, case .string(let column) = parts[0],
+                  case .string(let name) = parts[1], let op = Filter.Operator(rawValue: name) else { throw malformed }
+            filters.append(Filter(column, op, try value(parts[2])))
+        }
+        return filters
+    }
+
+    private static let malformed = SyncError(.decoding, "A stored write is not in the runtime's format")
+
+    private static func json(_ value: SyncValue) -> JSONValue {
         switch value {
-        case .null: "null"
-        case .int(let int): #"{"i":"\#(int)"}"#
-        case .double(let double): #"{"d":"\#(double)"}"#
-        case .bool(let bool): #"{"b":\#(bool)}"#
-        case .text(let text): #"{"t":"# + quotedJSON(text) + "}"
-        case .bytes(let data): #"{"x":""# + data.base64EncodedString() + #""}"#
+        case .null: .null
+        case .int(let int): .object([("i", .string(String(int)))])
+        case .double(let double): .object([("d", .string(String(double)))])
+        case .bool(let bool): .object([("b", .bool(bool))])
+        case .text(let text): .object([("t", .string(text))])
+        case .bytes(let data): .object([("x", .string(data.base64EncodedString()))])
         }
     }
 
-    private static func decode(_ json: Any) throws -> SyncValue {
-        if json is NSNull { return .null }
-        guard let object = json as? [String: Any], let (kind, raw) = object.first, object.count == 1 else {
-            throw SyncError(.decoding, "A stored value is not in the runtime's format")
-        }
-        switch (kind, raw) {
-        case ("i", let text as String): if let int = Int64(text) { return .int(int) }
-        case ("d", let text as String): if let double = Double(text) { return .double(double) }
-        case ("b", let bool as Bool): return .bool(bool)
-        case ("t", let text as String): return .text(text)
-        case ("x", let text as String): if let data = Data(base64Encoded: text) { return .bytes(data) }
+    private static func value(_ json: JSONValue) throws(SyncError) -> SyncValue {
+        if json == .null { return .null }
+        guard case .object(let members) = json, members.count == 1 else { throw malformed }
+        switch (members[0].key, members[0].value) {
+        case ("i", .string(let text)): if let int = Int64(text) { return .int(int) }
+        case ("d", .string(let text)): if let double = Double(text) { return .double(double) }
+        case ("b", .bool(let bool)): return .bool(bool)
+        case ("t", .string(let text)): return .text(text)
+        case ("x", .string(let text)): if let data = Data(base64Encoded: text) { return .bytes(data) }
         default: break
         }
-        throw SyncError(.decoding, "A stored value is not in the runtime's format")
-    }
-
-    private static func quotedJSON(_ text: String) -> String {
-        var output = ""
-        JSONValue.writeString(text, to: &output)
-        return output
+        throw malformed
     }
 }
 
