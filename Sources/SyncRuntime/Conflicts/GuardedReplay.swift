@@ -12,10 +12,16 @@ struct GuardedReplay {
     static let maxSendsPerPass = 3
 
     func replay(into report: inout SyncReport) async throws(SyncError) {
-        // Each write is read again just before it is sent: an earlier one may have moved its base.
-        for id in try storeCall({ try store.read { try $0.queuedWrites().map(\.id) } }) {
-            guard let write = try storeCall({ try store.read { try $0.queuedWrites(id: id).first } }) else { continue }
-            try await replay(write, &report)
+        // A write whose row an earlier write of this pass touched is read again just before it is
+        // sent: that one's answer may have moved its base.
+        var touched: Set<String> = []
+        for queued in try storeCall({ try store.read { try $0.queuedWrites() } }) {
+            let row = queued.table.name + "/" + queued.rowID.lowercasedString
+            var write: QueuedWrite? = queued
+            if !touched.insert(row).inserted {
+                write = try storeCall { try store.read { try $0.queuedWrites(id: queued.id).first } }
+            }
+            if let write { try await replay(write, &report) }
         }
     }
 
