@@ -13,7 +13,7 @@ func runConflictBenchmark() async throws {
     let schemaSQL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Generated/supabase/schema.sql")
-    print("Conflict benchmark (issue 6): 1,000 queued guarded updates of tasks; each figure the median of 3 runs\n")
+    print("Conflict benchmark (issue 6): 1,000 queued guarded updates of tasks; each figure the median of 5 runs\n")
     print("backend      conflicts  baseline writes/s  runtime writes/s  ratio  requests/write  resolved  synced")
     let inMemory = { () async throws -> any SyncTransport in InMemoryServer(tables: GeneratedSchema.tables) }
     for share in [0, 10] {
@@ -62,7 +62,7 @@ private enum ConflictBenchmark {
         changeElsewhere: (any SyncTransport, [UUID]) async throws -> Void
     ) async throws {
         var runs: [Run] = []
-        for _ in 0..<3 { runs.append(try await run(share, makeServer: makeServer, changeElsewhere: changeElsewhere)) }
+        for _ in 0..<5 { runs.append(try await run(share, makeServer: makeServer, changeElsewhere: changeElsewhere)) }
         let baseline = Measure.median(runs.map(\.baseline)), runtime = Measure.median(runs.map(\.runtime))
         let last = runs[runs.count - 1]
         print(String(format: "%-12@ %8d%%  %17.0f  %16.0f  %5.2f  %14.2f  %8d  %6d",
