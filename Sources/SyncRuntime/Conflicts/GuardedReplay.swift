@@ -96,7 +96,8 @@ struct GuardedReplay {
                 case .hold:
                     return try park(write, parked, &report)
                 case .keepServer:
-                    try storeCall { try store.settleKeptServer(write, server: server) }
+                    let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
+                    try storeCall { try store.settleKeptServer(write, server: server, deleted: deleted) }
                     report.conflictsKeptServer += 1
                     return
                 case .keepLocal:

@@ -1,7 +1,8 @@
 /// What the read by key, after an empty answer to a guarded send, says about the write.
 enum ReplayOutcome: Equatable {
-    /// No row (deleted, or hidden by a policy); for an update, a soft-deleted row too.
-    case gone
+    /// No row (deleted, or hidden by a policy): nil; for an update, a soft-deleted row too: the
+    /// row as read, which the cache takes if the write is dropped.
+    case gone(deleted: ColumnValues?)
     /// The row no longer meets the rest of the write's filter (a delete: already deleted).
     case filterMissed
     /// The row is at the base version and meets the filter: a policy denied the write.
@@ -16,11 +17,11 @@ enum ReplayOutcome: Equatable {
     /// Classifies `server`, the row read by key (nil when none came back), for `write`.
     init(_ write: QueuedWrite, server: ColumnValues?) {
         guard let server else {
-            self = .gone
+            self = .gone(deleted: nil)
             return
         }
         if write.operation == .update, let deleted = server["deleted_ms"], deleted != .null {
-            self = .gone
+            self = .gone(deleted: server)
             return
         }
         guard write.filters.allSatisfy({ $0.matches(server[$0.column] ?? .null) }) else {

@@ -18,11 +18,15 @@ extension SyncStore {
         try settle(write) { _, _ in }
     }
 
-    /// keepServer: the write is dropped and the server's values shown; a gone row leaves the cache.
-    func settleKeptServer(_ write: QueuedWrite, server: ColumnValues?) throws {
+    /// keepServer: the write is dropped and the server's values shown (under the version the
+    /// device saw); a row deleted on the server is shown deleted, at its version; a row gone
+    /// altogether (or hidden) leaves the cache.
+    func settleKeptServer(_ write: QueuedWrite, server: ColumnValues?, deleted: ColumnValues? = nil) throws {
         try settle(write) { database, sql in
             if let server {
                 try LocalRow.write(server.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
+            } else if let deleted {
+                try LocalRow.write(deleted, to: write.rowID, sql, database)
             } else {
                 try database.execute("DELETE FROM \(quoted(sql.table.name)) WHERE id = ?", [.text(write.rowID.lowercasedString)])
             }
