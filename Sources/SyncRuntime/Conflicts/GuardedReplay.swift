@@ -74,7 +74,7 @@ struct GuardedReplay {
                 return
             case .staleBase(let row) where !lastSend:
                 // Typically this device's own earlier write: resent at the new version unasked.
-                store.rebase(&write, on: row)
+                guard write.rebase(on: row) else { return try park(write, Self.unversioned(row), &report) }
             case .staleBase(let row):
                 return try park(write, Self.stillMoving(row, outcome), &report)
             case .moved(let row, _, _) where lastSend:
@@ -82,38 +82,58 @@ struct GuardedReplay {
             case .gone where lastSend:
                 return try park(write, ParkedConflict(server: nil, message: "The row is gone from the server"), &report)
             case .gone, .moved:
-                let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
-                let conflict = MutationConflict(
-                    mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
-                    base: write.base, local: write.operation == .update ? write.body : nil, server: server,
-                    changedOnServer: Self.changed(outcome), conflictingColumns: Self.conflicting(outcome)
-                )
-                let parked = ParkedConflict(
-                    server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
-                    message: server == nil ? "The row is gone from the server" : "The row changed on the server since this write was made"
-                )
-                switch try await resolver.resolve(conflict) {
-                case .hold:
-                    return try park(write, parked, &report)
-                case .keepServer:
-                    let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
-                    try storeCall { try store.settleKeptServer(write, server: server, deleted: deleted) }
-                    report.conflictsKeptServer += 1
-                    return
-                case .keepLocal:
-                    guard let server else { return try park(write, parked, &report) }
-                    store.rebase(&write, on: server)
-                case .apply(let columns):
-                    guard let server, write.operation == .update, !columns.columns.isEmpty else {
-                        return try park(write, parked, &report)
-                    }
-                    write.body = columns
-                    write.base = write.base.merging(server.subset(columns.columns))
-                    store.rebase(&write, on: server)
-                }
+                guard let resend = try await resolve(write, outcome, &report) else { return }
+                write = resend
                 settledConflict = true
             }
         }
+    }
+
+    /// Asks the resolver about a row that moved or is gone, and settles its answer: the write to
+    /// send again, or nil when it left the queue (kept server, or parked).
+    private func resolve(_ write: QueuedWrite, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError) -> QueuedWrite? {
+        let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
+        let conflict = MutationConflict(
+            mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
+            base: write.base, local: write.operation == .update ? write.body : nil, server: server,
+            changedOnServer: Self.changed(outcome), conflictingColumns: Self.conflicting(outcome)
+        )
+        let parked = ParkedConflict(
+            server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
+            message: server == nil ? "The row is gone from the server" : "The row changed on the server since this write was made"
+        )
+        var resend = write
+        switch try await resolver.resolve(conflict) {
+        case .hold:
+            try park(write, parked, &report)
+            return nil
+        case .keepServer:
+            let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
+            try storeCall { try store.settleKeptServer(write, server: server, deleted: deleted) }
+            report.conflictsKeptServer += 1
+            return nil
+        case .keepLocal:
+            guard let server else {
+                try park(write, parked, &report)
+                return nil
+            }
+            guard resend.rebase(on: server) else {
+                try park(write, Self.unversioned(server), &report)
+                return nil
+            }
+        case .apply(let columns):
+            guard let server, write.operation == .update, !columns.columns.isEmpty else {
+                try park(write, parked, &report)
+                return nil
+            }
+            resend.body = columns
+            resend.base = resend.base.merging(server.subset(columns.columns))
+            guard resend.rebase(on: server) else {
+                try park(write, Self.unversioned(server), &report)
+                return nil
+            }
+        }
+        return resend
     }
 
     private func park(_ write: QueuedWrite, _ conflict: ParkedConflict, _ report: inout SyncReport) throws(SyncError) {
@@ -133,6 +153,10 @@ struct GuardedReplay {
             "A queued write to \(write.table.name) failed (HTTP \(server.status)\(code)); it and the writes behind it wait",
             serverError: ServerError(status: server.status, code: server.code, message: "")
         )
+    }
+
+    private static func unversioned(_ server: ColumnValues) -> ParkedConflict {
+        ParkedConflict(server: server, message: "The server's row came back without a version to send against")
     }
 
     private static func stillMoving(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ParkedConflict {

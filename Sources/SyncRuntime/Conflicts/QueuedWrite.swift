@@ -38,6 +38,15 @@ struct QueuedWrite: Sendable {
 
     var rowKey: [String: String] { [table.primaryKey: rowID.lowercasedString] }
 
+    /// Moves the base to the row the server holds now (a stale base, or a resolution to resend);
+    /// false when that row has no version to send against.
+    mutating func rebase(on server: ColumnValues) -> Bool {
+        guard let version = server[versionColumn]?.versionText else { return false }
+        baseVersion = version
+        base = base.merging(server.subset(base.columns))
+        return true
+    }
+
     var publicValue: PendingMutation {
         PendingMutation(id: id, table: table.name, operation: operation, rowID: rowID, body: body, baseVersion: baseVersion, createdAtMs: createdMs)
     }

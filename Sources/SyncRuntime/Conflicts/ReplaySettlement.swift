@@ -70,13 +70,6 @@ extension SyncStore {
         try LocalRow.write(write.base.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
     }
 
-    /// The base moved to the row the server holds now (a stale base, or a resolution to resend).
-    func rebase(_ write: inout QueuedWrite, on server: ColumnValues) {
-        guard let version = server[write.versionColumn]?.versionText else { return }
-        write.baseVersion = version
-        write.base = write.base.merging(server.subset(write.base.columns))
-    }
-
     private func settle(_ write: QueuedWrite, _ body: (Database, TableSQL) throws -> Void) throws {
         let sql = try tableSQL(write.table.name)
         try access { database in
