@@ -8,7 +8,6 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 public final class Statement {
     let handle: OpaquePointer
     public let sql: String
-    private unowned let database: Database
 
     init(database: Database, sql: String) throws {
         var handle: OpaquePointer?
@@ -17,8 +16,13 @@ public final class Statement {
             throw database.error(code: code, sql: sql)
         }
         self.handle = handle
-        self.database = database
         self.sql = sql
+    }
+
+    /// The connection's last error, with this statement (libsqlite3 keeps a closed
+    /// connection alive until its last statement is finalized, so this is always valid).
+    private func error(code: Int32) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -64,7 +68,7 @@ public final class Statement {
                 sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(bytes.count), transient)
             }
         }
-        guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+        guard code == SQLITE_OK else { throw error(code: code) }
     }
 
     /// Advances to the next row; nil when done. The row is valid until the next step.
@@ -73,9 +77,9 @@ public final class Statement {
         case SQLITE_ROW: return Row(handle: handle)
         case SQLITE_DONE: return nil
         case let code:
-            let error = database.error(code: code, sql: sql)
+            let failure = error(code: code)
             sqlite3_reset(handle)
-            throw error
+            throw failure
         }
     }
 

@@ -8,10 +8,12 @@ import SyncRuntime
 
 /// Issue 4's benchmark. Pull: (a) raw SQLite upserting N session rows with one prepared
 /// statement in one transaction, against (b) the runtime pulling the same N rows as PostgREST
-/// JSON pages (through PostgRESTTransport and a URLProtocol that makes the pages; making them is
-/// the server's time, timed apart and left out). Local writes: one row per transaction, raw
-/// against `store.write { try $0.save(session) }`. Each figure comes from a fresh child process,
-/// so each peak memory (VmHWM) is that run's own.
+/// JSON pages (PostgRESTTransport, a URLProtocol serving pages written to a file beforehand, and
+/// `syncNow()`), and (b') the runtime applying the same pages read beforehand. Local writes: one
+/// row per transaction, raw against `store.write { try $0.save(session) }`. Every figure comes
+/// from a fresh child process (so each peak memory, VmHWM, is that run's own); the parts run
+/// interleaved, three rounds, and each figure is the median round, with CPU time beside wall
+/// time because this machine is shared.
 func runRuntimeBenchmark() async throws {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     if arguments.first == "child", arguments.count == 3, let count = Int(arguments[2]) {
@@ -19,24 +21,19 @@ func runRuntimeBenchmark() async throws {
         print(result.line)
         return
     }
-    print("Runtime benchmark (issue 4): sessions rows, WAL, synchronous=NORMAL; each figure the median of 3 child processes\n")
-    print("pull             N   raw rows/s  runtime rows/s  ratio b/a  raw MiB  runtime MiB")
+    print("Runtime benchmark (issue 4): sessions rows, WAL, synchronous=NORMAL; medians of 3 interleaved rounds\n")
+    print("                         N   rows/s  ratio  CPU ratio  peak MiB")
     for count in [10_000, 100_000] {
-        let raw = try RuntimeBenchmark.child("raw-upsert", count)
-        let runtime = try RuntimeBenchmark.child("pull", count)
-        print(String(format: "pull     %9d  %11.0f  %14.0f  %9.2f  %7.1f  %11.1f",
-                     count, raw.rowsPerSecond, runtime.rowsPerSecond, runtime.rowsPerSecond / raw.rowsPerSecond,
-                     raw.peakMiB, runtime.peakMiB))
-        print(String(format: "         runtime %.3f s: reading JSON (PostgRESTTransport) %.3f s, applying %.3f s; making the JSON (server side, not counted) %.3f s",
-                     runtime.seconds, runtime.decodeSeconds, runtime.seconds - runtime.decodeSeconds, runtime.serverSeconds))
+        let results = try RuntimeBenchmark.rounds(["raw-upsert", "pull", "apply"], count)
+        RuntimeBenchmark.report("(a) raw upsert", results["raw-upsert"]!, baseline: nil)
+        RuntimeBenchmark.report("(b) runtime pull", results["pull"]!, baseline: results["raw-upsert"]!)
+        RuntimeBenchmark.report("(b') apply only", results["apply"]!, baseline: results["raw-upsert"]!)
     }
-    print("\nlocal writes     N   raw rows/s  runtime rows/s  ratio      raw MiB  runtime MiB")
+    print("")
     for count in [2_000, 10_000] {
-        let raw = try RuntimeBenchmark.child("raw-writes", count)
-        let runtime = try RuntimeBenchmark.child("writes", count)
-        print(String(format: "writes   %9d  %11.0f  %14.0f  %9.2f  %7.1f  %11.1f",
-                     count, raw.rowsPerSecond, runtime.rowsPerSecond, runtime.rowsPerSecond / raw.rowsPerSecond,
-                     raw.peakMiB, runtime.peakMiB))
+        let results = try RuntimeBenchmark.rounds(["raw-writes", "writes"], count)
+        RuntimeBenchmark.report("raw single writes", results["raw-writes"]!, baseline: nil)
+        RuntimeBenchmark.report("runtime writes", results["writes"]!, baseline: results["raw-writes"]!)
     }
 }
 
@@ -44,18 +41,16 @@ private enum RuntimeBenchmark {
     struct Result {
         var rows: Int
         var seconds: Double
-        var serverSeconds = 0.0
-        /// Of `seconds`, the transport's share (reading the JSON pages into rows).
-        var decodeSeconds = 0.0
         var peakMiB = Measure.peakMemoryMiB() ?? 0
 
         var rowsPerSecond: Double { Double(rows) / seconds }
-        var line: String { "rows=\(rows) seconds=\(seconds) server=\(serverSeconds) decode=\(decodeSeconds) peak=\(peakMiB)" }
+        var cpuSeconds = 0.0
+        var line: String { "rows=\(rows) seconds=\(seconds) cpu=\(cpuSeconds) peak=\(peakMiB)" }
 
-        init(rows: Int, seconds: Double, serverSeconds: Double = 0) {
+        init(rows: Int, seconds: Double, cpuSeconds: Double) {
             self.rows = rows
             self.seconds = seconds
-            self.serverSeconds = serverSeconds
+            self.cpuSeconds = cpuSeconds
         }
 
         init?(line: Substring) {
@@ -66,8 +61,7 @@ private enum RuntimeBenchmark {
             guard let rows = fields["rows"], let seconds = fields["seconds"] else { return nil }
             self.rows = Int(rows)
             self.seconds = seconds
-            serverSeconds = fields["server"] ?? 0
-            decodeSeconds = fields["decode"] ?? 0
+            cpuSeconds = fields["cpu"] ?? 0
             peakMiB = fields["peak"] ?? 0
         }
     }
@@ -75,11 +69,20 @@ private enum RuntimeBenchmark {
     static let user = UUID(uuidString: "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7")!
     static let base: Int64 = 1_800_000_000_000
 
-    /// Runs one part three times, each in a fresh process, and keeps the median run (this
-    /// machine is shared; one run can be far off).
-    static func child(_ part: String, _ rows: Int) throws -> Result {
-        let runs = try (0..<3).map { _ in try childRun(part, rows) }.sorted { $0.seconds < $1.seconds }
-        return runs[1]
+    /// Runs `parts` in turn, three rounds, each run a fresh process; keeps each part's median.
+    static func rounds(_ parts: [String], _ rows: Int) throws -> [String: Result] {
+        var runs: [String: [Result]] = [:]
+        for _ in 0..<3 {
+            for part in parts { runs[part, default: []].append(try childRun(part, rows)) }
+        }
+        return runs.mapValues { $0.sorted { $0.seconds < $1.seconds }[1] }
+    }
+
+    static func report(_ name: String, _ result: Result, baseline: Result?) {
+        let ratio = baseline.map { String(format: "%5.2f", result.rowsPerSecond / $0.rowsPerSecond) } ?? "    -"
+        let cpu = baseline.map { String(format: "%9.2f", $0.cpuSeconds / result.cpuSeconds) } ?? "        -"
+        let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
+        print(label + String(format: " %7d  %7.0f  ", result.rows, result.rowsPerSecond) + ratio + "  " + cpu + String(format: "  %8.1f", result.peakMiB))
     }
 
     /// Runs one part in a fresh process of this executable and reads its result line.
@@ -105,6 +108,7 @@ private enum RuntimeBenchmark {
         switch part {
         case "raw-upsert": return try rawUpsert(rows, path: path)
         case "pull": return try await pull(rows, path: path)
+        case "apply": return try await apply(rows, path: path)
         case "raw-writes": return try rawWrites(rows, path: path)
         case "writes": return try writes(rows, path: path)
         default: throw SyncError(.configuration, "unknown benchmark part \(part)")
@@ -115,65 +119,94 @@ private enum RuntimeBenchmark {
 
     static func rawUpsert(_ count: Int, path: String) throws -> Result {
         let queue = try rawDatabase(path)
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             try queue.write { db in
                 let statement = try db.cachedStatement(upsertSQL)
                 for index in 0..<count { try statement.execute(databaseValues(index)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
     }
 
     static func pull(_ count: Int, path: String) async throws -> Result {
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
-        PageProtocol.total.withLock { $0 = count }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [PageProtocol.self]
-        let transport = PostgRESTTransport(configuration: .init(
-            projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
-            session: URLSession(configuration: configuration), accessToken: { "token" }
-        ))
+        let transport = try pageTransport(count)
         let credentials = Credentials(userID: user, accessToken: "token")
         let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
-        var report = SyncReport()
-        let seconds = try await Measure.seconds { report = try await engine.syncNow() }
-        guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
-        let server = PageProtocol.serverSeconds.withLock { $0 }
-        var result = Result(rows: count, seconds: seconds - server, serverSeconds: server)
-        // The transport alone, on the same pages: what of the pull is reading JSON.
-        PageProtocol.serverSeconds.withLock { $0 = 0 }
-        let decode = try await Measure.seconds {
-            var after: Int64 = 0
-            while true {
-                let page = try await transport.pull(Session.table, after: after, limit: 1_000, as: credentials)
-                guard let last = page.lastServerSeq, page.receivedCount == 1_000 else { break }
-                after = last
-            }
+        return try await timed(count) {
+            let report = try await engine.syncNow()
+            guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
         }
-        result.decodeSeconds = decode - PageProtocol.serverSeconds.withLock { $0 }
-        return result
+    }
+
+    /// The runtime's own share of a pull: the same pages read beforehand (untimed, held in
+    /// memory), then applied by `syncNow()`.
+    static func apply(_ count: Int, path: String) async throws -> Result {
+        let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
+        let transport = try await PreparedPages(count: count, reading: try pageTransport(count))
+        let credentials = Credentials(userID: user, accessToken: "token")
+        let engine = SyncEngine(store: store, transport: transport, credentials: { credentials })
+        return try await timed(count) {
+            let report = try await engine.syncNow()
+            guard report.pulled == count else { throw SyncError(.configuration, "pulled \(report.pulled) of \(count)") }
+        }
     }
 
     static func rawWrites(_ count: Int, path: String) throws -> Result {
         let queue = try rawDatabase(path)
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             for index in 0..<count {
                 try queue.write { db in try db.execute(upsertSQL, databaseValues(index)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
     }
 
     static func writes(_ count: Int, path: String) throws -> Result {
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: user, deviceID: "bench")
         let activity = UUID()
-        let seconds = try Measure.seconds {
+        return try timed(count) {
             for index in 0..<count {
                 let start = base + Int64(index) * 60_000
                 try store.write { try $0.save(Session(activityId: activity, startedMs: start, endedMs: start + 30_000, source: .phone)) }
             }
         }
-        return Result(rows: count, seconds: seconds)
+    }
+
+    /// PostgREST over HTTP, answered by ``PageProtocol`` with `count` session rows, written to a
+    /// file beforehand (untimed) so that serving a page costs the "server" nearly nothing and
+    /// memory stays flat.
+    static func pageTransport(_ count: Int) throws -> PostgRESTTransport {
+        let pages = try PageFile(rows: count)
+        PageProtocol.pages.withLock { $0 = pages }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [PageProtocol.self]
+        return PostgRESTTransport(configuration: .init(
+            projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
+            session: URLSession(configuration: configuration), accessToken: { "token" }
+        ))
+    }
+
+    static func timed(_ rows: Int, _ body: () throws -> Void) throws -> Result {
+        let cpu = cpuSeconds()
+        let seconds = try Measure.seconds(body)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
+    }
+
+    static func timed(_ rows: Int, _ body: () async throws -> Void) async throws -> Result {
+        let cpu = cpuSeconds()
+        let seconds = try await Measure.seconds(body)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
+    }
+
+    /// User and system time of the whole process (every thread) so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     // MARK: Rows
@@ -214,11 +247,44 @@ private enum RuntimeBenchmark {
     }
 }
 
-/// Serves `GET /rest/v1/sessions?...server_seq=gt.N...&limit=M` from generated rows; every other
-/// table is empty.
+/// Pages read ahead of time, served in order of the cursor asked for.
+private struct PreparedPages: SyncTransport {
+    let pages: [Int64: PulledPage]
+
+    init(count: Int, reading transport: PostgRESTTransport) async throws {
+        let credentials = Credentials(userID: RuntimeBenchmark.user, accessToken: "token")
+        var pages: [Int64: PulledPage] = [:]
+        var after: Int64 = 0
+        while true {
+            let page = try await transport.pull(Session.table, after: after, limit: 1_000, as: credentials)
+            pages[after] = page
+            guard let last = page.lastServerSeq, page.receivedCount == 1_000 else { break }
+            after = last
+        }
+        self.pages = pages
+    }
+
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {}
+
+    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        guard table.name == Session.table.name, let page = pages[cursor] else {
+            return PulledPage(rows: [], receivedCount: 0, lastServerSeq: nil)
+        }
+        return page
+    }
+
+    func guardedUpdate(
+        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
+        extraFilters: [Filter], returning: [String], as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] { [] }
+
+    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? { nil }
+}
+
+/// Serves `GET /rest/v1/sessions?...server_seq=gt.N...` from a ``PageFile``; every other table
+/// is empty.
 private final class PageProtocol: URLProtocol {
-    static let total = Mutex(0)
-    static let serverSeconds = Mutex(0.0)
+    static let pages = Mutex<PageFile?>(nil)
 
     override class func canInit(with request: URLRequest) -> Bool { true }
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -226,19 +292,51 @@ private final class PageProtocol: URLProtocol {
 
     override func startLoading() {
         let url = request.url!
-        var body = Data()
-        let seconds = Measure.seconds {
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let after = items.first { $0.name == "server_seq" }?.value.flatMap { Int($0.dropFirst(3)) } ?? 0
-            let limit = items.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? 1_000
-            let end = url.lastPathComponent == "sessions" ? min(after + limit, Self.total.withLock { $0 }) : after
-            body = Data(("[" + (after..<max(after, end)).map(RuntimeBenchmark.json).joined(separator: ",") + "]").utf8)
-        }
-        Self.serverSeconds.withLock { $0 += seconds }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let after = items.first { $0.name == "server_seq" }?.value.flatMap { Int($0.dropFirst(3)) } ?? 0
+        let body = url.lastPathComponent == "sessions" ? Self.pages.withLock { $0?.page(after: after) } ?? Data("[]".utf8) : Data("[]".utf8)
         let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocol(self, didLoad: body)
         client?.urlProtocolDidFinishLoading(self)
+    }
+}
+
+/// Pages of 1,000 session rows as PostgREST writes them, in a temporary file.
+private final class PageFile {
+    static let pageSize = 1_000
+    private let handle: FileHandle
+    private let url: URL
+    private var ranges: [Int: Range<UInt64>] = [:]
+
+    init(rows count: Int) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pages-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw SyncError(.configuration, "cannot create \(url.path)")
+        }
+        let writer = try FileHandle(forWritingTo: url)
+        var offset: UInt64 = 0
+        for start in stride(from: 0, to: count, by: Self.pageSize) {
+            let rows = (start..<min(start + Self.pageSize, count)).map(RuntimeBenchmark.json)
+            let page = Data(("[" + rows.joined(separator: ",") + "]").utf8)
+            try writer.write(contentsOf: page)
+            ranges[start] = offset..<(offset + UInt64(page.count))
+            offset += UInt64(page.count)
+        }
+        try writer.close()
+        handle = try FileHandle(forReadingFrom: url)
+    }
+
+    deinit {
+        try? handle.close()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The page after server_seq `after`; past the last row, an empty array.
+    func page(after: Int) -> Data {
+        guard let range = ranges[after] else { return Data("[]".utf8) }
+        try? handle.seek(toOffset: range.lowerBound)
+        return (try? handle.read(upToCount: Int(range.count))) ?? Data("[]".utf8)
     }
 }
 

@@ -138,16 +138,21 @@ import Testing
         configuration.pageSize = 7
         var transport = HookedTransport(base: server, beforeUpsert: {})
         transport.afterPull = {
-            // Killed while the third page (activities' one, then sessions' first two) is on its
-            // way: sessions' first page is in, the second never lands.
+            // Killed while sessions' third page is on its way (calls: activities', then sessions'
+            // pages), once the first two pages are in: it never lands.
             pulls.add(1, "pages")
-            if pulls.rows["pages"] == 3 { box.store?.close() }
+            guard pulls.rows["pages"] == 4, let store = box.store else { return }
+            for _ in 0..<2_000 {
+                if (try? await store.read({ try $0.fetchCount(Session.self) })) == 14 { break }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            store.close()
         }
         let reader = try TestDevice("reader", user: user, transport: transport, configuration: configuration)
         box.store = reader.store
         await #expect { try await reader.sync() } throws: { ($0 as? SyncError)?.code == .clientClosed }
         let reopened = try reader.restarted()
-        #expect(try reopened.sessions().count == 7)
+        #expect(try reopened.sessions().count == 14)
         try await reopened.sync()
         #expect(try reopened.sessions().count == 30)
         #expect(try await differences(reopened, server).isEmpty)

@@ -48,14 +48,18 @@ import Testing
     @Test func oneOpenSessionPerOwner() async throws {
         let (old, new, late) = (UUID(), UUID(), UUID())
         try await server.upsert([session(old, owner: alice, start: 100, updated: 1)], into: sessions, as: alice)
-        try await server.upsert([session(new, owner: alice, start: 200, updated: 2)], into: sessions, as: alice)
+        try await server.upsert([session(new, owner: alice, start: 200, updated: 2, device: "d2")], into: sessions, as: alice)
         try await server.upsert([session(late, owner: alice, start: 150, updated: 3)], into: sessions, as: alice)
         let rows = await server.rows(of: "sessions")
         #expect(rows[old.uuidString.lowercased()]?["ended_ms"] == .int(200))
         #expect(rows[late.uuidString.lowercased()]?["ended_ms"] == .int(200))
         #expect(rows[new.uuidString.lowercased()]?["ended_ms"] == .null)
-        // The closes carry a winning pair, newer than what their writers hold.
-        #expect((rows[late.uuidString.lowercased()]?["updated_ms"]?.int ?? 0) > 3)
+        // The closes carry a winning pair, as the generated triggers write it: a late row's
+        // updated_ms one past its sender's; an earlier row takes max(its own + 1, the newcomer's)
+        // and the newcomer's device.
+        #expect(rows[late.uuidString.lowercased()]?["updated_ms"] == .int(4))
+        #expect(rows[old.uuidString.lowercased()]?["updated_ms"] == .int(2))
+        #expect(rows[old.uuidString.lowercased()]?["device_id"] == .text("d2"))
     }
 
     @Test func versionTablesBumpTheirVersion() async throws {

@@ -4,7 +4,7 @@ import SyncRuntime
 import Testing
 
 /// Three devices of one user make random writes and deletes through offline periods, lost
-/// answers, 5xx answers and restarts. After the faults stop and every device syncs twice, all
+/// answers, 5xx answers, out-of-order commits and restarts. After the faults stop and every device syncs twice, all
 /// devices hold the server's rows, and every write acknowledged locally is on the server or lost
 /// to a newer write by the rule. Runs: SYNC_RANDOM_RUNS (default 200); seed offset:
 /// SYNC_RANDOM_SEED.
@@ -85,13 +85,17 @@ private struct AcknowledgedWrite {
 private struct RandomRun {
     let seed: UInt64
     let user: UUID
-    let server = InMemoryServer.hope()
+    /// Odd seeds pull sessions with the 50-row lookback, even ones with exact ordering.
+    let ordering: PullOrdering
+    let server: InMemoryServer
     let lww = [HopeFixture.activities, HopeFixture.sessions()]
 
     init(seed: UInt64) {
         self.seed = seed
         var generator = SeededGenerator(seed: seed)
         user = generator.uuid()
+        ordering = seed % 2 == 1 ? .lookback(50) : .exact
+        server = InMemoryServer.hope(sessionOrdering: ordering)
     }
 
     func run() async throws -> [String] {
@@ -102,7 +106,10 @@ private struct RandomRun {
             // Clocks up to an hour apart; some pushes see a write land while they are in flight.
             let box = StoreBox()
             let transport = HookedTransport(base: server, beforeUpsert: { inFlight.maybeWrite(on: box.store) })
-            let device = try TestDevice(name, user: user, transport: transport, clock: TestClock(base + Int64(random.below(3_600_000))))
+            let device = try TestDevice(
+                name, user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: ordering),
+                clock: TestClock(base + Int64(random.below(3_600_000)))
+            )
             box.store = device.store
             inFlight.register(box, for: device)
             return device
@@ -119,7 +126,9 @@ private struct RandomRun {
             case 62..<70: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
             case 70..<76: await server.failNextRequests(1 + random.below(2), with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 76..<82: await server.loseNextAnswers(1)
-            case 82..<86: await server.setOnline(random.below(2) == 0)
+            case 82..<84: await server.setOnline(random.below(2) == 0)
+            case 84..<85: await server.holdNextWrite() // commits out of order, at a later commit point
+            case 85..<86: await server.commitHeldWrites()
             case 86..<92:
                 devices[index] = try device.restarted()
                 inFlight.rebind(devices[index])

@@ -1,7 +1,7 @@
 import Foundation
 import HopeSchema
 import SQLite
-import SyncRuntime
+@testable import SyncRuntime
 import Testing
 
 @Suite struct StoreTests {
@@ -192,5 +192,23 @@ import Testing
         try store.write { try $0.save(Session(id: small, activityId: UUID(), startedMs: 100)) }
         let open = try store.read { try $0.fetchAll(Session.self, where: "ended_ms IS NULL") }
         #expect(open.map(\.id) == [large])
+    }
+}
+
+@Suite struct UUIDTextTests {
+    @Test func textRoundTripsAndMatchesFoundation() throws {
+        for _ in 0..<200 {
+            let uuid = UUID()
+            let text = try #require(UUID(text: uuid.uuidString)).uuidString
+            #expect(text == uuid.uuidString)
+            let stored = try #require(try SyncValue.encoding(uuid).text)
+            #expect(stored == uuid.uuidString.lowercased())
+        }
+    }
+
+    @Test(arguments: ["", "not-a-uuid", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f70",
+                      "6f1c2a34x5b6d-4e7f-8091-a2b3c4d5e6f7", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6g7"])
+    func malformedTextIsRefused(_ text: String) {
+        #expect(UUID(text: text) == nil)
     }
 }

@@ -142,6 +142,48 @@ import Testing
         #expect(try b.dirtyCount() == 0)
     }
 
+    @Test func aNewerLocalDirtyRowStaysDirtyThroughAPullAndWinsLater() async throws {
+        let clock = TestClock()
+        let box = StoreBox()
+        var transport = HookedTransport(base: server, beforeUpsert: {})
+        transport.beforePull = {
+            // a edits the row after its push and before its pull: newer than b's, still dirty.
+            guard let store = box.store, box.takeOnce() else { return }
+            clock.advance(10)
+            _ = try? store.write { tx in
+                var row = try #require(try tx.fetchAll(Activity.self).first)
+                row.name = "Newer, from a"
+                try tx.save(row)
+            }
+        }
+        let a = try TestDevice("a", user: user, transport: transport, clock: clock)
+        let b = try device("b", clock: clock)
+        let activity = try await a.store.write { try $0.save(Activity(name: "Start")) }
+        try await a.sync(); try await b.sync()
+        var older = activity
+        older.name = "Older, from b"
+        try await b.store.write { [older] in try $0.save(older) }
+        try await b.sync()
+        box.store = a.store
+        let report = try await a.sync() // pushes nothing; the edit lands; the pull brings b's older write
+        #expect(report.pushed == 0 && report.pulled == 0)
+        #expect(try await a.store.read { try $0.fetchOne(Activity.self, id: activity.id) }?.name == "Newer, from a")
+        #expect(try a.dirtyCount() == 1)
+        try await a.sync(); try await b.sync()
+        #expect(try await b.store.read { try $0.fetchOne(Activity.self, id: activity.id) }?.name == "Newer, from a")
+        #expect(try await differences(a, server).isEmpty)
+    }
+
+    @Test func observationsSeePulledRows() async throws {
+        let (a, b) = (try device("a"), try device("b"))
+        var names = b.store.observe { try $0.fetchAll(Activity.self, orderBy: "name").map(\.name) }.makeAsyncIterator()
+        #expect(try await names.next() == [])
+        try await a.store.write { try $0.save(Activity(name: "Remote")) }
+        try await a.sync()
+        try await b.sync()
+        #expect(try await names.next() == ["Remote"])
+    }
+
     @Test func pullsPageThroughManyRows() async throws {
         var configuration = TestDevice.configuration
         configuration.pageSize = 7

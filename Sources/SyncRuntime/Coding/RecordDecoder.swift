@@ -50,7 +50,7 @@ private struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = values[key.stringValue] ?? .null
-        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(uuidString: text) {
+        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(text: text) {
             return uuid as! T
         }
         return try value.decoded(as: type, codingPath: [key])
@@ -104,7 +104,7 @@ extension SyncValue {
         }
         let result: Any?
         switch (type, self) {
-        case (is UUID.Type, .text(let text)): result = UUID(uuidString: text)
+        case (is UUID.Type, .text(let text)): result = UUID(text: text)
         case (is String.Type, .text(let text)): result = text
         case (is Int64.Type, .int(let int)): result = int
         case (is Int.Type, .int(let int)): result = Int(exactly: int)

@@ -86,7 +86,7 @@ extension SyncValue {
     /// One column's value from a Swift value of any type a generated row uses.
     static func encoding<T: Encodable>(_ value: T) throws -> SyncValue {
         switch value {
-        case let uuid as UUID: return .text(uuid.uuidString.lowercased())
+        case let uuid as UUID: return .text(uuid.lowercasedString)
         case let data as Data: return .bytes(data)
         case let int as Int64: return .int(int)
         case let string as String: return .text(string)

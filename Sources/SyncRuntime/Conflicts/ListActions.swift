@@ -67,7 +67,7 @@ extension SyncStore {
                 [.integer(id)]
             ) { row in
                 (table: row.text(at: 0) ?? "", operation: MutationOperation(rawValue: row.text(at: 1) ?? "") ?? .upsert,
-                 rowID: UUID(uuidString: row.text(at: 2) ?? "") ?? UUID(), body: row.text(at: 3), baseVersion: row.text(at: 4),
+                 rowID: UUID(text: row.text(at: 2) ?? "") ?? UUID(), body: row.text(at: 3), baseVersion: row.text(at: 4),
                  base: row.text(at: 5), filters: row.text(at: 6), retryable: row.int64(at: 7) != 0, createdMs: row.int64(at: 8))
             }
         }

@@ -97,7 +97,7 @@ extension StoreReader {
             ConflictedMutation(
                 id: row.int64(at: 0), table: row.text(at: 1) ?? "",
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .update,
-                rowID: UUID(uuidString: row.text(at: 3) ?? "") ?? UUID(),
+                rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
                 body: try row.text(at: 4).map(StoredValues.decode), base: try StoredValues.decode(row.text(at: 5) ?? "[]"),
                 server: try row.text(at: 6).map(StoredValues.decode), serverVersion: row.text(at: 7),
                 changedOnServer: StoredValues.decodeList(row.text(at: 8) ?? "[]"),
@@ -116,7 +116,7 @@ extension StoreReader {
             RejectedMutation(
                 id: row.int64(at: 0), table: row.text(at: 1) ?? "",
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .upsert,
-                rowID: UUID(uuidString: row.text(at: 3) ?? "") ?? UUID(),
+                rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
                 body: try row.text(at: 4).map(StoredValues.decode),
                 serverError: row.isNull(at: 5) ? nil : ServerError(
                     status: Int(row.int64(at: 5)), code: row.text(at: 6), message: row.text(at: 7) ?? "",
@@ -153,7 +153,7 @@ extension StoreReader {
             return QueuedWrite(
                 id: row.int64(at: 0), table: table,
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .update,
-                rowID: UUID(uuidString: row.text(at: 3) ?? "") ?? UUID(),
+                rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
                 body: try StoredValues.decode(row.text(at: 4) ?? "[]"), baseVersion: row.text(at: 5) ?? "",
                 base: try StoredValues.decode(row.text(at: 6) ?? "[]"),
                 filters: try StoredValues.decodeFilters(row.text(at: 7) ?? "[]"), createdMs: row.int64(at: 8)

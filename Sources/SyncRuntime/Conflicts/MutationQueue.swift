@@ -10,7 +10,7 @@ extension StoreWriter {
     /// returns false when the write is not one to guard.
     func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter] = []) throws -> Bool {
         guard case .version(let versionColumn, _) = sql.table.conflict,
-              let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(uuidString: id),
+              let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(text: id),
               let current = try LocalRow.values(of: key, sql, reader.database),
               let version = current.row[versionColumn], let baseVersion = version.versionText,
               current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
@@ -106,7 +106,7 @@ enum LocalRow {
         if !parked.isEmpty {
             let seen = Dictionary(parked, uniquingKeysWith: { _, older in older })
             for row in page {
-                guard let id = row[sql.table.primaryKey]?.text, let base = seen[id], let key = UUID(uuidString: id) else { continue }
+                guard let id = row[sql.table.primaryKey]?.text, let base = seen[id], let key = UUID(text: id) else { continue }
                 try write(try StoredValues.decode(base).subset([versionColumn]), to: key, sql, database)
             }
         }
@@ -115,7 +115,7 @@ enum LocalRow {
         ) { $0.text(at: 0) ?? "" })
         guard !queued.isEmpty else { return }
         for row in page {
-            if let id = row[sql.table.primaryKey]?.text, queued.contains(id), let key = UUID(uuidString: id) {
+            if let id = row[sql.table.primaryKey]?.text, queued.contains(id), let key = UUID(text: id) {
                 try overlayQueuedWrites(on: key, sql, database)
             }
         }

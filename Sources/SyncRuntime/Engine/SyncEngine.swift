@@ -116,7 +116,8 @@ public actor SyncEngine {
         } catch {
             status.lastError = error
             switch error.code {
-            case .schemaDrift: status.phase = .schemaDrift(SchemaDrift(error.serverError!)!)
+            case .schemaDrift:
+                status.phase = .schemaDrift(error.serverError.flatMap(SchemaDrift.init) ?? SchemaDrift(table: nil, column: nil))
             case .connectivity, .networkDisabled: status.phase = .offline
             default: status.phase = .idle
             }

@@ -20,7 +20,9 @@ struct HybridClock {
     }
 }
 
-/// Milliseconds since 1970 from the system clock.
-public let systemMilliseconds: @Sendable () -> Int64 = {
-    Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+extension SyncStore {
+    /// Milliseconds since 1970 from the system clock: the default wall clock.
+    public static let systemClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    }
 }

@@ -71,7 +71,7 @@ public struct StoreReader {
             RejectedWrite(
                 id: row.int64(at: 0),
                 table: row.text(at: 1) ?? "",
-                rowID: UUID(uuidString: row.text(at: 2) ?? "") ?? UUID(),
+                rowID: UUID(text: row.text(at: 2) ?? "") ?? UUID(),
                 error: ServerError(
                     status: Int(row.int64(at: 3)), code: row.text(at: 4), message: row.text(at: 5) ?? "",
                     details: row.text(at: 6), hint: row.text(at: 7)
@@ -103,9 +103,4 @@ public struct RejectedWrite: Sendable, Equatable, Identifiable {
     public let rowID: UUID
     public let error: ServerError
     public let rejectedAtMs: Int64
-}
-
-extension UUID {
-    /// The form both databases store: lowercase text.
-    var lowercasedString: String { uuidString.lowercased() }
 }

@@ -25,7 +25,7 @@ public final class SyncStore: @unchecked Sendable {
         schema: AppSchema,
         userID: UUID,
         deviceID: String? = nil,
-        wallClock: @escaping @Sendable () -> Int64 = systemMilliseconds
+        wallClock: @escaping @Sendable () -> Int64 = SyncStore.systemClock
     ) throws(SyncError) {
         self.schema = schema
         self.userID = userID
@@ -52,7 +52,7 @@ public final class SyncStore: @unchecked Sendable {
     /// The file for `userID` in `directory`: one database per user, so a sign-in never sees
     /// another user's rows.
     public static func databaseURL(for userID: UUID, in directory: URL) -> URL {
-        directory.appendingPathComponent("sync-\(userID.uuidString.lowercased()).sqlite")
+        directory.appendingPathComponent("sync-\(userID.lowercasedString).sqlite")
     }
 
     /// Opens `userID`'s database in `directory`.
@@ -135,7 +135,7 @@ public final class SyncStore: @unchecked Sendable {
     /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
     private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64) {
         let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
-        let device = stored ?? deviceID ?? UUID().uuidString.lowercased()
+        let device = stored ?? deviceID ?? UUID().lowercasedString
         if stored == nil {
             try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('device_id', ?)", [.text(device)])
         }

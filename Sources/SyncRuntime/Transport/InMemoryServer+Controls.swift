@@ -44,7 +44,7 @@ extension InMemoryServer {
     /// Stores a row the client cannot decode (a value from a newer schema), with a sequence number.
     public func insertUndecodableRow(in table: String, owner: UUID, id: UUID = UUID()) {
         sequence += 1
-        undecodable[table, default: []].append(UndecodableEntry(owner: owner.uuidString.lowercased(), seq: sequence, key: id.uuidString.lowercased()))
+        undecodable[table, default: []].append(UndecodableEntry(owner: owner.lowercasedString, seq: sequence, key: id.lowercasedString))
     }
 
     /// The committed rows of `table`, by id, each with every column (server_seq included).

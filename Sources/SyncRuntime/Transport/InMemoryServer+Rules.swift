@@ -1,7 +1,7 @@
 import Foundation
 
-/// The server's triggers and policies: validation of a whole request, last writer wins, the
-/// sequence, the version bump and the one-open-row rule.
+/// The server's triggers and policies (as Generated/supabase/schema.sql writes them): validation
+/// of a whole request, last writer wins, the sequence, the version bump and the one-open-row rule.
 extension InMemoryServer {
     /// Refuses the whole request as PostgREST would: an unknown column (PGRST204), a row owned
     /// by someone else (42501), a value the table's constraints refuse.
@@ -52,27 +52,42 @@ extension InMemoryServer {
         case .version(let column, let kind):
             row[column] = nextVersion(kind, after: existing?.values[column])
         }
+        if let rule = table.openRowRule { closeIfLate(&row, key: key, in: table, rule) }
         sequence += 1
         stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
-        return [sequence] + closeOtherOpenRows(around: key, in: table)
+        guard let rule = table.openRowRule else { return [sequence] }
+        return [sequence] + closeEarlierOpenRows(before: row, key: key, in: table, rule)
     }
 
-    /// Of the owner's open rows, the latest start (ties: larger id) stays open; the others close
-    /// at its start with a winning pair and a new sequence number, so the close syncs too.
-    private func closeOtherOpenRows(around key: String, in table: TableSchema) -> [Int64] {
-        guard let rule = table.openRowRule, let row = stores[table.name]?[key], Self.isOpen(row.values, rule) else { return [] }
-        let owner = row.values["user_id"]
-        let open = stores[table.name, default: [:]].filter { $0.value.values["user_id"] == owner && Self.isOpen($0.value.values, rule) }
-        guard open.count > 1 else { return [] }
-        let ordered = open.sorted { Self.openOrder($0.value.values, $0.key, rule) > Self.openOrder($1.value.values, $1.key, rule) }
-        let keeper = ordered[0].value.values
+    /// The before-write trigger's half of the one-open-row rule: an open row that arrives after
+    /// a later-started open row of its owner (ties: the larger id) is closed at that row's
+    /// start, its updated_ms one past the sender's so the close syncs back.
+    private func closeIfLate(_ row: inout [String: SyncValue], key: String, in table: TableSchema, _ rule: OpenRowRule) {
+        guard Self.isOpen(row, rule) else { return }
+        let mine = OpenOrder(start: row[rule.start] ?? .null, key: key)
+        let later = openRows(of: row["user_id"], in: table, rule, except: key)
+            .map { OpenOrder(start: $0.value.values[rule.start] ?? .null, key: $0.key) }
+            .filter { $0 > mine }
+            .min()
+        guard let later else { return }
+        row[rule.end] = later.start
+        bump(&row, table)
+    }
+
+    /// The after-write trigger's half: a new open row closes its owner's earlier-started open
+    /// rows at its start, each with a pair that beats its stored one and a new sequence number.
+    private func closeEarlierOpenRows(before row: [String: SyncValue], key: String, in table: TableSchema, _ rule: OpenRowRule) -> [Int64] {
+        guard Self.isOpen(row, rule) else { return [] }
+        let mine = OpenOrder(start: row[rule.start] ?? .null, key: key)
         var taken: [Int64] = []
-        for (closedKey, var closed) in ordered.dropFirst() {
-            closed.values[rule.end] = keeper[rule.start] ?? .null
+        for (closedKey, var closed) in openRows(of: row["user_id"], in: table, rule, except: key)
+        where OpenOrder(start: closed.values[rule.start] ?? .null, key: closedKey) < mine {
+            closed.values[rule.end] = row[rule.start] ?? .null
             switch table.conflict {
             case .lastWriterWins:
-                let stamp = max(Self.pair(closed.values).0, Self.pair(keeper).0) + 1
+                let stamp = max(Self.pair(closed.values).0 + 1, Self.pair(row).0)
                 closed.values["updated_ms"] = .int(stamp)
+                closed.values["device_id"] = row["device_id"] ?? .null
             case .version(let column, let kind):
                 closed.values[column] = nextVersion(kind, after: closed.values[column])
             }
@@ -82,6 +97,19 @@ extension InMemoryServer {
             stores[table.name]![closedKey] = closed
         }
         return taken
+    }
+
+    private func openRows(of owner: SyncValue?, in table: TableSchema, _ rule: OpenRowRule, except key: String) -> [(key: String, value: StoredRow)] {
+        stores[table.name, default: [:]]
+            .filter { $0.key != key && $0.value.values["user_id"] == owner && Self.isOpen($0.value.values, rule) }
+            .map { ($0.key, $0.value) }
+    }
+
+    private func bump(_ row: inout [String: SyncValue], _ table: TableSchema) {
+        switch table.conflict {
+        case .lastWriterWins: row["updated_ms"] = .int(Self.pair(row).0 + 1)
+        case .version: break // the version moves on every write anyway
+        }
     }
 
     private func nextVersion(_ kind: ConflictStrategy.VersionKind, after current: SyncValue?) -> SyncValue {
@@ -118,10 +146,6 @@ extension InMemoryServer {
 
     static func isOpen(_ values: [String: SyncValue], _ rule: OpenRowRule) -> Bool {
         (values[rule.end] ?? .null) == .null && (values["deleted_ms"] ?? .null) == .null
-    }
-
-    private static func openOrder(_ values: [String: SyncValue], _ key: String, _ rule: OpenRowRule) -> OpenOrder {
-        OpenOrder(start: values[rule.start] ?? .null, key: key)
     }
 }
 

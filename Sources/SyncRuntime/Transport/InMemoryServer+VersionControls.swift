@@ -10,31 +10,31 @@ extension InMemoryServer {
 
     /// Another device's update of the row: `values` set, the version moved, a new sequence number.
     public func changeRow(in table: String, id: UUID, _ values: ColumnValues) {
-        guard let schema = tables[table], var row = stores[table]?[id.uuidString.lowercased()]?.values else { return }
+        guard let schema = tables[table], var row = stores[table]?[id.lowercasedString]?.values else { return }
         for (column, value) in zip(values.columns, values.values) { row[column] = value }
         _ = write(row, into: schema)
     }
 
     /// The row removed from the server (a hard delete, or a purge).
     public func removeRow(from table: String, id: UUID) {
-        stores[table]?[id.uuidString.lowercased()] = nil
+        stores[table]?[id.lowercasedString] = nil
     }
 
     /// A policy hides the row from its owner: reads and updates find nothing.
     public func hideRow(in table: String, id: UUID, _ hidden: Bool = true) {
         if hidden {
-            hiddenRows[table, default: []].insert(id.uuidString.lowercased())
+            hiddenRows[table, default: []].insert(id.lowercasedString)
         } else {
-            hiddenRows[table]?.remove(id.uuidString.lowercased())
+            hiddenRows[table]?.remove(id.lowercasedString)
         }
     }
 
     /// A policy lets the owner read the row but not update it: a guarded update finds nothing.
     public func denyUpdates(in table: String, id: UUID, _ denied: Bool = true) {
         if denied {
-            updateDeniedRows[table, default: []].insert(id.uuidString.lowercased())
+            updateDeniedRows[table, default: []].insert(id.lowercasedString)
         } else {
-            updateDeniedRows[table]?.remove(id.uuidString.lowercased())
+            updateDeniedRows[table]?.remove(id.lowercasedString)
         }
     }
 

@@ -54,7 +54,7 @@ public actor InMemoryServer: SyncTransport {
         try admit()
         // The server's own definition decides, as the real one's catalog does.
         let table = tables[requested.name] ?? requested
-        let owner = user.userID.uuidString.lowercased()
+        let owner = user.userID.lowercasedString
         try validate(rows, table, owner: owner)
         var accepted: [Int64] = []
         for row in rows {
@@ -74,7 +74,7 @@ public actor InMemoryServer: SyncTransport {
         if let missing = table.columnNames.first(where: { droppedColumns[table.name]?.contains($0) == true }) {
             throw Self.refusal(400, "42703", "column \(table.name).\(missing) does not exist")
         }
-        let owner = user.userID.uuidString.lowercased()
+        let owner = user.userID.lowercasedString
         // Exact ordering: one owner's rows commit in sequence order, so nothing past a held
         // (uncommitted) row of theirs is visible yet.
         let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
@@ -112,9 +112,9 @@ public actor InMemoryServer: SyncTransport {
         )))
         try admit()
         try checkColumns(values.columns + returning, table)
-        let key = id.uuidString.lowercased()
+        let key = id.lowercasedString
         guard case .version(let versionColumn, _) = table.conflict,
-              var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.uuidString.lowercased()),
+              var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.lowercasedString),
               hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
               row.values[versionColumn].map(Self.versionText) == baseVersion,
               extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
@@ -136,10 +136,10 @@ public actor InMemoryServer: SyncTransport {
         requestLog.append(.fetch(table: table.name, id: id, columns: columns))
         try admit()
         try checkColumns(columns, table)
-        let row = stores[table.name]?[id.uuidString.lowercased()]
+        let row = stores[table.name]?[id.lowercasedString]
         try answer()
-        guard let row, row.values["user_id"] == .text(user.userID.uuidString.lowercased()), !heldSequences.contains(row.seq),
-              hiddenRows[table.name]?.contains(id.uuidString.lowercased()) != true else {
+        guard let row, row.values["user_id"] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
+              hiddenRows[table.name]?.contains(id.lowercasedString) != true else {
             return nil
         }
         return ColumnValues(columns: columns, values: columns.map { row.value($0) })

@@ -133,8 +133,8 @@ enum PostgRESTRowCoding {
         case (.text, .string(let text)), (.timestamp, .string(let text)):
             return .text(text)
         case (.uuid, .string(let text)):
-            guard let uuid = UUID(uuidString: text) else { throw mismatch("a uuid") }
-            return .text(uuid.uuidString.lowercased())
+            guard let uuid = UUID(text: text) else { throw mismatch("a uuid") }
+            return .text(uuid.lowercasedString)
         case (.enumeration(let cases), .string(let text)):
             guard cases.contains(text) else {
                 throw RowFailure(column: column.name, reason: "'\(text.prefix(64))' is not a value this client knows")

@@ -66,3 +66,4 @@ struct RecordingPulls: SyncTransport {
         try await base.fetch(table, id: id, columns: columns, as: user)
     }
 }
+

@@ -105,13 +105,23 @@ struct TestDevice: Sendable {
     }
 
     static func temporaryPath(_ name: String) -> String {
-        // A memory-backed directory where there is one: the tests need files, not fsyncs.
+        directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+    }
+
+    /// A memory-backed directory where there is one (the tests need files, not fsyncs), cleared
+    /// of what earlier runs left behind.
+    private static let directory: URL = {
         let shared = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         let root = FileManager.default.isWritableFile(atPath: shared.path) ? shared : FileManager.default.temporaryDirectory
         let directory = root.appendingPathComponent("sync-runtime-tests", isDirectory: true)
+        let stale = Date().addingTimeInterval(-600)
+        for file in (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        where ((try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) < stale {
+            try? FileManager.default.removeItem(at: file)
+        }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
-    }
+        return directory
+    }()
 }
 
 /// A transport that runs a hook around each upsert, to act while a push is in flight.
@@ -120,6 +130,7 @@ struct HookedTransport: SyncTransport {
     let beforeUpsert: @Sendable () async -> Void
     var afterUpsert: @Sendable () async -> Void = {}
     var recordUpsert: @Sendable (Int) -> Void = { _ in }
+    var beforePull: @Sendable () async -> Void = {}
     var afterPull: @Sendable () async -> Void = {}
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
@@ -130,6 +141,7 @@ struct HookedTransport: SyncTransport {
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        await beforePull()
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
