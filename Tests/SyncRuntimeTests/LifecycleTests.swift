@@ -69,7 +69,7 @@ import Testing
         #expect(pulled.version == 1 && pulled.icon == Data([1, 2]))
         let pulledTask = try #require(try await b.store.read { try $0.fetchOne(TaskItem.self, id: task.id) })
         #expect(pulledTask.updatedAt != nil && pulledTask.dueAt == task.dueAt)
-        // b edits locally (dirty); a's newer server write does not replace it before b pushes.
+        // b edits locally (queued); a's newer server write does not replace it before b sends it.
         var local = pulled
         local.name = "Inbox (b)"
         try await b.store.write { [local] in try $0.save(local) }
@@ -77,8 +77,10 @@ import Testing
         remote.name = "Inbox (a)"
         try await a.store.write { [remote] in try $0.save(remote) }
         try await a.sync()
-        let report = try await b.sync() // b pushes first (upserts stay last-write-wins), then pulls
-        #expect(report.pushed == 1)
+        // b's edit of a synced row is a guarded write: it meets a's change as a conflict, which
+        // the default settles for b's side, sent over a's version; then b pulls.
+        let report = try await b.sync()
+        #expect(report.synced == 1 && report.conflictsResolved == 1)
         try await a.sync()
         for device in [a, b] {
             #expect(try await device.store.read { try $0.fetchOne(TaskList.self, id: list.id) }?.name == "Inbox (b)")

@@ -21,7 +21,7 @@ import Testing
                 "\($0.text(at: 0)!) \($0.int64(at: 1)) \($0.text(at: 2)!)"
             }
         }
-        #expect(recorded == ["app 1 initial", "runtime 1 bookkeeping"])
+        #expect(recorded == ["app 1 initial", "runtime 1 bookkeeping", "runtime 2 guarded_writes"])
         let journal = try queue.read { db in try db.fetchOne("PRAGMA journal_mode") { $0.text(at: 0) } }
         #expect(journal == "wal")
     }

@@ -28,6 +28,17 @@ public struct SyncConfiguration: Sendable {
     /// The current time, for the status (`lastSyncedAt`, `backingOff(until:)`).
     public var now: @Sendable () -> Date = { Date() }
 
+    /// Settles the conflicts a replay of a version table's queued writes meets; nil: this
+    /// device's change wins a row that moved, and an update of a row that is gone is dropped.
+    public var resolver: ConflictResolver?
+    /// How long the resolver may take before the write is held.
+    public var resolverTimeout: Duration = .seconds(30)
+    /// Where warnings go (a resolver that failed or took too long): the table and the failure's
+    /// type only, never values.
+    public var warn: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("hope-sync warning: \(message)\n".utf8))
+    }
+
     /// The protocol's largest upsert: bigger bodies risk the gateway's request-size limit.
     public static let maxBatchSize = 500
 

@@ -141,6 +141,10 @@ public actor SyncEngine {
         do {
             try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
                 .push(into: &report)
+            try await GuardedReplay(
+                store: store, transport: transport, credentials: user,
+                resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
+            ).replay(into: &report)
             try await Puller(
                 store: store, transport: transport, credentials: user,
                 pageSize: configuration.pageSize, lookback: configuration.lookback
@@ -180,6 +184,8 @@ public actor SyncEngine {
     private func refreshCounts() {
         if let counts = try? store.pendingCounts() {
             status.dirtyCount = counts.dirty
+            status.pendingCount = counts.pending
+            status.conflictedCount = counts.conflicted
             status.rejectedCount = counts.rejected
         }
     }

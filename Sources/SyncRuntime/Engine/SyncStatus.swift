@@ -16,6 +16,10 @@ public struct SyncStatus: Sendable, Equatable {
     public var phase: Phase = .idle
     /// Local rows waiting to be pushed.
     public var dirtyCount = 0
+    /// Guarded writes of version tables waiting in the queue.
+    public var pendingCount = 0
+    /// Guarded writes parked on the conflicted list.
+    public var conflictedCount = 0
     /// Writes the server refused, waiting for the app to retry or dismiss them.
     public var rejectedCount = 0
     public var lastSyncedAt: Date?
@@ -32,8 +36,18 @@ public struct SyncReport: Sendable, Equatable {
     public var pushed = 0
     /// Remote rows applied locally.
     public var pulled = 0
-    /// Rows that went to the rejected list in this pass.
+    /// Rows and guarded writes that went to the rejected list in this pass.
     public var rejected = 0
+    /// Guarded writes that landed (applied, or found already on the server).
+    public var synced = 0
+    /// Of `synced`, conflicts settled with keepLocal or apply and sent.
+    public var conflictsResolved = 0
+    /// Guarded writes dropped for the server's row (keepServer).
+    public var conflictsKeptServer = 0
+    /// Of `synced`, writes whose earlier send had landed, and deletes of rows already gone.
+    public var alreadyOnServer = 0
+    /// The writes this pass parked on the conflicted list.
+    public var conflicted: [ConflictedMutation] = []
     /// Remote rows that could not be read: reported, never applied.
     public var undecodable: [UndecodableRow] = []
 

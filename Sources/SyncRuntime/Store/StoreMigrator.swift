@@ -23,6 +23,7 @@ struct StoreMigrator {
                 rejected_ms INTEGER NOT NULL
             );
             """),
+        conflictBookkeepingMigration,
     ]
 
     enum Domain: String {

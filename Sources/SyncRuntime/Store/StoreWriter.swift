@@ -22,12 +22,31 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
         stamp(&values, sql)
+        if try queueGuardedUpdate(values, sql) {
+            flags.wroteLocally = true
+            return try fetchOne(Record.self, id: record.id) ?? record
+        }
         try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
         flags.wroteLocally = true
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
             try enforceOpenRowRule(sql, owner: store.userID)
         }
         return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
+    }
+
+    /// Updates a synced row of a version table as a conditional edit: its replay applies only
+    /// while the server's row is at the version this device saw and still meets `conditions`
+    /// (when it no longer does, the write has nothing to change and leaves the queue).
+    @discardableResult
+    public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
+        let sql = try store.tableSQL(Record.table.name)
+        var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        stamp(&values, sql)
+        guard try queueGuardedUpdate(values, sql, filters: conditions) else {
+            throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")
+        }
+        flags.wroteLocally = true
+        return try fetchOne(Record.self, id: record.id) ?? record
     }
 
     /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to
@@ -42,6 +61,9 @@ public struct StoreWriter {
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
                 [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
             )
+        } else if try queueGuardedDelete(id, sql) {
+            flags.wroteLocally = true
+            return true
         } else {
             try database.execute(
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, _dirty = 1 WHERE id = ?",

@@ -49,38 +49,35 @@ extension SyncStore {
                 } else {
                     try database.execute(sql.markRejectedUnguarded, [id])
                 }
-                try database.execute("""
-                    INSERT INTO _sync_rejected (table_name, row_id, status, code, message, details, hint, rejected_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [
-                    .text(table.name), id, .integer(Int64(error.status)), error.code.map(DatabaseValue.text) ?? .null,
-                    .text(error.message), error.details.map(DatabaseValue.text) ?? .null,
-                    error.hint.map(DatabaseValue.text) ?? .null, .integer(state.wallClock()),
-                ])
+                try recordRejection(RejectionRecord(
+                    table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
+                    message: error.message, createdMs: state.wallClock()
+                ), database)
             }
         }
     }
 
     /// Sends a rejected write again with the next push, and takes it off the list.
     public func retryRejected(_ write: RejectedWrite) throws {
-        try setRejected(write, to: .dirty)
+        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .dirty)
     }
 
     /// Gives up a rejected write: off the list, and the row stops waiting (a newer server row
     /// will replace it).
     public func dismissRejected(_ write: RejectedWrite) throws {
-        try setRejected(write, to: .clean)
+        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .clean)
     }
 
-    private func setRejected(_ write: RejectedWrite, to dirty: DirtyState) throws {
-        let sql = try tableSQL(write.table)
+    /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
+    func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws {
+        let sql = try tableSQL(table)
         try access { database in
             try database.inTransaction {
                 try database.execute(
                     "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
-                    [.integer(dirty.rawValue), .text(write.rowID.lowercasedString)]
+                    [.integer(dirty.rawValue), .text(rowID.lowercasedString)]
                 )
-                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(write.id)])
+                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(entryID)])
             }
         }
         state.notifyObservers()
@@ -132,6 +129,7 @@ extension SyncStore {
                     if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
                     if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
                 }
+                try LocalRow.overlayQueuedWrites(in: page.rows, sql, database)
                 let cursor = max(try currentCursor(table, database), page.lastServerSeq ?? 0)
                 try database.execute(
                     "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
@@ -149,12 +147,10 @@ extension SyncStore {
         return outcome.0
     }
 
-    /// Counts for the status: rows waiting to be pushed and writes on the rejected list.
-    func pendingCounts() throws -> (dirty: Int, rejected: Int) {
-        try performRead { reader in
-            let rejected = try reader.database.fetchOne("SELECT count(*) FROM _sync_rejected") { Int($0.int64(at: 0)) } ?? 0
-            return (try reader.dirtyCount(), rejected)
-        }
+    /// Counts for the status, read at once: a write moving between the queue and a list is
+    /// counted in exactly one of them.
+    func pendingCounts() throws -> WaitingCounts {
+        try performRead { reader in try reader.waitingCounts() }
     }
 
     /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
@@ -164,7 +160,8 @@ extension SyncStore {
             try database.inTransaction {
                 try persistClock(database)
                 for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
-                try database.execute("DELETE FROM _sync_cursors; DELETE FROM _sync_rejected")
+                try database.execute("DELETE FROM _sync_cursors")
+                try clearBookkeeping(database)
             }
         }
         state.notifyObservers()

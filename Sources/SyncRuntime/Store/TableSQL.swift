@@ -56,7 +56,9 @@ struct TableSQL: Sendable {
                     AND \(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq)
                 """
         case .version:
-            guardClause = "\(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq"
+            // A row with queued guarded writes takes the pulled row too; the store lays the
+            // queued writes over it again (their bases stay as they were).
+            guardClause = "\(t)._dirty IN (0, 3) AND excluded.server_seq IS NOT \(t).server_seq"
         }
         applyRemote = """
             INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0)
@@ -92,4 +94,6 @@ enum DirtyState: Int64 {
     case dirty = 1
     /// The server refused the write: on the rejected list, not retried until edited again.
     case rejected = 2
+    /// A version-table row with guarded writes in `_sync_mutations` (not pushed as a whole row).
+    case queued = 3
 }

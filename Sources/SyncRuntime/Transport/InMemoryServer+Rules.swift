@@ -118,6 +118,7 @@ extension InMemoryServer {
             if case .int(let version) = current ?? .null { return .int(version + 1) }
             return .int(1)
         case .timestamp:
+            if !nextVersionStamps.isEmpty { return .text(nextVersionStamps.removeFirst()) }
             versionClock += 1
             return .text(Self.timestampText(microseconds: 1_790_000_000_000_000 + versionClock * 1_001))
         }

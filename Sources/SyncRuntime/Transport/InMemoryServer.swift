@@ -19,7 +19,12 @@ public actor InMemoryServer: SyncTransport {
     var droppedColumns: [String: Set<String>] = [:]
     var refusals: [Refusal] = []
     var undecodable: [String: [UndecodableEntry]] = [:]
+    var nextVersionStamps: [String] = []
+    var hiddenRows: [String: Set<String>] = [:]
+    var updateDeniedRows: [String: Set<String>] = [:]
     public private(set) var requestCount = 0
+    /// Every request, in order, as the server received it.
+    public internal(set) var requestLog: [InMemoryRequest] = []
 
     struct StoredRow {
         var values: [String: SyncValue]
@@ -45,6 +50,7 @@ public actor InMemoryServer: SyncTransport {
     // MARK: SyncTransport
 
     public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError) {
+        requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
         try admit()
         // The server's own definition decides, as the real one's catalog does.
         let table = tables[requested.name] ?? requested
@@ -63,6 +69,7 @@ public actor InMemoryServer: SyncTransport {
     }
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        requestLog.append(.pull(table: table.name, after: cursor))
         try admit()
         if let missing = table.columnNames.first(where: { droppedColumns[table.name]?.contains($0) == true }) {
             throw Self.refusal(400, "42703", "column \(table.name).\(missing) does not exist")
@@ -72,8 +79,10 @@ public actor InMemoryServer: SyncTransport {
         // (uncommitted) row of theirs is visible yet.
         let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
         var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?)] = []
-        for row in stores[table.name, default: [:]].values
-        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner) {
+        let hidden = hiddenRows[table.name] ?? []
+        for (key, row) in stores[table.name, default: [:]]
+        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner)
+            && !hidden.contains(key) {
             entries.append((row.seq, ColumnValues(columns: table.columnNames, values: table.columnNames.map { name in
                 name == "server_seq" ? .int(row.seq) : row.values[name] ?? .null
             }), nil))
@@ -98,11 +107,15 @@ public actor InMemoryServer: SyncTransport {
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
+        requestLog.append(.guardedUpdate(GuardedUpdateRequest(
+            table: table.name, id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning
+        )))
         try admit()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
         guard case .version(let versionColumn, _) = table.conflict,
               var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.lowercasedString),
+              hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
               row.values[versionColumn].map(Self.versionText) == baseVersion,
               extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
         else {
@@ -120,11 +133,13 @@ public actor InMemoryServer: SyncTransport {
     }
 
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        requestLog.append(.fetch(table: table.name, id: id, columns: columns))
         try admit()
         try checkColumns(columns, table)
         let row = stores[table.name]?[id.lowercasedString]
         try answer()
-        guard let row, row.values["user_id"] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq) else {
+        guard let row, row.values["user_id"] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
+              hiddenRows[table.name]?.contains(id.lowercasedString) != true else {
             return nil
         }
         return ColumnValues(columns: columns, values: columns.map { row.value($0) })

@@ -1,0 +1,178 @@
+import Foundation
+
+/// Replays the queued guarded writes in order: each is sent with `version = base` as one more
+/// filter and asks for its row back; an empty answer is followed by one read by key, which
+/// decides (``ReplayOutcome``). A write is sent at most three times in one pass.
+struct GuardedReplay {
+    let store: SyncStore
+    let transport: any SyncTransport
+    let credentials: Credentials
+    let resolver: ResolverRunner
+
+    static let maxSendsPerPass = 3
+
+    func replay(into report: inout SyncReport) async throws(SyncError) {
+        // A write whose row an earlier write of this pass touched is read again just before it is
+        // sent: that one's answer may have moved its base.
+        var touched: Set<String> = []
+        for queued in try storeCall({ try store.read { try $0.queuedWrites() } }) {
+            let row = queued.table.name + "/" + queued.rowID.lowercasedString
+            var write: QueuedWrite? = queued
+            if !touched.insert(row).inserted {
+                write = try storeCall { try store.read { try $0.queuedWrites(id: queued.id).first } }
+            }
+            if let write { try await replay(write, &report) }
+        }
+    }
+
+    private func replay(_ queued: QueuedWrite, _ report: inout SyncReport) async throws(SyncError) {
+        var write = queued
+        var settledConflict = false
+        for send in 1...Self.maxSendsPerPass {
+            let answer: [ColumnValues]
+            do {
+                answer = try await transport.guardedUpdate(
+                    write.table, id: write.rowID, baseVersion: write.baseVersion, set: write.body,
+                    extraFilters: write.filters, returning: write.returning, as: credentials
+                )
+            } catch where Pusher.isRowsFault(error) {
+                try storeCall { try store.settleRejected(write, serverError: error.serverError, message: error.message) }
+                report.rejected += 1
+                return
+            } catch {
+                throw Self.stopped(error, write)
+            }
+            if let row = answer.first {
+                try storeCall { try store.settleApplied(write, server: row) }
+                report.synced += 1
+                if settledConflict { report.conflictsResolved += 1 }
+                return
+            }
+            let server: ColumnValues?
+            do {
+                server = try await transport.fetch(write.table, id: write.rowID, columns: write.readColumns, as: credentials)
+            } catch {
+                throw Self.stopped(error, write)
+            }
+            let outcome = ReplayOutcome(write, server: server)
+            let lastSend = send == Self.maxSendsPerPass
+            switch outcome {
+            case .gone where write.operation == .delete, .filterMissed:
+                try storeCall { try store.settleSynced(write) }
+                report.synced += 1
+                if write.operation == .delete { report.alreadyOnServer += 1 }
+                return
+            case .policyDenied:
+                let message = "A policy on the server refused this write to \(write.table.name)"
+                try storeCall { try store.settleRejected(write, serverError: nil, message: message) }
+                report.rejected += 1
+                return
+            case .alreadyApplied(let row):
+                try storeCall { try store.settleApplied(write, server: row) }
+                report.synced += 1
+                report.alreadyOnServer += 1
+                return
+            case .staleBase(let row) where !lastSend:
+                // Typically this device's own earlier write: resent at the new version unasked.
+                guard write.rebase(on: row) else { return try park(write, Self.unversioned(row), &report) }
+            case .staleBase(let row):
+                return try park(write, Self.stillMoving(row, outcome), &report)
+            case .moved(let row, _, _) where lastSend:
+                return try park(write, Self.stillMoving(row, outcome), &report)
+            case .gone where lastSend:
+                return try park(write, ParkedConflict(server: nil, message: "The row is gone from the server"), &report)
+            case .gone, .moved:
+                guard let resend = try await resolve(write, outcome, &report) else { return }
+                write = resend
+                settledConflict = true
+            }
+        }
+    }
+
+    /// Asks the resolver about a row that moved or is gone, and settles its answer: the write to
+    /// send again, or nil when it left the queue (kept server, or parked).
+    private func resolve(_ write: QueuedWrite, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError) -> QueuedWrite? {
+        let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
+        let conflict = MutationConflict(
+            mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
+            base: write.base, local: write.operation == .update ? write.body : nil, server: server,
+            changedOnServer: Self.changed(outcome), conflictingColumns: Self.conflicting(outcome)
+        )
+        let parked = ParkedConflict(
+            server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
+            message: server == nil ? "The row is gone from the server" : "The row changed on the server since this write was made"
+        )
+        var resend = write
+        switch try await resolver.resolve(conflict) {
+        case .hold:
+            try park(write, parked, &report)
+            return nil
+        case .keepServer:
+            let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
+            try storeCall { try store.settleKeptServer(write, server: server, deleted: deleted) }
+            report.conflictsKeptServer += 1
+            return nil
+        case .keepLocal:
+            guard let server else {
+                try park(write, parked, &report)
+                return nil
+            }
+            guard resend.rebase(on: server) else {
+                try park(write, Self.unversioned(server), &report)
+                return nil
+            }
+        case .apply(let columns):
+            guard let server, write.operation == .update, !columns.columns.isEmpty else {
+                try park(write, parked, &report)
+                return nil
+            }
+            resend.body = columns
+            resend.base = resend.base.merging(server.subset(columns.columns))
+            guard resend.rebase(on: server) else {
+                try park(write, Self.unversioned(server), &report)
+                return nil
+            }
+        }
+        return resend
+    }
+
+    private func park(_ write: QueuedWrite, _ conflict: ParkedConflict, _ report: inout SyncReport) throws(SyncError) {
+        try storeCall { try store.settleParked(write, conflict) }
+        if let entry = try storeCall({ try store.conflictedMutationList().first { $0.id == write.id } }) {
+            report.conflicted.append(entry)
+        }
+    }
+
+    /// Why the pass stops with the write still first in the queue (so it holds the writes
+    /// behind it): the status and code only, never the message, which may quote row values.
+    private static func stopped(_ error: SyncError, _ write: QueuedWrite) -> SyncError {
+        guard error.code == .server, let server = error.serverError, SchemaDrift(server) == nil else { return error }
+        let code = server.code.map { ", code \($0)" } ?? ""
+        return SyncError(
+            .syncFailed,
+            "A queued write to \(write.table.name) failed (HTTP \(server.status)\(code)); it and the writes behind it wait",
+            serverError: ServerError(status: server.status, code: server.code, message: "")
+        )
+    }
+
+    private static func unversioned(_ server: ColumnValues) -> ParkedConflict {
+        ParkedConflict(server: server, message: "The server's row came back without a version to send against")
+    }
+
+    private static func stillMoving(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ParkedConflict {
+        ParkedConflict(
+            server: server, changedOnServer: changed(outcome), conflictingColumns: conflicting(outcome),
+            message: "The row kept changing on the server: \(maxSendsPerPass) sends in one pass did not land"
+        )
+    }
+
+    private static func changed(_ outcome: ReplayOutcome) -> [String] {
+        if case .moved(_, let changed, _) = outcome { return changed }
+        return []
+    }
+
+    private static func conflicting(_ outcome: ReplayOutcome) -> [String] {
+        if case .moved(_, _, let conflicting) = outcome { return conflicting }
+        return []
+    }
+}

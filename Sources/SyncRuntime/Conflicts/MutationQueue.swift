@@ -1,0 +1,123 @@
+import Foundation
+import SQLite
+
+/// Recording writes of version tables: an update or delete of a row this device has seen at a
+/// server version becomes a guarded write in `_sync_mutations`, with its base. A row never seen
+/// at a server version (a new row, before its first push comes back) stays on the dirty-row
+/// upsert path: inserts are last writer wins.
+extension StoreWriter {
+    /// Queues `values` (every column of the row) as a guarded update when the row is synced;
+    /// returns false when the write is not one to guard.
+    func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter] = []) throws -> Bool {
+        guard case .version(let versionColumn, _) = sql.table.conflict,
+              let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(text: id),
+              let current = try LocalRow.values(of: key, sql, reader.database),
+              let version = current.row[versionColumn], let baseVersion = version.versionText,
+              current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
+        else { return false }
+        let settable = sql.table.columns.filter { ![.id, .owner, .version, .serverSeq].contains($0.role) }
+        let changed = settable.map(\.name).filter { name in values[sql.index(of: name)!] != current.row[name] }
+        guard !changed.isEmpty else { return true }
+        let body = ColumnValues(columns: changed, values: changed.map { values[sql.index(of: $0)!] })
+        try enqueue(.update, key, body, baseVersion: baseVersion, base: current.row.subset(changed + [versionColumn]), filters: filters, sql)
+        return true
+    }
+
+    /// Queues a soft delete of a synced row as a guarded update of `deleted_ms` that only a row
+    /// not yet deleted meets; returns false when the row is not one to guard.
+    func queueGuardedDelete(_ key: UUID, _ sql: TableSQL) throws -> Bool {
+        guard case .version(let versionColumn, _) = sql.table.conflict,
+              let current = try LocalRow.values(of: key, sql, reader.database),
+              let baseVersion = current.row[versionColumn]?.versionText,
+              current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
+        else { return false }
+        guard current.row["deleted_ms"] == .null else { return true }
+        let body = ColumnValues(["deleted_ms": .int(reader.store.state.wallClock())])
+        try enqueue(.delete, key, body, baseVersion: baseVersion, base: current.row.subset([versionColumn]),
+                    filters: [Filter("deleted_ms", .isNull)], sql)
+        return true
+    }
+
+    private func enqueue(
+        _ operation: MutationOperation, _ key: UUID, _ body: ColumnValues,
+        baseVersion: String, base: ColumnValues, filters: [Filter], _ sql: TableSQL
+    ) throws {
+        try LocalRow.write(body, to: key, sql, reader.database, dirty: .queued)
+        try reader.database.execute("""
+            INSERT INTO _sync_mutations (user_id, table_name, operation, row_id, body, base_version, base, filters, created_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [
+            .text(reader.store.userID.lowercasedString), .text(sql.table.name), .text(operation.rawValue),
+            .text(key.lowercasedString), .text(StoredValues.encode(body)), .text(baseVersion),
+            .text(StoredValues.encode(base)), .text(StoredValues.encode(filters)), .integer(reader.store.state.wallClock()),
+        ])
+    }
+}
+
+/// One local row read and written by column name.
+enum LocalRow {
+    static func values(of key: UUID, _ sql: TableSQL, _ database: Database) throws -> (row: ColumnValues, dirty: Int64)? {
+        let names = sql.table.columnNames
+        return try database.fetchOne(
+            "SELECT \(names.map(quoted).joined(separator: ", ")), _dirty FROM \(quoted(sql.table.name)) WHERE id = ?",
+            [.text(key.lowercasedString)]
+        ) { row in
+            (ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }),
+             row.int64(at: names.count))
+        }
+    }
+
+    /// Sets `values` (columns of the table; others are ignored) on the row, and its `_dirty`.
+    static func write(_ values: ColumnValues, to key: UUID, _ sql: TableSQL, _ database: Database, dirty: DirtyState? = nil) throws {
+        let known = zip(values.columns, values.values).filter { sql.index(of: $0.0) != nil && $0.0 != sql.table.primaryKey }
+        var assignments = known.map { "\(quoted($0.0)) = ?" }
+        var arguments = known.map { $0.1.databaseValue }
+        if let dirty {
+            assignments.append("_dirty = ?")
+            arguments.append(.integer(dirty.rawValue))
+        }
+        guard !assignments.isEmpty else { return }
+        try database.execute(
+            "UPDATE \(quoted(sql.table.name)) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+            arguments + [.text(key.lowercasedString)]
+        )
+    }
+
+    /// Lays the queued writes of the row over it again (after a pulled or returned row replaced
+    /// it), so a read shows this device's waiting changes; `_dirty` says whether any wait.
+    static func overlayQueuedWrites(on key: UUID, _ sql: TableSQL, _ database: Database) throws {
+        let bodies = try database.fetchAll(
+            "SELECT body FROM _sync_mutations WHERE table_name = ? AND row_id = ? ORDER BY id",
+            [.text(sql.table.name), .text(key.lowercasedString)]
+        ) { $0.text(at: 0) ?? "" }
+        var merged = ColumnValues(columns: [], values: [])
+        for body in bodies { merged = merged.merging(try StoredValues.decode(body)) }
+        try write(merged, to: key, sql, database, dirty: bodies.isEmpty ? .clean : .queued)
+    }
+
+    /// After a pulled page replaced rows of `table`: a row with a parked write keeps the version
+    /// the device saw (so a later write still meets the move), and the rows with queued writes
+    /// get them back.
+    static func overlayQueuedWrites(in page: [ColumnValues], _ sql: TableSQL, _ database: Database) throws {
+        guard case .version(let versionColumn, _) = sql.table.conflict else { return }
+        let parked = try database.fetchAll(
+            "SELECT row_id, base FROM _sync_conflicted WHERE table_name = ? ORDER BY id DESC", [.text(sql.table.name)]
+        ) { ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "[]") }
+        if !parked.isEmpty {
+            let seen = Dictionary(parked, uniquingKeysWith: { _, older in older })
+            for row in page {
+                guard let id = row[sql.table.primaryKey]?.text, let base = seen[id], let key = UUID(text: id) else { continue }
+                try write(try StoredValues.decode(base).subset([versionColumn]), to: key, sql, database)
+            }
+        }
+        let queued = Set(try database.fetchAll(
+            "SELECT DISTINCT row_id FROM _sync_mutations WHERE table_name = ?", [.text(sql.table.name)]
+        ) { $0.text(at: 0) ?? "" })
+        guard !queued.isEmpty else { return }
+        for row in page {
+            if let id = row[sql.table.primaryKey]?.text, queued.contains(id), let key = UUID(text: id) {
+                try overlayQueuedWrites(on: key, sql, database)
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import HopeSchema
+import Postgres
+import PostgresFixture
+import SyncRuntime
+import Testing
+
+/// The PostgreSQL transport with every guarded write and read by key recorded as the transport
+/// received it, with its answer, and a switch that loses the next guarded write's answer.
+final class RecordingTransport: SyncTransport, @unchecked Sendable {
+    struct Send: Sendable {
+        let id: UUID
+        let baseVersion: String
+        let values: ColumnValues
+        let filters: [Filter]
+        let returning: [String]
+        let answer: [ColumnValues]
+    }
+
+    struct Read: Sendable {
+        let id: UUID
+        let columns: [String]
+        let answer: ColumnValues?
+    }
+
+    let base: any SyncTransport
+    private let lock = NSLock()
+    private var recordedSends: [Send] = []
+    private var recordedReads: [Read] = []
+    private var losesNextAnswer = false
+    private var failsReads = false
+
+    init(base: any SyncTransport) {
+        self.base = base
+    }
+
+    var sends: [Send] { lock.withLock { recordedSends } }
+    var reads: [Read] { lock.withLock { recordedReads } }
+
+    func clear() {
+        lock.withLock {
+            recordedSends.removeAll()
+            recordedReads.removeAll()
+        }
+    }
+
+    func loseNextAnswer() { lock.withLock { losesNextAnswer = true } }
+
+    /// Reads by key fail as the network does while set.
+    var readsFail: Bool {
+        get { lock.withLock { failsReads } }
+        set { lock.withLock { failsReads = newValue } }
+    }
+
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+        try await base.upsert(rows, into: table, as: user)
+    }
+
+    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        try await base.pull(table, after: cursor, limit: limit, as: user)
+    }
+
+    func guardedUpdate(
+        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
+        extraFilters: [Filter], returning: [String], as user: Credentials
+    ) async throws(SyncError) -> [ColumnValues] {
+        let answer: [ColumnValues]
+        do {
+            answer = try await base.guardedUpdate(
+                table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user
+            )
+        } catch {
+            lock.withLock {
+                recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: []))
+            }
+            throw error
+        }
+        let lost = lock.withLock {
+            recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: answer))
+            defer { losesNextAnswer = false }
+            return losesNextAnswer
+        }
+        if lost { throw SyncError(.connectivity, "The connection dropped before the answer arrived.") }
+        return answer
+    }
+
+    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        if readsFail { throw SyncError(.connectivity, "The server cannot be reached.") }
+        let answer = try await base.fetch(table, id: id, columns: columns, as: user)
+        lock.withLock { recordedReads.append(Read(id: id, columns: columns, answer: answer)) }
+        return answer
+    }
+}
+
+/// One of the two version tables, with the user column the scenarios edit and a second one.
+struct VersionedTable: Sendable, CustomTestStringConvertible {
+    let table: TableSchema
+    /// The column both phones change (tasks' title, task_lists' name).
+    let text: String
+    /// The column both phones set to the same value (done, position).
+    let other: String
+    let otherValue: SyncValue
+
+    static let tasks = VersionedTable(table: TaskItem.table, text: "title", other: "done", otherValue: .bool(true))
+    static let taskLists = VersionedTable(table: TaskList.table, text: "name", other: "position", otherValue: .double(2))
+
+    var version: String {
+        guard case .version(let column, _) = table.conflict else { return "" }
+        return column
+    }
+
+    var testDescription: String { table.name }
+
+    /// A new row of this table, with `text` set.
+    func newRow(_ id: UUID, _ text: String) -> any SyncRecord {
+        table.name == "tasks" ? TaskItem(id: id, title: text) : TaskList(id: id, name: text)
+    }
+}
+
+extension Device {
+    func save(_ record: any SyncRecord) async throws {
+        try await store.write { writer in try writer.save(record) }
+    }
+
+    /// Edits the row's columns as the app would (read, change, save).
+    func edit(_ table: VersionedTable, _ id: UUID, _ values: ColumnValues) async throws {
+        try await store.write { writer in
+            if table.table.name == "tasks" {
+                var task = try writer.fetchOne(TaskItem.self, id: id)!
+                if let title = values["title"]?.text { task.title = title }
+                if case .bool(let done)? = values["done"] { task.done = done }
+                if let notes = values["notes"]?.text { task.notes = notes }
+                try writer.save(task)
+            } else {
+                var list = try writer.fetchOne(TaskList.self, id: id)!
+                if let name = values["name"]?.text { list.name = name }
+                if case .double(let position)? = values["position"] { list.position = position }
+                try writer.save(list)
+            }
+        }
+    }
+
+    func delete(_ table: VersionedTable, _ id: UUID) async throws {
+        try await store.write { writer in
+            if table.table.name == "tasks" { try writer.delete(TaskItem.self, id: id) } else { try writer.delete(TaskList.self, id: id) }
+        }
+    }
+
+    /// The local row, every column.
+    func row(_ table: VersionedTable, _ id: UUID) throws -> ColumnValues? {
+        try rows(of: table.table)[id.uuidString.lowercased()]
+    }
+
+    static func configuration(resolver: ConflictResolver?) -> SyncConfiguration {
+        var configuration = Device.configuration
+        configuration.resolver = resolver
+        return configuration
+    }
+}
+
+extension TestServer {
+    /// Runs `sql` as `user` would through PostgREST (role and claims set), as another device.
+    func asUser(_ user: UUID, _ sql: String, _ parameters: [String?] = []) throws {
+        try database.connect().request(asUser: user) { connection in _ = try connection.execute(sql, parameters) }
+    }
+
+    /// Runs `sql` as the project's owner (the superuser).
+    func asOwner(_ sql: String, _ parameters: [String?] = []) throws {
+        _ = try database.connect().execute(sql, parameters)
+    }
+
+    /// Runs a script of several statements as the project's owner.
+    func asOwner(script: String) throws {
+        try database.connect().execute(script: script)
+    }
+}
