@@ -25,21 +25,16 @@ public struct Generator: Sendable {
             do { return try Snapshot.decode(text) } catch { throw GeneratorError.unreadableSnapshot(String(describing: error)) }
         }
         var tree = GeneratedTree()
-        var entries: [Snapshot.Entry] = []
-        var problems: [GeneratorError.ShippedMigration] = []
-        for entry in previous?.migrations ?? [] {
-            for (path, checksum) in [(entry.sqlitePath, entry.sqliteSHA256), (entry.supabasePath, entry.supabaseSHA256)] {
-                guard let text = existing[path] else {
-                    problems.append(.init(path: path, problem: .missing))
-                    continue
-                }
-                if SHA256.hex(text) != checksum { problems.append(.init(path: path, problem: .edited)) }
-                tree[path] = text
-            }
-            entries.append(entry)
-        }
+        let entries = previous?.migrations ?? []
+        let shipped = entries.flatMap { [($0.sqlitePath, $0.sqliteSHA256), ($0.supabasePath, $0.supabaseSHA256)] }
+        let problems = try Self.inParallel(shipped) { path, checksum -> GeneratorError.ShippedMigration? in
+            guard let text = existing[path] else { return .init(path: path, problem: .missing) }
+            return SHA256.hex(text) == checksum ? nil : .init(path: path, problem: .edited)
+        }.compactMap { $0 }
         if !problems.isEmpty { throw GeneratorError.shippedMigrations(problems) }
+        for (path, _) in shipped { tree[path] = existing[path] }
 
+        var allEntries = entries
         let next = try MigrationPlanner.nextMigration(after: previous, for: parsed)
         if let next {
             let stamp = stamp()
@@ -51,19 +46,35 @@ public struct Generator: Sendable {
             )
             tree[entry.sqlitePath] = sqlite
             tree[entry.supabasePath] = supabase
-            entries.append(entry)
+            allEntries.append(entry)
         }
 
         let schema = parsed.schema
-        let localMigrations = entries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
-        for (name, text) in try SwiftRenderer(templates: templates).files(for: schema, migrations: localMigrations) {
-            tree["swift/" + name] = text
+        let localMigrations = allEntries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
+        let snapshot = Snapshot(schema: schema, migrations: allEntries)
+        let templates = templates
+        // The outputs are independent: render them side by side (this runs in every build).
+        let renders: [@Sendable () throws -> [(String, String)]] = [
+            { try SwiftRenderer(templates: templates).files(for: schema, migrations: localMigrations).map { ("swift/" + $0, $1) } },
+            { [("rust/tables.rs", try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations))] },
+            { [("supabase/schema.sql", try SupabaseRenderer(templates: templates).schemaSQL(schema))] },
+            { [(Snapshot.fileName, try snapshot.encoded())] },
+        ]
+        for files in try Self.inParallel(renders, { try $0() }) {
+            for (path, text) in files { tree[path] = text }
         }
-        tree["rust/tables.rs"] = try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations)
-        tree["supabase/schema.sql"] = try SupabaseRenderer(templates: templates).schemaSQL(schema)
-        let snapshot = Snapshot(schema: schema, migrations: entries)
-        tree[Snapshot.fileName] = try snapshot.encoded()
         return Output(tree: tree, newMigration: next, snapshot: snapshot)
+    }
+
+    /// `transform` over `items` on every core, results in the items' order; the first error wins.
+    static func inParallel<Item: Sendable, Result: Sendable>(
+        _ items: [Item], _ transform: @Sendable (Item) throws -> Result
+    ) throws -> [Result] {
+        let results = ParallelResults<Result>(count: items.count)
+        DispatchQueue.concurrentPerform(iterations: items.count) { index in
+            results.set(index, Swift.Result { try transform(items[index]) })
+        }
+        return try results.values()
     }
 
     /// Now as a Supabase CLI migration stamp; `SOURCE_DATE_EPOCH` fixes it for reproducible runs.
@@ -102,5 +113,23 @@ public enum GeneratorError: Error, Equatable, CustomStringConvertible {
                 }
             }.joined(separator: "\n")
         }
+    }
+}
+
+/// Slots for `Generator.inParallel`, filled from several threads.
+private final class ParallelResults<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<Value, any Error>?]
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ result: Result<Value, any Error>) {
+        lock.withLock { slots[index] = result }
+    }
+
+    func values() throws -> [Value] {
+        try lock.withLock { slots }.map { try $0!.get() }
     }
 }
