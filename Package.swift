@@ -48,20 +48,22 @@ let package = Package(
             dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
         ),
 
+        // Test support shared by the test targets: the PostgreSQL cluster, and a manual clock.
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
+        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
             name: "SyncGeneratorTests",
             dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"],
             exclude: ["References"]
         ),
-        .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite"]),
+        .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite", "SyncTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema"]
+            dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SyncTestSupport"]
         ),
     ]
 )

@@ -83,7 +83,7 @@ public struct PostgresTransport: SyncTransport {
             throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
         }
         guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
-        let columns = try Self.columns(returning, of: table)
+        let columns = try table.columns(named: returning)
         let statement = try PostgresStatement.guardedUpdate(
             table, id: id.uuidString.lowercased(), version: version, baseVersion: baseVersion,
             set: values, filters: extraFilters, returning: columns
@@ -93,23 +93,10 @@ public struct PostgresTransport: SyncTransport {
     }
 
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        let columns = try Self.columns(columns, of: table)
+        let columns = try table.columns(named: columns)
         let statement = PostgresStatement.fetch(table, id: id.uuidString.lowercased(), columns: columns)
         let result = try await request(statement, on: table.name, as: user, readOnly: true)
         return try PostgresRowDecoding.rows(result, columns: columns, of: table.name).first
-    }
-
-    /// The named columns' schemas; none named means every column of the table.
-    private static func columns(_ names: [String], of table: TableSchema) throws(SyncError) -> [ColumnSchema] {
-        guard !names.isEmpty else { return table.columns }
-        var columns: [ColumnSchema] = []
-        for name in names {
-            guard let column = table.column(named: name) else {
-                throw SyncError(.invalidRequest, "Table \(table.name) has no column \(name)")
-            }
-            columns.append(column)
-        }
-        return columns
     }
 
     // MARK: Requests

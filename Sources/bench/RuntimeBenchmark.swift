@@ -186,27 +186,15 @@ private enum RuntimeBenchmark {
     }
 
     static func timed(_ rows: Int, _ body: () throws -> Void) throws -> Result {
-        let cpu = cpuSeconds()
+        let cpu = Measure.cpuSeconds()
         let seconds = try Measure.seconds(body)
-        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: Measure.cpuSeconds() - cpu)
     }
 
     static func timed(_ rows: Int, _ body: () async throws -> Void) async throws -> Result {
-        let cpu = cpuSeconds()
+        let cpu = Measure.cpuSeconds()
         let seconds = try await Measure.seconds(body)
-        return Result(rows: rows, seconds: seconds, cpuSeconds: cpuSeconds() - cpu)
-    }
-
-    /// User and system time of the whole process (every thread) so far.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return Result(rows: rows, seconds: seconds, cpuSeconds: Measure.cpuSeconds() - cpu)
     }
 
     // MARK: Rows

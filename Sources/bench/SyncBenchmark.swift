@@ -167,9 +167,9 @@ enum SyncBenchmark {
         let store = try SyncStore(path: path, schema: AppSchema(tables: tables, migrations: GeneratedSchema.migrations), userID: user, deviceID: name)
         let engine = SyncEngine(store: store, transport: timed) { credentials }
         var report = SyncReport()
-        let cpuBefore = processCPUSeconds()
+        let cpuBefore = Measure.cpuSeconds()
         let seconds = try await Measure.seconds { report = try await engine.syncNow() }
-        let cpuSeconds = processCPUSeconds() - cpuBefore
+        let cpuSeconds = Measure.cpuSeconds() - cpuBefore
         let pulling = timed.pullSeconds
         let query = timings.seconds(.query), decode = timings.seconds(.decode)
         return InitialSync(
@@ -177,18 +177,6 @@ enum SyncBenchmark {
             apply: seconds - pulling, other: pulling - query - decode, peakMiB: Measure.peakMemoryMiB() ?? 0,
             cpuSeconds: cpuSeconds
         )
-    }
-
-    /// User and system CPU seconds of this process so far.
-    static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The median time of a sync pass that finds nothing to push or pull.

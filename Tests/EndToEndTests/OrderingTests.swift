@@ -3,6 +3,7 @@ import Foundation
 import HopeSchema
 import Postgres
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// What concurrency on the server does to what devices see: commits out of sequence order

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncGenerator
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// The forgotten paste: the server lacks a column the client has. Every push of that table is

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 @Suite struct ScheduleTests {

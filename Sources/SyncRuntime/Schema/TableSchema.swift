@@ -33,6 +33,20 @@ public struct TableSchema: Sendable, Equatable {
     }
 
     public var columnNames: [String] { columns.map(\.name) }
+
+    /// The named columns' schemas, in the order named; none named means every column (a
+    /// request never asks for `*`). An unknown name is an invalid request.
+    public func columns(named names: [String]) throws(SyncError) -> [ColumnSchema] {
+        guard !names.isEmpty else { return columns }
+        var result: [ColumnSchema] = []
+        for name in names {
+            guard let column = column(named: name) else {
+                throw SyncError(.invalidRequest, "Table \(self.name) has no column \(name)")
+            }
+            result.append(column)
+        }
+        return result
+    }
 }
 
 public struct ColumnSchema: Sendable, Equatable {

@@ -87,7 +87,7 @@ public struct PostgRESTTransport: SyncTransport {
             throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
         }
         guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
-        let columns = try Self.columns(returning, of: table)
+        let columns = try table.columns(named: returning)
         let request = PostgRESTRequest(
             method: "PATCH",
             table: table.name,
@@ -101,7 +101,7 @@ public struct PostgRESTTransport: SyncTransport {
     }
 
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        let columns = try Self.columns(columns, of: table)
+        let columns = try table.columns(named: columns)
         let request = PostgRESTRequest(
             method: "GET",
             table: table.name,
@@ -114,19 +114,6 @@ public struct PostgRESTTransport: SyncTransport {
     /// `id=eq.<uuid>`, lowercase as the server writes uuids.
     private static func key(_ id: UUID, of table: TableSchema) -> PostgRESTRequest.QueryItem {
         .filter(table.primaryKey, "eq", id.uuidString.lowercased())
-    }
-
-    /// The named columns' schemas; none named means every column of the table (never `*`).
-    private static func columns(_ names: [String], of table: TableSchema) throws(SyncError) -> [ColumnSchema] {
-        guard !names.isEmpty else { return table.columns }
-        var columns: [ColumnSchema] = []
-        for name in names {
-            guard let column = table.column(named: name) else {
-                throw SyncError(.invalidRequest, "Table \(table.name) has no column \(name)")
-            }
-            columns.append(column)
-        }
-        return columns
     }
 
     // MARK: Sending

@@ -1,14 +1,16 @@
 import Foundation
 
 /// A sleep function for the engine that waits until the test lets it go, recording each wait.
-final class ManualSleeper: @unchecked Sendable {
+public final class ManualSleeper: @unchecked Sendable {
     private let lock = NSLock()
     private var nextID = 0
     private var waiting: [Int: (duration: Duration, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var cancelledBeforeStart: Set<Int> = []
     private var started: [Duration] = []
 
-    var sleep: @Sendable (Duration) async throws -> Void {
+    public init() {}
+
+    public var sleep: @Sendable (Duration) async throws -> Void {
         { try await self.sleep(for: $0) }
     }
 
@@ -38,17 +40,17 @@ final class ManualSleeper: @unchecked Sendable {
     }
 
     /// The durations being waited now, shortest first.
-    var pending: [Duration] {
+    public var pending: [Duration] {
         lock.withLock { waiting.values.map(\.duration).sorted() }
     }
 
     /// How many sleeps of `duration` have begun, ended or not.
-    func startedCount(_ duration: Duration) -> Int {
+    public func startedCount(_ duration: Duration) -> Int {
         lock.withLock { started.filter { $0 == duration }.count }
     }
 
     /// Waits (in real time, briefly) until a sleep of `duration` is pending.
-    func waitUntilSleeping(_ duration: Duration, timeout: Duration = .seconds(30)) async -> Bool {
+    public func waitUntilSleeping(_ duration: Duration, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if pending.contains(duration) { return true }
@@ -58,7 +60,7 @@ final class ManualSleeper: @unchecked Sendable {
     }
 
     /// Ends every pending sleep of `duration`, as if that time had passed.
-    func elapse(_ duration: Duration) {
+    public func elapse(_ duration: Duration) {
         let due = lock.withLock {
             let keys = waiting.filter { $0.value.duration == duration }.map(\.key)
             return keys.compactMap { waiting.removeValue(forKey: $0)?.continuation }
@@ -68,7 +70,7 @@ final class ManualSleeper: @unchecked Sendable {
 }
 
 /// Polls `condition` briefly in real time (for effects of background tasks).
-func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
