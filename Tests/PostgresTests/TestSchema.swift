@@ -1,53 +1,24 @@
+import Foundation
 import SyncGenerator
 import SyncSchema
 
-/// The schema of /schema.yaml built in Swift (these tests do not depend on the parser), and
-/// the migrations that lead to it, as the planner would make them.
+/// The project's schema.yaml, and the migrations that lead from it to a next version, as the
+/// planner would make them.
 enum TestSchema {
-    static let activities = Table(
-        name: "activities",
-        columns: [
-            Column(name: "name", type: .text),
-            Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
-            Column(name: "archived", type: .bool, defaultValue: .bool(false)),
-            Column(name: "sort_order", type: .double, defaultValue: .double(0)),
-            Column(name: "metadata", type: .json, isNullable: true),
-        ],
-        indexes: [Index(name: "activities_name_idx", columns: ["name"])])
+    static let projectSchema: Schema = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("schema.yaml")
+        do {
+            return try SchemaParser.parse(String(contentsOf: url, encoding: .utf8)).schema
+        } catch {
+            fatalError("schema.yaml does not parse: \(error)")
+        }
+    }()
 
-    static let sessions = Table(
-        name: "sessions",
-        columns: [
-            Column(name: "activity_id", type: .uuid, references: "activities"),
-            Column(name: "started_ms", type: .int),
-            Column(name: "ended_ms", type: .int, isNullable: true),
-            Column(name: "note", type: .text, isNullable: true),
-            Column(name: "source", type: .enumeration(["desktop", "phone", "watch"]), defaultValue: .text("desktop")),
-        ],
-        indexes: [
-            Index(name: "sessions_activity_id_idx", columns: ["activity_id"]),
-            Index(name: "sessions_started_ms_idx", columns: ["started_ms"]),
-        ],
-        rules: [.oneOpenRowPerOwner(start: "started_ms", end: "ended_ms")])
-
-    static let tasks = Table(
-        name: "tasks",
-        conflict: .version(.timestamp),
-        columns: [
-            Column(name: "title", type: .text),
-            Column(name: "notes", type: .text, isNullable: true),
-            Column(name: "done", type: .bool, defaultValue: .bool(false)),
-            Column(name: "due_at", type: .timestamp, isNullable: true),
-        ])
-
-    static let taskLists = Table(
-        name: "task_lists",
-        conflict: .version(.integer),
-        columns: [
-            Column(name: "name", type: .text),
-            Column(name: "position", type: .double, defaultValue: .double(0)),
-            Column(name: "icon", type: .bytes, isNullable: true),
-        ])
+    static let activities = projectSchema.table(named: "activities")!
+    static let sessions = projectSchema.table(named: "sessions")!
+    static let tasks = projectSchema.table(named: "tasks")!
+    static let taskLists = projectSchema.table(named: "task_lists")!
 
     /// schema.yaml as it is.
     static let initial = Schema(tables: [activities, sessions, tasks, taskLists])
