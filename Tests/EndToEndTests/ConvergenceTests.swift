@@ -77,9 +77,9 @@ import Testing
         let report = try await bobsPhone.sync()
 
         #expect(report.pushed == 1 && report.rejected == 1)
-        let rejected = try await bobsPhone.store.read { try $0.rejectedWrites() }
+        let rejected = try await bobsPhone.store.read { try $0.rejectedMutations() }
         #expect(rejected.map(\.rowID) == [alicesActivity.id])
-        #expect(rejected.first?.error.code == "42501" && rejected.first?.error.status == 403)
+        #expect(rejected.first?.serverError?.code == "42501" && rejected.first?.serverError?.status == 403)
 
         let alicesRows = try await server.rows(of: Activity.table, for: alice)
         #expect(alicesRows.count == 1 && alicesRows[alicesActivity.id.uuidString.lowercased()]?["name"] == .text("Alice's"))

@@ -23,8 +23,8 @@ import Testing
         let report = try await a.sync()
         #expect(report.pushed == 9 && report.rejected == 1)
         #expect(await server.rows(of: "activities").count == 9)
-        let rejected = try await a.store.read { try $0.rejectedWrites() }
-        #expect(rejected.count == 1 && rejected.first?.error == refusal && rejected.first?.table == "activities")
+        let rejected = try await a.store.read { try $0.rejectedMutations() }
+        #expect(rejected.count == 1 && rejected.first?.serverError == refusal && rejected.first?.table == "activities")
         #expect(await a.engine.status.rejectedCount == 1)
         // Not retried: the next sync sends nothing.
         let requests = await server.requestCount
@@ -45,8 +45,8 @@ import Testing
         }
         let report = try await thief.sync()
         #expect(report.pushed == 1 && report.rejected == 1)
-        let rejected = try await thief.store.read { try $0.rejectedWrites() }
-        #expect(rejected.first?.error.code == "42501" && rejected.first?.error.status == 403 && rejected.first?.rowID == stolen.id)
+        let rejected = try await thief.store.read { try $0.rejectedMutations() }
+        #expect(rejected.first?.serverError?.code == "42501" && rejected.first?.serverError?.status == 403 && rejected.first?.rowID == stolen.id)
         #expect(await server.rows(of: "activities")[stolen.id.uuidString.lowercased()]?["name"] == .text("Owner's"))
     }
 
@@ -100,7 +100,7 @@ import Testing
         await server.restoreColumn("note", to: "sessions")
         try await a.sync()
         #expect(try a.dirtyCount() == 0)
-        #expect(try await a.store.read { try $0.rejectedWrites() }.isEmpty)
+        #expect(try await a.store.read { try $0.rejectedMutations() }.isEmpty)
     }
 
     @Test func closingTheDatabaseMidSyncLosesNoAcknowledgedWrite() async throws {

@@ -98,13 +98,13 @@ import Testing
         }
         await server.refuseRows(in: "activities", with: refusal) { $0["name"] == .text("worse") }
         try await a.sync()
-        var rejected = try await a.store.read { try $0.rejectedWrites() }
+        var rejected = try await a.store.read { try $0.rejectedMutations() }
         #expect(rejected.count == 2)
-        try a.store.dismissRejected(rejected[0])
-        try a.store.retryRejected(rejected[1])
+        try a.store.dismissRejectedMutation(id: rejected[0].id)
+        try a.store.retryRejectedMutation(id: rejected[1].id)
         #expect(try a.dirtyCount() == 1)
         try await a.sync()
-        rejected = try await a.store.read { try $0.rejectedWrites() }
+        rejected = try await a.store.read { try $0.rejectedMutations() }
         #expect(rejected.count == 1) // refused again
         #expect(try a.dirtyCount() == 0)
     }

@@ -62,25 +62,6 @@ public struct StoreReader {
         }
     }
 
-    /// Writes the server refused, newest last.
-    public func rejectedWrites() throws -> [RejectedWrite] {
-        try database.fetchAll("""
-            SELECT id, table_name, row_id, status, code, message, details, hint, rejected_ms
-            FROM _sync_rejected ORDER BY id
-            """) { row in
-            RejectedWrite(
-                id: row.int64(at: 0),
-                table: row.text(at: 1) ?? "",
-                rowID: UUID(text: row.text(at: 2) ?? "") ?? UUID(),
-                error: ServerError(
-                    status: Int(row.int64(at: 3)), code: row.text(at: 4), message: row.text(at: 5) ?? "",
-                    details: row.text(at: 6), hint: row.text(at: 7)
-                ),
-                rejectedAtMs: row.int64(at: 8)
-            )
-        }
-    }
-
     func decode<Record: SyncRecord>(_ type: Record.Type, _ row: Row, _ sql: TableSQL) throws -> Record {
         let values = sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }
         return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
@@ -94,13 +75,4 @@ public struct StoreReader {
         if let orderBy { result += " ORDER BY \(orderBy)" }
         return result
     }
-}
-
-/// A write the server refused: kept until the app retries or dismisses it.
-public struct RejectedWrite: Sendable, Equatable, Identifiable {
-    public let id: Int64
-    public let table: String
-    public let rowID: UUID
-    public let error: ServerError
-    public let rejectedAtMs: Int64
 }

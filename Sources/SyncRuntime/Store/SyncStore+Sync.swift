@@ -57,17 +57,6 @@ extension SyncStore {
         }
     }
 
-    /// Sends a rejected write again with the next push, and takes it off the list.
-    public func retryRejected(_ write: RejectedWrite) throws {
-        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .dirty)
-    }
-
-    /// Gives up a rejected write: off the list, and the row stops waiting (a newer server row
-    /// will replace it).
-    public func dismissRejected(_ write: RejectedWrite) throws {
-        try setRejected(entryID: write.id, table: write.table, rowID: write.rowID, to: .clean)
-    }
-
     /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
     func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws {
         let sql = try tableSQL(table)
