@@ -48,7 +48,8 @@ let package = Package(
             dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
         ),
 
-        // Test support shared by the test targets: the PostgreSQL cluster, and a manual clock.
+        // Test support shared by the test targets: the PostgreSQL cluster; a manual clock and
+        // forwarding transports for watching what the engine sends.
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
         .target(name: "SyncTestSupport", dependencies: ["SyncRuntime"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),

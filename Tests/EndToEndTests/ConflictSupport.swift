@@ -3,11 +3,12 @@ import HopeSchema
 import Postgres
 import PostgresFixture
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// The PostgreSQL transport with every guarded write and read by key recorded as the transport
 /// received it, with its answer, and a switch that loses the next guarded write's answer.
-final class RecordingTransport: SyncTransport, @unchecked Sendable {
+final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
     struct Send: Sendable {
         let id: UUID
         let baseVersion: String
@@ -30,6 +31,8 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     private var losesNextAnswer = false
     private var failsReads = false
 
+    var forwardee: any SyncTransport { base }
+
     init(base: any SyncTransport) {
         self.base = base
     }
@@ -50,14 +53,6 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
     var readsFail: Bool {
         get { lock.withLock { failsReads } }
         set { lock.withLock { failsReads = newValue } }
-    }
-
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
-        try await base.upsert(rows, into: table, as: user)
-    }
-
-    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
-        try await base.pull(table, after: cursor, limit: limit, as: user)
     }
 
     func guardedUpdate(

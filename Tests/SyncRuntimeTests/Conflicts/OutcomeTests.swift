@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// Every row of seed 000's outcome table, for an UPDATE and for a DELETE, and the three quiet
@@ -243,10 +244,12 @@ final class ConflictSeen: @unchecked Sendable {
 }
 
 /// The in-memory server, except that reads by key fail as the network does while `failing`.
-final class FailingReads: SyncTransport, @unchecked Sendable {
+final class FailingReads: ForwardingTransport, @unchecked Sendable {
     let base: InMemoryServer
     private let lock = NSLock()
     private var fails = false
+
+    var forwardee: any SyncTransport { base }
 
     init(base: InMemoryServer) {
         self.base = base
@@ -255,21 +258,6 @@ final class FailingReads: SyncTransport, @unchecked Sendable {
     var failing: Bool {
         get { lock.withLock { fails } }
         set { lock.withLock { fails = newValue } }
-    }
-
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
-        try await base.upsert(rows, into: table, as: user)
-    }
-
-    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
-        try await base.pull(table, after: cursor, limit: limit, as: user)
-    }
-
-    func guardedUpdate(
-        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
-        extraFilters: [Filter], returning: [String], as user: Credentials
-    ) async throws(SyncError) -> [ColumnValues] {
-        try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
     func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {

@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import SyncTestSupport
 
 /// Sizes of the upserts a transport saw.
 final class BatchSizes: @unchecked Sendable {
@@ -41,29 +42,16 @@ final class PulledSizes: @unchecked Sendable {
 }
 
 /// A transport that counts the rows pulls return.
-struct RecordingPulls: SyncTransport {
+struct RecordingPulls: ForwardingTransport {
     let base: InMemoryServer
     let sizes: PulledSizes
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
-        try await base.upsert(rows, into: table, as: user)
-    }
+    var forwardee: any SyncTransport { base }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         sizes.add(page.receivedCount, table.name)
         return page
-    }
-
-    func guardedUpdate(
-        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
-        extraFilters: [Filter], returning: [String], as user: Credentials
-    ) async throws(SyncError) -> [ColumnValues] {
-        try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
-    }
-
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        try await base.fetch(table, id: id, columns: columns, as: user)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 
 /// A wall clock tests move by hand (milliseconds since 1970).
 final class TestClock: @unchecked Sendable {
@@ -125,13 +126,15 @@ struct TestDevice: Sendable {
 }
 
 /// A transport that runs a hook around each upsert, to act while a push is in flight.
-struct HookedTransport: SyncTransport {
+struct HookedTransport: ForwardingTransport {
     let base: InMemoryServer
     let beforeUpsert: @Sendable () async -> Void
     var afterUpsert: @Sendable () async -> Void = {}
     var recordUpsert: @Sendable (Int) -> Void = { _ in }
     var beforePull: @Sendable () async -> Void = {}
     var afterPull: @Sendable () async -> Void = {}
+
+    var forwardee: any SyncTransport { base }
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
         recordUpsert(rows.count)
@@ -145,17 +148,6 @@ struct HookedTransport: SyncTransport {
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
-    }
-
-    func guardedUpdate(
-        _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
-        extraFilters: [Filter], returning: [String], as user: Credentials
-    ) async throws(SyncError) -> [ColumnValues] {
-        try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
-    }
-
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        try await base.fetch(table, id: id, columns: columns, as: user)
     }
 }
 
