@@ -3,7 +3,7 @@ import SyncSchema
 /// Swift spellings of schema names: `sessions` -> `Session`, `started_ms` -> `startedMs`.
 enum SwiftNames {
     static func typeName(of table: Table) -> String {
-        table.swiftName ?? upperCamel(singular(table.name))
+        table.swiftTypeName
     }
 
     static func propertyName(_ column: String) -> String {
@@ -21,15 +21,8 @@ enum SwiftNames {
         return escaped(name)
     }
 
-    static func singular(_ name: String) -> String {
-        if name.hasSuffix("ies") { return String(name.dropLast(3)) + "y" }
-        if name.hasSuffix("sses") { return String(name.dropLast(2)) }
-        if name.hasSuffix("s"), !name.hasSuffix("ss") { return String(name.dropLast()) }
-        return name
-    }
-
     static func upperCamel(_ name: String) -> String {
-        name.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        Table.upperCamel(name)
     }
 
     static func lowerCamel(_ name: String) -> String {

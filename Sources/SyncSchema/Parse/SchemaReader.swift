@@ -9,7 +9,8 @@ struct SchemaReader {
     var declaredTables: [String] = []
     /// Gathered per table, checked across tables at the end.
     var indexNames: [(name: String, mark: YAMLMark)] = []
-    var swiftNames: [(name: String, mark: YAMLMark, table: String)] = []
+    /// Every table's Swift type name, written (`swift_name`) or made from the table's name.
+    var swiftNames: [(name: String, mark: YAMLMark, table: String, isWritten: Bool)] = []
 
     init(log: DiagnosticLog) {
         self.log = log

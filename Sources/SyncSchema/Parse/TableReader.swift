@@ -17,6 +17,7 @@ extension SchemaReader {
         let exactOrdering = fields["exact_ordering"].flatMap { bool($0, for: "exact_ordering") } ?? true
         let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark, tableFields: fields)
         var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, exactOrdering: exactOrdering, columns: declared.columns)
+        if fields["swift_name"] == nil { swiftNames.append((table.swiftTypeName, entry.keyMark, name, false)) }
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
         // rather than report an index on `version` that may well be right.
@@ -38,7 +39,7 @@ extension SchemaReader {
             log.error(node.mark, "swift_name '\(swiftName)' is reserved in Swift", hint: "pick another type name, such as '\(swiftName)Row'")
             return nil
         }
-        swiftNames.append((swiftName, node.mark, table))
+        swiftNames.append((swiftName, node.mark, table, true))
         return swiftName
     }
 

@@ -13,9 +13,19 @@ extension SchemaReader {
             }
         }
         var seenSwiftNames: [String: (mark: YAMLMark, table: String)] = [:]
-        for (name, mark, table) in swiftNames {
+        for (name, mark, table, isWritten) in swiftNames {
+            // A name made from the table's name is reported at the table, with the fix.
+            let madeName = "table '\(table)' would be the Swift type '\(name)'"
             if let first = seenSwiftNames[name] {
-                log.error(mark, "duplicate swift_name '\(name)'", hint: "table '\(first.table)' at line \(first.mark.line) uses it already; give '\(table)' another swift_name")
+                log.error(
+                    mark, isWritten ? "duplicate swift_name '\(name)'" : "\(madeName), as table '\(first.table)' is",
+                    hint: "table '\(first.table)' at line \(first.mark.line) uses it already; give '\(table)' another swift_name"
+                )
+            } else if let owner = SwiftName.taken[name] {
+                log.error(
+                    mark, isWritten ? "swift_name '\(name)' would shadow \(owner)" : "\(madeName), which shadows \(owner)",
+                    hint: "apps would find every use of \(owner) ambiguous; set 'swift_name:' (for example '\(name)Item')"
+                )
             } else {
                 seenSwiftNames[name] = (mark, table)
             }

@@ -3,6 +3,25 @@ enum SwiftName {
     /// Uppercase names Swift gives a meaning of its own.
     static let reserved: Set<String> = ["Self", "Any", "Type", "Protocol", "Never", "Optional"]
 
+    /// Type names a generated row type must not take, with whose they are: an app that imports
+    /// the generated module next to these would find its every use ambiguous.
+    static let taken: [String: String] = {
+        var taken: [String: String] = [:]
+        for name in [
+            "Task", "Actor", "Array", "Bool", "Character", "Clock", "Collection", "Dictionary", "Double", "Duration",
+            "Error", "Float", "Int", "Mirror", "Range", "Regex", "Result", "Sequence", "Set", "String", "Substring",
+        ] { taken[name] = "Swift's \(name)" }
+        for name in [
+            "Bundle", "Calendar", "Data", "Date", "Decimal", "Locale", "Measurement", "Notification", "Operation",
+            "Predicate", "Process", "Progress", "Thread", "Timer", "TimeZone", "URL", "UUID",
+        ] { taken[name] = "Foundation's \(name)" }
+        for name in [
+            "GeneratedSchema", "AppSchema", "TableSchema", "ColumnSchema", "SyncRecord", "SyncStore", "SyncEngine",
+            "SyncError", "SyncValue", "SyncStatus", "SyncReport", "Credentials", "Filter", "ColumnValues",
+        ] { taken[name] = "hope-sync's \(name)" }
+        return taken
+    }()
+
     static func isTypeName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIIUppercase else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIIUppercase || $0.isASCIILowercase || ($0 >= "0" && $0 <= "9") }
