@@ -35,29 +35,34 @@ public struct Generator: Sendable {
         for (path, _) in shipped { tree[path] = existing[path] }
 
         var allEntries = entries
-        let next = try MigrationPlanner.nextMigration(after: previous, for: parsed)
+        let supabase = SupabaseRenderer(templates: templates)
+        var serverCode: [String: String] = [:]
+        for table in parsed.schema.tables {
+            serverCode[table.name] = SHA256.hex(try supabase.triggersSQL(table, replacing: true))
+        }
+        let next = try MigrationPlanner.nextMigration(after: previous, for: parsed, serverCode: serverCode)
         if let next {
             let stamp = stamp()
             let sqlite = try SQLiteRenderer(templates: templates).migrationSQL(next)
-            let supabase = try SupabaseRenderer(templates: templates).migrationSQL(next)
+            let server = try supabase.migrationSQL(next)
             let entry = Snapshot.Entry(
                 number: next.number, name: next.name, stamp: stamp, changes: next.steps.map(\.change),
-                sqliteSHA256: SHA256.hex(sqlite), supabaseSHA256: SHA256.hex(supabase)
+                sqliteSHA256: SHA256.hex(sqlite), supabaseSHA256: SHA256.hex(server)
             )
             tree[entry.sqlitePath] = sqlite
-            tree[entry.supabasePath] = supabase
+            tree[entry.supabasePath] = server
             allEntries.append(entry)
         }
 
         let schema = parsed.schema
         let localMigrations = allEntries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
-        let snapshot = Snapshot(schema: schema, migrations: allEntries)
+        let snapshot = Snapshot(schema: schema, migrations: allEntries, serverCode: serverCode)
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [
             { try SwiftRenderer(templates: templates).files(for: schema, migrations: localMigrations).map { ("swift/" + $0, $1) } },
             { [("rust/tables.rs", try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations))] },
-            { [("supabase/schema.sql", try SupabaseRenderer(templates: templates).schemaSQL(schema))] },
+            { [("supabase/schema.sql", try supabase.schemaSQL(schema))] },
             { [(Snapshot.fileName, try snapshot.encoded())] },
         ]
         for files in try Self.inParallel(renders, { try $0() }) {

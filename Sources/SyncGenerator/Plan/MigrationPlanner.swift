@@ -3,10 +3,20 @@ import SyncSchema
 /// Turns the difference between the newest migration's schema and schema.yaml into at most one
 /// new migration (drizzle-kit's approach: no database needed).
 public enum MigrationPlanner {
-    /// The next migration, or nil when schema.yaml adds nothing.
-    public static func nextMigration(after snapshot: Snapshot?, for parsed: ParsedSchema) throws(SchemaError) -> Migration? {
+    /// The next migration, or nil when schema.yaml adds nothing and no table's server code
+    /// (`serverCode`: table name -> checksum of its rendered functions and triggers) changed
+    /// since the snapshot recorded it.
+    public static func nextMigration(
+        after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:]
+    ) throws(SchemaError) -> Migration? {
         let previous = snapshot?.schema ?? Schema(tables: [])
-        let changes = try SchemaDiff.changes(from: previous, to: parsed)
+        var changes = try SchemaDiff.changes(from: previous, to: parsed)
+        for table in parsed.schema.tables {
+            guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
+                  !changes.contains(.changeTriggers(table: table.name)), !changes.contains(.addTable(table))
+            else { continue }
+            changes.append(.changeTriggers(table: table.name))
+        }
         guard !changes.isEmpty else { return nil }
         let schema = parsed.schema
         let steps = changes.map { change -> MigrationStep in

@@ -11,6 +11,11 @@ public struct Snapshot: Codable, Equatable, Sendable {
     public var format: Int
     public var schema: Schema
     public var migrations: [Entry]
+    /// Per table, the SHA-256 of its server functions and triggers as the templates render them.
+    /// When a new version of hope-sync or an edited template renders them differently, the next
+    /// migration re-creates them, so a server never runs older trigger code than the clients
+    /// expect. Absent in snapshots written before it existed.
+    public var serverCode: [String: String]?
 
     public struct Entry: Codable, Equatable, Sendable {
         public var number: Int
@@ -23,10 +28,11 @@ public struct Snapshot: Codable, Equatable, Sendable {
         public var supabaseSHA256: String
     }
 
-    public init(schema: Schema, migrations: [Entry]) {
+    public init(schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil) {
         self.format = Self.currentFormat
         self.schema = schema
         self.migrations = migrations
+        self.serverCode = serverCode
     }
 
     /// The file stem (`0002_sessions_add_note`) of the migration that introduced a table, a
