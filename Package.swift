@@ -28,11 +28,7 @@ let package = Package(
 
         // Generator: schema.yaml -> Schema -> plan -> rendered files -> Generated/.
         .target(name: "SyncSchema", dependencies: ["CYaml"]),
-        .target(
-            name: "SyncGenerator",
-            dependencies: ["SyncSchema", "Postgres"],
-            resources: [.copy("DefaultTemplates")]
-        ),
+        .target(name: "SyncGenerator", dependencies: ["SyncSchema", "Postgres"]),
         .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
 
         // Runtime: local store, sync engine, transports, conflicts.

@@ -17,14 +17,4 @@ import Testing
             "Generated/ is stale; run `swift run generate` and commit it.\n\(writer.report(changes, existing: existing, generated: output.tree))"
         )
     }
-
-    @Test func projectTemplatesEqualTheBuiltInDefaults() throws {
-        for name in TemplateSet.builtInNames {
-            let copy = try String(contentsOf: packageRoot.appendingPathComponent("Templates/" + name), encoding: .utf8)
-            #expect(
-                copy == (try TemplateSet.builtInSource(named: name)),
-                "Templates/\(name) differs from the built-in default; run `swift run generate --init-templates Templates` or update Sources/SyncGenerator/DefaultTemplates"
-            )
-        }
-    }
 }

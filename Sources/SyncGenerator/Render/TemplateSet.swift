@@ -9,20 +9,7 @@ public struct TemplateSet: Sendable {
     private let cache: [String: Template]
 
     /// The names of every template the renderers use, relative to the template directory.
-    public static let builtInNames: [String] = {
-        guard let root = builtInDirectory else { return [] }
-        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
-        var names: [String] = []
-        while let url = enumerator?.nextObject() as? URL {
-            guard url.pathExtension == "mustache" else { continue }
-            names.append(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
-        }
-        return names.sorted()
-    }()
-
-    static var builtInDirectory: URL? {
-        Bundle.module.url(forResource: "DefaultTemplates", withExtension: nil)
-    }
+    public static let builtInNames: [String] = BuiltInTemplates.sources.keys.sorted()
 
     /// Loads and parses every template once: a template with a syntax error fails the run
     /// before anything is rendered.
@@ -30,12 +17,7 @@ public struct TemplateSet: Sendable {
         self.directory = directory
         var cache: [String: Template] = [:]
         for name in Self.builtInNames {
-            let source = try Self.source(named: name, in: directory)
-            do {
-                cache[name] = try Template(name: name, source: source)
-            } catch {
-                throw error
-            }
+            cache[name] = try Template(name: name, source: Self.source(named: name, in: directory))
         }
         self.cache = cache
     }
@@ -53,8 +35,10 @@ public struct TemplateSet: Sendable {
 
     /// The built-in default text of a template (what `generate --init-templates` writes).
     public static func builtInSource(named name: String) throws -> String {
-        guard let root = builtInDirectory else { throw CocoaError(.fileNoSuchFile) }
-        return try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
+        guard let source = BuiltInTemplates.sources[name] else {
+            throw TemplateError(template: name, line: 0, message: "no such built-in template")
+        }
+        return source
     }
 
     private static func source(named name: String, in directory: URL?) throws -> String {
