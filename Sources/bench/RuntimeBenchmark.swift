@@ -294,11 +294,10 @@ private final class PageProtocol: URLProtocol {
 private final class PageFile {
     static let pageSize = 1_000
     private let handle: FileHandle
-    private let url: URL
     private var ranges: [Int: Range<UInt64>] = [:]
 
     init(rows count: Int) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pages-\(UUID().uuidString).json")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pages-\(UUID().uuidString).json")
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw SyncError(.configuration, "cannot create \(url.path)")
         }
@@ -313,11 +312,13 @@ private final class PageFile {
         }
         try writer.close()
         handle = try FileHandle(forReadingFrom: url)
+        // Unlinked at once: the open handle keeps reading, and a child process that exits
+        // without running deinit leaves nothing behind.
+        try? FileManager.default.removeItem(at: url)
     }
 
     deinit {
         try? handle.close()
-        try? FileManager.default.removeItem(at: url)
     }
 
     /// The page after server_seq `after`; past the last row, an empty array.

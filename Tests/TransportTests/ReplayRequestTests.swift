@@ -19,7 +19,10 @@ struct ReplayRequestTests {
     @Test func theWorkedExampleGoesOutByteForByte() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).sqlite").path
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: Fixtures.userID, deviceID: "phone-a")
-        defer { store.close() }
+        defer {
+            store.close()
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
         // Phone A read the task at T1.
         let key = Fixtures.taskID.uuidString.lowercased()
         _ = try store.apply(PulledPage(rows: [ColumnValues([
