@@ -52,4 +52,21 @@ import Testing
         #expect(tree["rust/tables.rs"]!.hasPrefix("// Our house style.\n"))
         #expect(!tree["swift/Session.swift"]!.contains("house style"))
     }
+
+    @Test func aBrokenUserTemplateIsReportedByNameAndLineAndNothingIsWritten() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(ColumnAddTests.before)
+        #expect(project.run().status == 0)
+        let before = try project.generatedTree()
+        let templates = project.root.appendingPathComponent("Templates")
+        #expect(project.run("--init-templates", templates.path).status == 0)
+        let rust = templates.appendingPathComponent("rust/tables.rs.mustache")
+        try Data(("// {{tabel}}\n" + String(contentsOf: rust, encoding: .utf8)).utf8).write(to: rust)
+        try project.writeSchema(ColumnAddTests.after)
+
+        let result = project.run()
+        #expect(result.status == 2)
+        #expect(result.error == "rust/tables.rs.mustache:1: error: unknown name 'tabel'")
+        #expect(try project.generatedTree() == before)
+    }
 }
