@@ -78,6 +78,31 @@ import Testing
         #expect(repaired.findings.map(\.kind) == [.extraColumn])
     }
 
+    /// A policy with the right name that lets everyone's rows through is reported, with the SQL
+    /// that puts the owner-only one back; another permissive policy is a note to look at.
+    @Test func aWeakenedPolicyIsReportedAndAnExtraOneNoted() throws {
+        let (database, connection) = try migrated()
+        try connection.execute(script: """
+            drop policy sessions_select_own on public.sessions;
+            create policy sessions_select_own on public.sessions for select to authenticated using (true);
+            create policy tasks_shared on public.tasks for select to authenticated using (done);
+            """)
+        let report = try verify(database)
+        #expect(!report.isComplete)
+        let weakened = try #require(report.findings.first { $0.kind == .policy })
+        #expect(weakened.table == "sessions")
+        #expect(weakened.message == "policy sessions_select_own is not the owner-only policy (it has using true)")
+        #expect(weakened.migration == "0001_initial")
+        let extra = try #require(report.findings.first { $0.kind == .extraPolicy })
+        #expect(extra.isNote && extra.table == "tasks" && extra.message.hasPrefix("extra permissive policy tasks_shared"))
+        #expect(report.findings.count == 2)
+
+        try connection.execute(script: weakened.fix!)
+        let repaired = try verify(database)
+        #expect(repaired.isComplete)
+        #expect(repaired.findings.map(\.kind) == [.extraPolicy])
+    }
+
     @Test func anOutdatedTriggerFunctionIsReported() throws {
         let (database, connection) = try migrated()
         try connection.execute(script: """

@@ -98,9 +98,22 @@ struct Check {
         if catalog.tables[table.name] == false {
             findings.append(finding(.rowLevelSecurity, "row-level security is disabled"))
         }
-        let policies = catalog.policies[table.name] ?? []
-        for action in ["select", "insert", "update"] where !policies.contains("\(table.name)_\(action)_own") {
-            findings.append(finding(.policy, "policy \(table.name)_\(action)_own"))
+        let policies = catalog.policies[table.name] ?? [:]
+        for (name, expected) in Self.ownerPolicies(of: table) {
+            guard let live = policies[name] else {
+                findings.append(finding(.policy, "policy \(name)"))
+                continue
+            }
+            // A policy of the right name that lets more through is worse than a missing one.
+            if live != expected {
+                findings.append(finding(.policy, "policy \(name) is not the owner-only policy (it has \(live.describedDifference(from: expected)))"))
+            }
+        }
+        let owned = Set(Self.ownerPolicies(of: table).map(\.name))
+        for (name, live) in policies.sorted(by: { $0.key < $1.key }) where !owned.contains(name) && live.isPermissive {
+            findings.append(Finding(
+                table: table.name, kind: .extraPolicy,
+                message: "extra permissive policy \(name) (\(live.command)) also lets rows through; make sure it is meant to"))
         }
         let granted = catalog.grants[table.name]?["authenticated"] ?? []
         let lacking = ["SELECT", "INSERT", "UPDATE"].filter { !granted.contains($0) }
@@ -108,6 +121,16 @@ struct Check {
             findings.append(finding(.grant, "\(lacking.joined(separator: ", ").lowercased()) for authenticated"))
         }
         return findings
+    }
+
+    /// What the generated SQL creates, as PostgreSQL 15 spells it back in `pg_policies`.
+    static func ownerPolicies(of table: Table) -> [(name: String, policy: LiveCatalog.PolicyInfo)] {
+        let owner = "(\(ReservedColumns.owner) = ( SELECT auth.uid() AS uid))"
+        return [
+            ("\(table.name)_select_own", .init(command: "SELECT", roles: "{authenticated}", isPermissive: true, using: owner, withCheck: nil)),
+            ("\(table.name)_insert_own", .init(command: "INSERT", roles: "{authenticated}", isPermissive: true, using: nil, withCheck: owner)),
+            ("\(table.name)_update_own", .init(command: "UPDATE", roles: "{authenticated}", isPermissive: true, using: owner, withCheck: owner)),
+        ]
     }
 
     private func indexes(of table: Table) throws -> [Finding] {

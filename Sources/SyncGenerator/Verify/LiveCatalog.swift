@@ -7,13 +7,23 @@ struct LiveCatalog {
         var isNullable: Bool
     }
 
+    /// A policy as PostgreSQL keeps it; expressions in its own deparsed spelling.
+    struct PolicyInfo: Equatable {
+        var command: String
+        var roles: String
+        var isPermissive: Bool
+        var using: String?
+        var withCheck: String?
+    }
+
     /// Table name -> row-level security enabled.
     var tables: [String: Bool] = [:]
     /// Table name -> column name -> column.
     var columns: [String: [String: ColumnInfo]] = [:]
     /// Table name -> trigger name -> enabled.
     var triggers: [String: [String: Bool]] = [:]
-    var policies: [String: Set<String>] = [:]
+    /// Table name -> policy name -> policy.
+    var policies: [String: [String: PolicyInfo]] = [:]
     var indexes: [String: Set<String>] = [:]
     /// Relation name (table or sequence) -> grantee -> privileges.
     var grants: [String: [String: Set<String>]] = [:]
@@ -42,9 +52,12 @@ struct LiveCatalog {
             """).rows {
             triggers[row[0]!, default: [:]][row[1]!] = row[2] == "true"
         }
-        for row in try connection.execute(
-            "select tablename, policyname from pg_catalog.pg_policies where schemaname = 'public'").rows {
-            policies[row[0]!, default: []].insert(row[1]!)
+        for row in try connection.execute("""
+            select tablename, policyname, cmd, roles::text, permissive, qual, with_check
+            from pg_catalog.pg_policies where schemaname = 'public'
+            """).rows {
+            policies[row[0]!, default: [:]][row[1]!] = PolicyInfo(
+                command: row[2]!, roles: row[3]!, isPermissive: row[4] == "PERMISSIVE", using: row[5], withCheck: row[6])
         }
         for row in try connection.execute(
             "select tablename, indexname from pg_catalog.pg_indexes where schemaname = 'public'").rows {
@@ -61,5 +74,18 @@ struct LiveCatalog {
             """).rows {
             grants[row[0]!, default: [:]][row[1]!, default: []].insert(row[2]!)
         }
+    }
+}
+
+extension LiveCatalog.PolicyInfo {
+    /// What differs, in words: `using (true)`, `roles {public}`.
+    func describedDifference(from expected: Self) -> String {
+        var parts: [String] = []
+        if command != expected.command { parts.append("command \(command)") }
+        if roles != expected.roles { parts.append("roles \(roles)") }
+        if isPermissive != expected.isPermissive { parts.append(isPermissive ? "permissive" : "restrictive") }
+        if using != expected.using { parts.append("using \(using ?? "nothing")") }
+        if withCheck != expected.withCheck { parts.append("with check \(withCheck ?? "nothing")") }
+        return parts.joined(separator: ", ")
     }
 }

@@ -44,7 +44,8 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
 /// One thing the database lacks (or, as a note, has beyond the schema).
 public struct Finding: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity, extraColumn
+        case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity
+        case extraColumn, extraPolicy
     }
 
     /// nil for what all tables share (the sequence).
@@ -56,7 +57,7 @@ public struct Finding: Sendable, Equatable {
     /// SQL that makes it, taken from that migration; nil for notes.
     public var fix: String?
 
-    public var isNote: Bool { kind == .extraColumn }
+    public var isNote: Bool { kind == .extraColumn || kind == .extraPolicy }
 
     public init(table: String?, kind: Kind, message: String, migration: String? = nil, fix: String? = nil) {
         self.table = table
