@@ -59,12 +59,14 @@ import Testing
             alter table public.task_lists disable row level security;
             alter table public.activities add column legacy text;
             alter table public.tasks disable trigger tasks_updated_at;
+            revoke delete on public.activities from service_role;
             """)
         let report = try verify(database)
         #expect(!report.isComplete)
         #expect(verifier.outcome(TestSchema.current, migrations: TestSchema.migrations, databaseURL: database.url).status == 1)
         let kinds = report.findings.map { "\($0.table ?? "-") \($0.kind.rawValue)" }.sorted()
-        #expect(kinds == ["activities extraColumn", "sessions trigger", "task_lists rowLevelSecurity", "tasks policy", "tasks trigger"])
+        #expect(kinds == ["activities extraColumn", "activities grant", "sessions trigger", "task_lists rowLevelSecurity", "tasks policy", "tasks trigger"])
+        #expect(report.findings.contains { $0.kind == .grant && $0.message == "delete for service_role" })
         for finding in report.findings where !finding.isNote {
             #expect(finding.migration == "0001_initial")
             #expect(finding.fix?.isEmpty == false)

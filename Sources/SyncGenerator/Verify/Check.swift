@@ -115,10 +115,13 @@ struct Check {
                 table: table.name, kind: .extraPolicy,
                 message: "extra permissive policy \(name) (\(live.command)) also lets rows through; make sure it is meant to"))
         }
-        let granted = catalog.grants[table.name]?["authenticated"] ?? []
-        let lacking = ["SELECT", "INSERT", "UPDATE"].filter { !granted.contains($0) }
-        if !lacking.isEmpty {
-            findings.append(finding(.grant, "\(lacking.joined(separator: ", ").lowercased()) for authenticated"))
+        // Clients write as authenticated; server code and the dashboard as service_role.
+        for (role, privileges) in [("authenticated", ["SELECT", "INSERT", "UPDATE"]), ("service_role", ["SELECT", "INSERT", "UPDATE", "DELETE"])] {
+            let granted = catalog.grants[table.name]?[role] ?? []
+            let lacking = privileges.filter { !granted.contains($0) }
+            if !lacking.isEmpty {
+                findings.append(finding(.grant, "\(lacking.joined(separator: ", ").lowercased()) for \(role)"))
+            }
         }
         return findings
     }
