@@ -12,7 +12,7 @@ public struct SourceLocation: Sendable, Equatable, Hashable {
 }
 
 /// One problem with the schema, said the way compilers say it:
-/// `schema.yaml:12:7: error: unknown key 'nulable' in column 'note'; hint: did you mean 'nullable'?`
+/// `schema.yaml:5:27: error: unknown key 'nulable' in column 'note'; hint: did you mean 'nullable'?`
 public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     public var location: SourceLocation
     public var message: String
