@@ -6,6 +6,8 @@ import Foundation
 public final class Connection: @unchecked Sendable {
     private let handle: OpaquePointer
     private let lock = NSRecursiveLock()
+    /// Made once, so ``cancel()`` needs neither the lock nor the connection's thread.
+    private let cancelHandle: OpaquePointer?
 
     /// Connects with a libpq URL or key/value string, e.g.
     /// `postgresql://postgres@127.0.0.1:5432/app`. Gives up after 10 seconds unless the URL
@@ -26,10 +28,21 @@ public final class Connection: @unchecked Sendable {
         // The server's notices ("already exists, skipping") would go to stderr by default.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
+        cancelHandle = PQgetCancel(handle)
     }
 
     deinit {
+        if let cancelHandle { PQfreeCancel(cancelHandle) }
         PQfinish(handle)
+    }
+
+    /// Asks the server to cancel the statement running on this connection, from any thread
+    /// (libpq's PQcancel). The statement then fails with SQLSTATE 57014; with nothing running,
+    /// nothing happens.
+    public func cancel() {
+        guard let cancelHandle else { return }
+        var reason = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancelHandle, &reason, Int32(reason.count))
     }
 
     /// Runs one statement with `$1, $2 ...` parameters sent apart from the text (never spliced

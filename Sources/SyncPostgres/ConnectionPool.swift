@@ -24,19 +24,27 @@ final class ConnectionPool: @unchecked Sendable {
         slots = DispatchSemaphore(value: max(1, limit))
     }
 
-    /// Runs `body` with a connection of its own, off the cooperative threads.
+    /// Runs `body` with a connection of its own, off the cooperative threads. Cancelling the
+    /// calling task cancels the statement running for it on the server (or, before it has a
+    /// connection, keeps it from starting).
     func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws(PostgresError) -> T {
-        let result: Result<T, PostgresError> = await withCheckedContinuation { continuation in
-            Self.queue.async {
-                continuation.resume(returning: self.lend(body))
+        let request = RunningRequest()
+        let result: Result<T, PostgresError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Self.queue.async {
+                    continuation.resume(returning: self.lend(body, request))
+                }
             }
+        } onCancel: {
+            request.cancel()
         }
         return try result.get()
     }
 
-    private func lend<T>(_ body: (Connection) throws(PostgresError) -> T) -> Result<T, PostgresError> {
+    private func lend<T>(_ body: (Connection) throws(PostgresError) -> T, _ request: RunningRequest) -> Result<T, PostgresError> {
         slots.wait()
         defer { slots.signal() }
+        guard !request.isCancelled else { return .failure(Self.cancelled) }
         let connection: Connection
         if let reused = lock.withLock({ idle.popLast() }) {
             connection = reused
@@ -46,6 +54,12 @@ final class ConnectionPool: @unchecked Sendable {
             } catch {
                 return .failure(error)
             }
+        }
+        request.start(on: connection)
+        defer { request.finish() }
+        if request.isCancelled {
+            giveBack(connection)
+            return .failure(Self.cancelled)
         }
         do throws(PostgresError) {
             let value = try body(connection)
@@ -57,9 +71,37 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// What a request cancelled before its statement ran fails with (query_canceled).
+    private static let cancelled = PostgresError(sqlState: "57014", message: "the request was cancelled")
+
     private func giveBack(_ connection: Connection) {
         lock.withLock {
             if idle.count < maximumIdle { idle.append(connection) }
         }
+    }
+}
+
+/// The connection a request is running on, so another thread can cancel its statement.
+private final class RunningRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: Connection?
+    private var cancelled = false
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    func start(on connection: Connection) {
+        lock.withLock { self.connection = connection }
+    }
+
+    func finish() {
+        lock.withLock { connection = nil }
+    }
+
+    func cancel() {
+        let running = lock.withLock {
+            cancelled = true
+            return connection
+        }
+        running?.cancel()
     }
 }

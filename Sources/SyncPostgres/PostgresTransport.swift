@@ -126,6 +126,7 @@ public struct PostgresTransport: SyncTransport {
                 }
             }
         } catch {
+            if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
             throw PostgresFailure.syncError(error, table: table)
         }
     }

@@ -59,6 +59,45 @@ import Testing
         #expect(firstSeq < secondSeq)
     }
 
+    /// A request stuck behind another transaction (here the owner's ordering lock) is cancelled
+    /// on the server when its task is: it fails as cancelled at once, not after the statement
+    /// timeout, and writes nothing.
+    @Test func cancellingARequestCancelsItsStatementOnTheServer() async throws {
+        let server = try TestServer()
+        let holder = try server.database.connect(), observer = try server.database.connect()
+        try begin(holder)
+        try insertActivity(UUID(), "holds the owner's lock", on: holder)
+
+        let id = UUID()
+        let row = ColumnValues(columns: Activity.table.columnNames.filter { $0 != "server_seq" }, values: [
+            .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("waits"), .text("#000000"),
+            .bool(false), .double(0), .null, .int(1), .null, .text("phone"),
+        ])
+        let credentials = Credentials(userID: user, accessToken: "unused by libpq")
+        let transport = server.transport
+        let push = Task { () async -> SyncError? in
+            do throws(SyncError) {
+                try await transport.upsert([row], into: Activity.table, as: credentials)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await eventually {
+            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar) == "1"
+        })
+        let started = ContinuousClock.now
+        push.cancel()
+        let outcome = await push.value
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let error = try #require(outcome, "the cancelled push went through")
+        #expect(error.code == .cancelled)
+        #expect(!error.isNetworkFailure)
+        #expect(try observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar == "0")
+        try holder.execute("commit")
+        #expect(try observer.execute("select count(*) from public.activities where id = $1", [id.uuidString]).scalar == "0")
+    }
+
     /// Runs a blocking libpq call off Swift's cooperative threads.
     static func blocking(_ body: @escaping @Sendable () throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
