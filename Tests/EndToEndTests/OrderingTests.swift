@@ -39,7 +39,7 @@ import Testing
         // first to commit before it takes a sequence number.
         let secondWrite = Task { try await Self.blocking { try begin(second); try insertActivity(secondID, "second", on: second) } }
         #expect(await eventually {
-            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar) == "1"
+            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar) == "1"
         })
         try await device.sync()
         #expect(try device.rows(of: Activity.table).isEmpty)
@@ -84,7 +84,7 @@ import Testing
             }
         }
         #expect(await eventually {
-            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar) == "1"
+            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar) == "1"
         })
         let started = ContinuousClock.now
         push.cancel()
@@ -93,7 +93,7 @@ import Testing
         let error = try #require(outcome, "the cancelled push went through")
         #expect(error.code == .cancelled)
         #expect(!error.isNetworkFailure)
-        #expect(try observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar == "0")
+        #expect(try observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar == "0")
         try holder.execute("commit")
         #expect(try observer.execute("select count(*) from public.activities where id = $1", [id.uuidString]).scalar == "0")
     }

@@ -150,7 +150,7 @@ import Testing
     private func waitForAdvisoryLockWaiter() throws {
         for _ in 0..<600 {
             let waiting = try server.connection.execute(
-                "select count(*) from pg_locks where locktype = 'advisory' and not granted").scalar
+                "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar
             if waiting != "0" { return }
             usleep(50_000)
         }
