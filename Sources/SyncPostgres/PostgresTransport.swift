@@ -79,10 +79,7 @@ public struct PostgresTransport: SyncTransport {
         returning: [String],
         as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
-        guard case .version(let versionName, _) = table.conflict, let version = table.column(named: versionName) else {
-            throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
-        }
-        guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
+        let version = try table.guardedVersionColumn(setting: values)
         let columns = try table.columns(named: returning)
         let statement = try PostgresStatement.guardedUpdate(
             table, id: id.uuidString.lowercased(), version: version, baseVersion: baseVersion,

@@ -1,17 +1,14 @@
 import SyncSchema
 
 /// Swift spellings of schema names: `sessions` -> `Session`, `started_ms` -> `startedMs`.
+/// (Row type names are the model's: `Table.swiftTypeName`, so the validator checks them.)
 enum SwiftNames {
-    static func typeName(of table: Table) -> String {
-        table.swiftTypeName
-    }
-
     static func propertyName(_ column: String) -> String {
         escaped(lowerCamel(column))
     }
 
     static func enumTypeName(_ column: String) -> String {
-        upperCamel(column)
+        Table.upperCamel(column)
     }
 
     /// An enum value as a case name; the raw value keeps the exact text.
@@ -21,12 +18,8 @@ enum SwiftNames {
         return escaped(name)
     }
 
-    static func upperCamel(_ name: String) -> String {
-        Table.upperCamel(name)
-    }
-
     static func lowerCamel(_ name: String) -> String {
-        let upper = upperCamel(name)
+        let upper = Table.upperCamel(name)
         return upper.prefix(1).lowercased() + upper.dropFirst()
     }
 

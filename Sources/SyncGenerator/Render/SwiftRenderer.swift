@@ -14,10 +14,10 @@ public struct SwiftRenderer: Sendable {
     public func files(for schema: Schema, migrations: [(Int, String, String)]) throws -> [String: String] {
         var files: [String: String] = [:]
         for table in schema.tables {
-            files["\(SwiftNames.typeName(of: table)).swift"] = try templates.render("swift/record.swift.mustache", recordContext(table))
+            files["\(table.swiftTypeName).swift"] = try templates.render("swift/record.swift.mustache", recordContext(table))
         }
         files["GeneratedSchema.swift"] = try templates.render("swift/schema.swift.mustache", [
-            "types": .list(schema.tables.map { .text(SwiftNames.typeName(of: $0)) }),
+            "types": .list(schema.tables.map { .text($0.swiftTypeName) }),
             "migrations": .list(migrations.map { number, name, sql in
                 ["version": .text(String(number)), "name": .text(name), "sql": .text(SwiftNames.rawMultilineLiteral(sql, indent: "            "))]
             }),
@@ -29,7 +29,7 @@ public struct SwiftRenderer: Sendable {
         let columns = table.syncedColumns
         return [
             "table": .text(table.name),
-            "type": .text(SwiftNames.typeName(of: table)),
+            "type": .text(table.swiftTypeName),
             "properties": .list(columns.map(propertyContext)),
             "enums": .list(columns.compactMap(enumContext)),
             "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),

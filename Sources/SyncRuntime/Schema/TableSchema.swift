@@ -34,6 +34,16 @@ public struct TableSchema: Sendable, Equatable {
 
     public var columnNames: [String] { columns.map(\.name) }
 
+    /// The version column a guarded update of `values` is sent against; a table without one, or
+    /// an update that sets nothing, is refused before anything is sent.
+    public func guardedVersionColumn(setting values: ColumnValues) throws(SyncError) -> ColumnSchema {
+        guard case .version(let name, _) = conflict, let version = column(named: name) else {
+            throw SyncError(.configuration, "Table \(self.name) has no version column to guard a write with")
+        }
+        guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(self.name) sets nothing") }
+        return version
+    }
+
     /// The named columns' schemas, in the order named; none named means every column (a
     /// request never asks for `*`). An unknown name is an invalid request.
     public func columns(named names: [String]) throws(SyncError) -> [ColumnSchema] {

@@ -83,10 +83,7 @@ public struct PostgRESTTransport: SyncTransport {
         returning: [String],
         as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
-        guard case .version(let versionColumn, _) = table.conflict else {
-            throw SyncError(.configuration, "Table \(table.name) has no version column to guard a write with")
-        }
-        guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(table.name) sets nothing") }
+        let versionColumn = try table.guardedVersionColumn(setting: values).name
         let columns = try table.columns(named: returning)
         let request = PostgRESTRequest(
             method: "PATCH",
