@@ -4,8 +4,9 @@ import SyncSchema
 public enum MigrationStep: Equatable, Sendable {
     /// A new table with everything it needs (triggers, policies, indexes, grants).
     case createTable(Table)
-    /// A new user column on an existing table; `table` is the table as it is after the change.
-    case addColumn(Column, to: Table)
+    /// A new column on an existing table (a user's, or `column_stamps`); `table` is the table
+    /// as it is after the change.
+    case addColumn(SyncedColumn, to: Table)
     /// A new index on an existing table.
     case addIndex(Index, on: Table)
     /// The table's trigger functions are re-created (an ordering option or a rule changed).

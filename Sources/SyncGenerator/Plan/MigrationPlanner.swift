@@ -19,12 +19,14 @@ public enum MigrationPlanner {
         }
         guard !changes.isEmpty else { return nil }
         let schema = parsed.schema
-        let steps = changes.map { change -> MigrationStep in
+        let steps = changes.flatMap { change -> [MigrationStep] in
             switch change {
-            case .addTable(let table): .createTable(table)
-            case .addColumn(let column, let table): .addColumn(column, to: schema.table(named: table)!)
-            case .addIndex(let index, let table): .addIndex(index, on: schema.table(named: table)!)
-            case .changeTriggers(let table): .replaceTriggers(schema.table(named: table)!)
+            case .addTable(let table): [.createTable(table)]
+            case .addColumn(let column, let table): [.addColumn(SyncedColumn(user: column), to: schema.table(named: table)!)]
+            case .addIndex(let index, let table): [.addIndex(index, on: schema.table(named: table)!)]
+            case .changeTriggers(let table): [.replaceTriggers(schema.table(named: table)!)]
+            case .mergeColumns(let name):
+                { table in [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)] }(schema.table(named: name)!)
             }
         }
         let number = (snapshot?.migrations.last?.number ?? 0) + 1
@@ -52,6 +54,9 @@ public enum MigrationPlanner {
             case .changeTriggers(let name):
                 table = name
                 parts.append("triggers")
+            case .mergeColumns(let name):
+                table = name
+                parts.append("column_stamps")
             }
             if !tables.contains(table) { tables.append(table) }
         }

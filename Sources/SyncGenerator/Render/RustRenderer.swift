@@ -22,7 +22,9 @@ public struct RustRenderer: Sendable {
     private func tableContext(_ table: Table) -> TemplateValue {
         let constant = table.name.uppercased()
         let conflict: String = switch table.conflict {
-        case .lww: "ConflictMode::LastWriterWins"
+        case .lww where table.merge == .column:
+            "ConflictMode::LastWriterWinsByColumn { stamped: &[\(Self.stampedColumns(table).map { "\"\($0)\"" }.joined(separator: ", "))] }"
+        case .lww: "ConflictMode::LastWriterWinsByRow"
         case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
         }
         return [
@@ -39,5 +41,10 @@ public struct RustRenderer: Sendable {
             "lookback": .text(table.exactOrdering ? "0" : "50"),
             "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
         ]
+    }
+
+    /// The columns that are each their own register: the user's and deleted_ms.
+    static func stampedColumns(_ table: Table) -> [String] {
+        table.syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }.map(\.name)
     }
 }

@@ -16,7 +16,7 @@ public struct SQLiteRenderer: Sendable {
             case .createTable(let table):
                 ["createTable": tableContext(table)]
             case .addColumn(let column, let table):
-                ["addColumn": ["table": .text(table.name), "column": columnContext(SyncedColumn(user: column))]]
+                ["addColumn": ["table": .text(table.name), "column": columnContext(column)]]
             case .addIndex(let index, let table):
                 ["addIndex": indexContext(index, table: table.name)]
             case .replaceTriggers:

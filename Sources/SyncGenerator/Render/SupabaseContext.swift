@@ -18,6 +18,12 @@ enum SupabaseContext {
         if let rule = table.openRowRule {
             context["openRow"] = ["start": .text(rule.start), "end": .text(rule.end)]
         }
+        context["columnMerge"] = .bool(table.mergesColumns)
+        context["rowMerge"] = .bool(table.conflict == .lww && !table.mergesColumns)
+        // Each a register of its own (column merge): the user's columns, then deleted_ms.
+        let stamped = table.syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }
+        context["stamped"] = .list(stamped.map { ["name": .text($0.name)] })
+        context["written"] = .list(stamped.filter { $0.role == .user }.map { ["name": .text($0.name)] })
         return context
     }
 

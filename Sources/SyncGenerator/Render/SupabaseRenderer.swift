@@ -74,14 +74,6 @@ public struct SupabaseRenderer: Sendable {
         ])
     }
 
-    func addColumnSQL(_ column: Column, to table: Table) throws -> String {
-        // `table` is the table after the change, so it holds the column.
-        guard let synced = table.syncedColumns.first(where: { $0.name == column.name }) else {
-            preconditionFailure("migration adds column '\(column.name)' that table '\(table.name)' does not have")
-        }
-        return try addColumnSQL(synced, to: table)
-    }
-
     func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {
         try fragment("add_column", [
             "table": .text(table.name),

@@ -27,10 +27,12 @@ public struct SwiftRenderer: Sendable {
 
     private func recordContext(_ table: Table) -> TemplateValue {
         let columns = table.syncedColumns
+        // The stamps belong to the runtime: the app's row type never carries them.
+        let properties = columns.filter { $0.role != .columnStamps }
         return [
             "table": .text(table.name),
             "type": .text(table.swiftTypeName),
-            "properties": .list(columns.map(propertyContext)),
+            "properties": .list(properties.map(propertyContext)),
             "enums": .list(columns.compactMap(enumContext)),
             "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
             "conflict": .text(conflictLiteral(table.conflict)),

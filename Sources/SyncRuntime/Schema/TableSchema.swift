@@ -34,6 +34,12 @@ public struct TableSchema: Sendable, Equatable {
 
     public var columnNames: [String] { columns.map(\.name) }
 
+    /// Whether each column is its own last-writer-wins register (the table has `column_stamps`).
+    public var mergesColumns: Bool { columns.contains { $0.role == .columnStamps } }
+
+    /// The registers of a column-merge table: the user's columns and `deleted_ms`.
+    public var stampedColumns: [ColumnSchema] { columns.filter { $0.role == .user || $0.role == .deletedMs } }
+
     /// The version column a guarded update of `values` is sent against; a table without one, or
     /// an update that sets nothing, is refused before anything is sent.
     public func guardedVersionColumn(setting values: ColumnValues) throws(SyncError) -> ColumnSchema {
@@ -80,6 +86,8 @@ public enum ColumnKind: Sendable, Equatable {
 
 public enum ColumnRole: String, Sendable, Equatable {
     case id, owner, user, updatedMs, deletedMs, deviceId, version, serverSeq
+    /// `column_stamps`: each column's (updated_ms, device_id), kept by the store and the server.
+    case columnStamps
 }
 
 public enum ConflictStrategy: Sendable, Equatable {

@@ -5,6 +5,9 @@ public enum SchemaChange: Equatable, Sendable {
     case addIndex(Index, table: String)
     /// The ordering option or a rule changed: the server's trigger functions are re-created.
     case changeTriggers(table: String)
+    /// A whole-row lww table starts merging column by column: both databases add
+    /// `column_stamps` and the server's trigger is re-created.
+    case mergeColumns(table: String)
 }
 
 /// Compares the schema of the newest migration with schema.yaml. Every destructive change is
@@ -36,6 +39,16 @@ public enum SchemaDiff {
                     hint: "old clients keep sending the old conflict columns; create a new table with the new mode instead"
                 ))
             }
+            if oldTable.conflict == .lww, table.conflict == .lww, oldTable.merge != table.merge {
+                if table.merge == .column {
+                    changes.append(.mergeColumns(table: table.name))
+                } else {
+                    problems.append(Diagnostic(
+                        here, "'\(table.name)' cannot go back to 'merge: row' once it merges columns",
+                        hint: "devices in the field keep the column stamps and send them; keep 'merge: column'"
+                    ))
+                }
+            }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
             for column in table.columns where oldTable.column(named: column.name) == nil {
                 if !column.isNullable && column.defaultValue == nil {
@@ -66,7 +79,8 @@ public enum SchemaDiff {
             for index in table.indexes where !oldTable.indexes.contains(where: { $0.name == index.name }) {
                 changes.append(.addIndex(index, table: table.name))
             }
-            if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules {
+            if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules,
+               !changes.contains(.mergeColumns(table: table.name)) {
                 changes.append(.changeTriggers(table: table.name))
             }
         }

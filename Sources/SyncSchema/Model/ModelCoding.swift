@@ -89,3 +89,35 @@ extension ConflictMode {
         }
     }
 }
+
+extension Table {
+    private enum Key: String, CodingKey {
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules
+    }
+
+    /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
+    /// rows, which is what they still are until a migration adds their stamps.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        name = try container.decode(String.self, forKey: .name)
+        swiftName = try container.decodeIfPresent(String.self, forKey: .swiftName)
+        conflict = try container.decode(ConflictMode.self, forKey: .conflict)
+        merge = try container.decodeIfPresent(MergeMode.self, forKey: .merge) ?? (conflict == .lww ? .row : .column)
+        exactOrdering = try container.decode(Bool.self, forKey: .exactOrdering)
+        columns = try container.decode([Column].self, forKey: .columns)
+        indexes = try container.decode([Index].self, forKey: .indexes)
+        rules = try container.decode([TableRule].self, forKey: .rules)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(swiftName, forKey: .swiftName)
+        try container.encode(conflict, forKey: .conflict)
+        if conflict == .lww { try container.encode(merge, forKey: .merge) }
+        try container.encode(exactOrdering, forKey: .exactOrdering)
+        try container.encode(columns, forKey: .columns)
+        try container.encode(indexes, forKey: .indexes)
+        try container.encode(rules, forKey: .rules)
+    }
+}

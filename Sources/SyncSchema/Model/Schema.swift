@@ -20,6 +20,9 @@ public struct Table: Codable, Equatable, Sendable {
     /// The generated Swift row type's name; nil means the table name, singular, in PascalCase.
     public var swiftName: String?
     public var conflict: ConflictMode
+    /// How an lww table settles concurrent writes: column by column (the default) or whole rows.
+    /// Version tables ignore it: their guarded writes send only the columns they set.
+    public var merge: MergeMode
     /// Rows of one owner commit in server_seq order, so a pull needs no lookback.
     public var exactOrdering: Bool
     /// The user's columns, in declared order.
@@ -31,6 +34,7 @@ public struct Table: Codable, Equatable, Sendable {
         name: String,
         swiftName: String? = nil,
         conflict: ConflictMode = .lww,
+        merge: MergeMode = .column,
         exactOrdering: Bool = true,
         columns: [Column],
         indexes: [Index] = [],
@@ -39,6 +43,7 @@ public struct Table: Codable, Equatable, Sendable {
         self.name = name
         self.swiftName = swiftName
         self.conflict = conflict
+        self.merge = merge
         self.exactOrdering = exactOrdering
         self.columns = columns
         self.indexes = indexes
@@ -48,6 +53,9 @@ public struct Table: Codable, Equatable, Sendable {
     public func column(named name: String) -> Column? {
         columns.first { $0.name == name }
     }
+
+    /// Whether the server and the devices keep a stamp per column (`column_stamps`).
+    public var mergesColumns: Bool { conflict == .lww && merge == .column }
 }
 
 /// How concurrent writes to one row are settled.
@@ -61,6 +69,14 @@ public enum ConflictMode: Codable, Equatable, Sendable {
         if case .version(let kind) = self { return kind }
         return nil
     }
+}
+
+/// What one last-writer-wins write claims: every column it sets (`column`: each column is its
+/// own register on (updated_ms, device_id), so concurrent edits of different columns both
+/// survive) or the whole row (`row`: the seed's rule; the larger pair replaces every column).
+public enum MergeMode: String, Codable, Equatable, Sendable, CaseIterable {
+    case column
+    case row
 }
 
 public enum VersionKind: String, Codable, Equatable, Sendable, CaseIterable {

@@ -7,6 +7,8 @@ public enum ColumnRole: String, Codable, Equatable, Sendable {
     case deletedMs
     case deviceId
     case version
+    /// `column_stamps`: each column's (updated_ms, device_id), for column-by-column merge.
+    case columnStamps
     case serverSeq
 }
 
@@ -45,9 +47,10 @@ public enum ReservedColumns {
     public static let deletedMs = "deleted_ms"
     public static let deviceId = "device_id"
     public static let serverSeq = "server_seq"
+    public static let columnStamps = "column_stamps"
 
     public static let names: Set<String> = [
-        id, owner, updatedMs, deletedMs, deviceId, serverSeq,
+        id, owner, updatedMs, deletedMs, deviceId, serverSeq, columnStamps,
         VersionKind.timestamp.columnName, VersionKind.integer.columnName,
     ]
 }
@@ -66,12 +69,18 @@ extension Table {
             result.append(SyncedColumn(ReservedColumns.updatedMs, .int, role: .updatedMs))
             result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
             result.append(SyncedColumn(ReservedColumns.deviceId, .text, role: .deviceId))
+            if merge == .column { result.append(columnStampsColumn) }
         case .version(let kind):
             result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
             result.append(SyncedColumn(kind.columnName, kind == .timestamp ? .timestamp : .int, role: .version))
         }
         result.append(SyncedColumn(ReservedColumns.serverSeq, .int, nullable: true, role: .serverSeq))
         return result
+    }
+
+    /// The stamps of a column-merge table, kept by the server's trigger and by every device.
+    public var columnStampsColumn: SyncedColumn {
+        SyncedColumn(ReservedColumns.columnStamps, .json, nullable: true, role: .columnStamps)
     }
 
     /// The rule that keeps one open row per owner, if the table declares it.

@@ -1,6 +1,6 @@
 /// One entry under `tables:`.
 extension SchemaReader {
-    static let tableKeys = ["swift_name", "conflict", "exact_ordering", "columns", "indexes", "rules"]
+    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules"]
 
     mutating func readTable(_ entry: YAMLEntry) -> Table? {
         let name = entry.key
@@ -14,9 +14,10 @@ extension SchemaReader {
         let swiftName = fields["swift_name"].flatMap { readSwiftName($0, table: name) }
         // nil when written but unreadable (already reported).
         let conflict: ConflictMode? = if let node = fields["conflict"] { readConflict(node) } else { .lww }
+        let merge = fields["merge"].flatMap { readMerge($0, conflict: conflict) } ?? .column
         let exactOrdering = fields["exact_ordering"].flatMap { bool($0, for: "exact_ordering") } ?? true
         let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark, tableFields: fields)
-        var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, exactOrdering: exactOrdering, columns: declared.columns)
+        var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, merge: merge, exactOrdering: exactOrdering, columns: declared.columns)
         if fields["swift_name"] == nil { swiftNames.append((table.swiftTypeName, entry.keyMark, name, false)) }
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
@@ -41,6 +42,17 @@ extension SchemaReader {
         }
         swiftNames.append((swiftName, node.mark, table, true))
         return swiftName
+    }
+
+    /// `column` or `row`; only an lww table merges (a version table's writes send their columns).
+    private mutating func readMerge(_ node: YAMLNode, conflict: ConflictMode?) -> MergeMode? {
+        let modes = MergeMode.allCases.map(\.rawValue)
+        guard let word = keyword(node, for: "merge", naming: "merge mode", among: modes) else { return nil }
+        if let conflict, conflict != .lww {
+            log.error(node.mark, "'merge' applies only to lww tables", hint: "remove 'merge': a version table's guarded writes already send only the columns they set")
+            return nil
+        }
+        return MergeMode(rawValue: word)
     }
 
     /// `lww`, `version`, or `{ mode: ..., version: timestamp|integer }`; nil when unreadable.

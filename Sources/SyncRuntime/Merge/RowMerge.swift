@@ -1,0 +1,82 @@
+import Foundation
+
+/// Column-by-column last writer wins, as the server's trigger applies it (its SQL twin is in
+/// Templates/supabase/triggers.sql.mustache): every user column and `deleted_ms` is a register
+/// that takes a write only when the write's stamp beats the stored one, so concurrent edits of
+/// different columns both survive and the same column goes to the larger pair, in any arrival
+/// order. A write of any column newer than the delete brings a deleted row back. The store (saves
+/// and pulls) and the in-memory server use this one implementation.
+struct RowMerge: Sendable {
+    /// A row's values by column name, with its stamps.
+    struct Row: Equatable {
+        var values: [String: SyncValue]
+        var stamps: ColumnStamps
+    }
+
+    let stamped: [String]
+    let written: [String]
+
+    init(_ table: TableSchema) {
+        stamped = table.stampedColumns.map(\.name)
+        written = table.stampedColumns.filter { $0.role == .user }.map(\.name)
+    }
+
+    /// The row's stamps: its `column_stamps`, or, for a row that has none (written by the
+    /// whole-row protocol, or before its table had stamps), its pair for every column.
+    func stamps(of values: [String: SyncValue]) -> ColumnStamps {
+        if case .text(let text)? = values[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: text) { return stamps }
+        return wholeRowStamps(values)
+    }
+
+    func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {
+        let pair = Stamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
+        return ColumnStamps(Dictionary(uniqueKeysWithValues: stamped.map { ($0, pair) }))
+    }
+
+    /// `incoming` laid over `stored`, register by register; nil when no register took anything
+    /// (a repeat, or a write older than every column it claims). A column `incoming` has no
+    /// value for keeps its stored value (as an upsert that does not name it).
+    func merge(_ incoming: Row, into stored: Row) -> Row? {
+        var result = stored
+        var took = false
+        for column in stamped {
+            guard let claim = incoming.stamps[column], stored.stamps[column].map({ claim > $0 }) ?? true else { continue }
+            took = true
+            result.stamps[column] = claim
+            if let value = incoming.values[column] { result.values[column] = value }
+        }
+        guard took else { return nil }
+        for (column, value) in incoming.values where !stamped.contains(column) && result.values[column] == nil {
+            result.values[column] = value
+        }
+        settle(&result)
+        return result
+    }
+
+    /// What every merged row satisfies: a delete older than some column's write is undone, and
+    /// the row's (updated_ms, device_id) and `column_stamps` say its newest write.
+    func settle(_ row: inout Row) {
+        let newestWrite = written.compactMap { row.stamps[$0] }.max()
+        if row.values[ReservedColumn.deletedMs, default: .null] != .null, let newestWrite,
+           row.stamps[ReservedColumn.deletedMs].map({ newestWrite > $0 }) ?? true {
+            row.values[ReservedColumn.deletedMs] = .null
+            row.stamps[ReservedColumn.deletedMs] = newestWrite
+        }
+        if let newest = row.stamps.newest {
+            row.values[ReservedColumn.updatedMs] = .int(newest.ms)
+            row.values[ReservedColumn.deviceID] = .text(newest.deviceID)
+        }
+        row.values[ReservedColumn.columnStamps] = .text(row.stamps.json)
+    }
+}
+
+/// The names of the runtime's reserved columns (the generator's `ReservedColumns`).
+enum ReservedColumn {
+    static let id = "id"
+    static let owner = "user_id"
+    static let updatedMs = "updated_ms"
+    static let deletedMs = "deleted_ms"
+    static let deviceID = "device_id"
+    static let serverSeq = "server_seq"
+    static let columnStamps = "column_stamps"
+}

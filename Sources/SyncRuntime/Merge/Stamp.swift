@@ -1,0 +1,82 @@
+import Foundation
+
+/// One write's claim on a column: the (updated_ms, device_id) pair of the write that set it.
+/// Pairs order by milliseconds, then by device id bytewise, as the server's `collate "C"` does.
+///
+/// On the wire and in both databases a stamp is the text `lpad(updated_ms, 15, '0') + ":" +
+/// device_id` (docs/PROTOCOL.md), so that comparing two stamps' texts bytewise compares the pairs.
+public struct Stamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let ms: Int64
+    public let deviceID: String
+
+    /// The largest millisecond a stamp can hold (15 digits).
+    public static let maxMs: Int64 = 999_999_999_999_999
+    /// The device id of the writes the server makes on its own (closing an open row): no device
+    /// has it, so no device write can ever carry the same pair.
+    public static let serverDeviceID = ""
+
+    public init(ms: Int64, deviceID: String) {
+        self.ms = ms
+        self.deviceID = deviceID
+    }
+
+    public init?(text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 16, utf8[15] == UInt8(ascii: ":"), utf8[..<15].allSatisfy({ (48...57).contains($0) }) else { return nil }
+        ms = utf8[..<15].reduce(Int64(0)) { $0 * 10 + Int64($1 - 48) }
+        deviceID = String(decoding: utf8[16...], as: UTF8.self)
+    }
+
+    public var text: String {
+        let digits = String(ms)
+        return String(repeating: "0", count: max(0, 15 - digits.count)) + digits + ":" + deviceID
+    }
+
+    public var description: String { "(\(ms), \(deviceID.isEmpty ? "server" : deviceID))" }
+
+    public static func < (lhs: Stamp, rhs: Stamp) -> Bool {
+        if lhs.ms != rhs.ms { return lhs.ms < rhs.ms }
+        return lhs.deviceID.utf8.lexicographicallyPrecedes(rhs.deviceID.utf8)
+    }
+}
+
+/// Each column's stamp, as `column_stamps` holds them: a JSON object of column name -> stamp
+/// text. A column without a stamp was never written and loses to any write.
+public struct ColumnStamps: Hashable, Sendable {
+    public var stamps: [String: Stamp]
+
+    public init(_ stamps: [String: Stamp] = [:]) {
+        self.stamps = stamps
+    }
+
+    public subscript(column: String) -> Stamp? {
+        get { stamps[column] }
+        set { stamps[column] = newValue }
+    }
+
+    /// Reads `column_stamps`; nil when the text is not an object of stamps.
+    public init?(json text: String) {
+        guard case .object(let members)? = try? JSONValue(parsing: text) else { return nil }
+        var stamps: [String: Stamp] = [:]
+        for (key, value) in members {
+            guard case .string(let string) = value, let stamp = Stamp(text: string) else { return nil }
+            stamps[key] = stamp
+        }
+        self.stamps = stamps
+    }
+
+    /// Compact JSON with the keys sorted bytewise: the same text whoever writes it.
+    public var json: String {
+        var output = "{"
+        for (index, key) in stamps.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            if index > 0 { output += "," }
+            JSONValue.writeString(key, to: &output)
+            output += ":"
+            JSONValue.writeString(stamps[key]!.text, to: &output)
+        }
+        return output + "}"
+    }
+
+    /// The newest stamp of all, or nil when none.
+    public var newest: Stamp? { stamps.values.max() }
+}
