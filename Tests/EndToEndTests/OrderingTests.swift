@@ -69,7 +69,7 @@ import Testing
         try insertActivity(UUID(), "holds the owner's lock", on: holder)
 
         let id = UUID()
-        let row = ColumnValues(columns: Activity.table.columnNames.filter { $0 != "server_seq" }, values: [
+        let row = ColumnValues(columns: Activity.table.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" }, values: [
             .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("waits"), .text("#000000"),
             .bool(false), .double(0), .null, .int(1), .null, .text("phone"),
         ])

@@ -195,17 +195,30 @@ private struct RandomRun {
         return changed
     }
 
-    /// The server holds the write, or a row whose (updated_ms, device_id) is greater.
+    /// Column by column: for every column the write stamped, the server holds a stamp at least
+    /// as new, and the written value itself when the stamps are equal (no two different writes
+    /// share a pair). Whole-row tables: the server holds the write or a newer pair.
     private func check(_ write: AcknowledgedWrite) async -> [String] {
         let key = write.row["id"]?.text ?? ""
         guard let stored = await server.rows(of: write.table)[key] else {
             return ["\(write.table) \(key): an acknowledged write never reached the server"]
         }
-        let mine = (write.row["updated_ms"]?.int ?? 0, write.row["device_id"]?.text ?? "")
-        let theirs = (stored["updated_ms"]?.int ?? 0, stored["device_id"]?.text ?? "")
-        if theirs > mine { return [] }
-        if theirs == mine, withoutSequence(stored) == withoutSequence(write.row) { return [] }
-        return ["\(write.table) \(key): acknowledged \(write.row) but the server has \(stored)"]
+        guard case .text(let mineText)? = write.row["column_stamps"], let mine = ColumnStamps(json: mineText) else {
+            let mine = (write.row["updated_ms"]?.int ?? 0, write.row["device_id"]?.text ?? "")
+            let theirs = (stored["updated_ms"]?.int ?? 0, stored["device_id"]?.text ?? "")
+            if theirs > mine { return [] }
+            if theirs == mine, withoutSequence(stored) == withoutSequence(write.row) { return [] }
+            return ["\(write.table) \(key): acknowledged \(write.row) but the server has \(stored)"]
+        }
+        let theirs = stored["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) ?? ColumnStamps()
+        var problems: [String] = []
+        for (column, stamp) in mine.stamps {
+            let server = theirs[column]
+            if let server, server > stamp { continue }
+            if server == stamp, stored[column] == write.row[column] { continue }
+            problems.append("\(write.table) \(key).\(column): acknowledged \(String(describing: write.row[column])) at \(stamp), the server has \(String(describing: stored[column])) at \(String(describing: server))")
+        }
+        return problems
     }
 
     private func withoutSequence(_ row: ColumnValues) -> [SyncValue] {

@@ -21,7 +21,8 @@ import Testing
                 "\($0.text(at: 0)!) \($0.int64(at: 1)) \($0.text(at: 2)!)"
             }
         }
-        #expect(recorded == ["app 1 initial", "runtime 1 bookkeeping", "runtime 2 guarded_writes"])
+        let app = HopeFixture.app().migrations.map { "app \($0.version) \($0.name)" }
+        #expect(recorded == app + ["runtime 1 bookkeeping", "runtime 2 guarded_writes", "runtime 3 row_refresh"])
         let journal = try queue.read { db in try db.fetchOne("PRAGMA journal_mode") { $0.text(at: 0) } }
         #expect(journal == "wal")
     }
@@ -29,22 +30,24 @@ import Testing
     @Test func laterMigrationsApplyInOrder() throws {
         let path = TestDevice.temporaryPath("later")
         try openStore(path: path).close()
-        let next = LocalMigration(version: 2, name: "add_tags", sql: "ALTER TABLE activities ADD COLUMN tags TEXT")
-        let third = LocalMigration(version: 3, name: "index_tags", sql: "CREATE INDEX activities_tags_idx ON activities (tags)")
         let base = HopeFixture.app()
+        let shipped = base.migrations.count
+        let next = LocalMigration(version: shipped + 1, name: "add_tags", sql: "ALTER TABLE activities ADD COLUMN tags TEXT")
+        let third = LocalMigration(version: shipped + 2, name: "index_tags", sql: "CREATE INDEX activities_tags_idx ON activities (tags)")
         let schema = AppSchema(tables: base.tables, migrations: base.migrations + [third, next])
         try openStore(path: path, schema: schema).close()
         let versions = try DatabaseQueue(path: path).read { db in
             try db.fetchAll("SELECT version FROM _sync_schema_migrations WHERE domain = 'app' ORDER BY rowid") { $0.int64(at: 0) }
         }
-        #expect(versions == [1, 2, 3])
+        #expect(versions == (1...shipped + 2).map(Int64.init))
     }
 
     @Test func aDatabaseFromANewerSchemaIsRefusedAndLeftUnchanged() throws {
         let path = TestDevice.temporaryPath("newer")
         let base = HopeFixture.app()
+        let future = base.migrations.count + 1
         let newer = AppSchema(tables: base.tables, migrations: base.migrations + [
-            LocalMigration(version: 2, name: "future", sql: "CREATE TABLE future (id TEXT)"),
+            LocalMigration(version: future, name: "future", sql: "CREATE TABLE future (id TEXT)"),
         ])
         try openStore(path: path, schema: newer).close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -52,7 +55,7 @@ import Testing
             try openStore(path: path, schema: base)
         } throws: { error in
             let error = error as? SyncError
-            return error?.code == .configuration && error?.message.contains("newer app schema (version 2)") == true
+            return error?.code == .configuration && error?.message.contains("newer app schema (version \(future))") == true
         }
         let after = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(before == after)

@@ -44,6 +44,7 @@ extension SyncStore {
                     try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
                 } else if let server = entry.server {
                     try LocalRow.write(server.withoutColumns([versionColumn]), to: entry.rowID, sql, database)
+                    try requestRefresh(table: entry.table, rowID: entry.rowID, database)
                 } else {
                     try database.execute("DELETE FROM \(quoted(entry.table)) WHERE id = ? AND _dirty <> 3", [.text(entry.rowID.lowercasedString)])
                 }
@@ -53,9 +54,12 @@ extension SyncStore {
         if resent != nil { state.localWriteHandler?() }
     }
 
-    /// Forgets a parked write; the row stays as it is shown.
+    /// Forgets a parked write; the next sync shows the server's copy of the row.
     public func dismissConflictedMutation(id: Int64) throws {
-        try deleteEntry(id, from: "_sync_conflicted")
+        guard let entry = try conflictedMutationList().first(where: { $0.id == id }) else {
+            throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
+        }
+        try deleteEntry(id, from: "_sync_conflicted", refreshing: (entry.table, entry.rowID))
     }
 
     /// Queues a refused write again at the back of the queue (a row's upsert: the row is pushed
@@ -98,14 +102,20 @@ extension SyncStore {
         }
         if entry.operation == .upsert {
             try setRejected(entryID: id, table: entry.table, rowID: entry.rowID, to: .clean)
+            try access { database in try requestRefresh(table: entry.table, rowID: entry.rowID, database) }
         } else {
-            try deleteEntry(id, from: "_sync_rejected")
+            try deleteEntry(id, from: "_sync_rejected", refreshing: (entry.table, entry.rowID))
         }
     }
 
-    private func deleteEntry(_ id: Int64, from list: String) throws {
+    /// Removes a list entry; the row it held is fetched from the server again on the next pass
+    /// (the device may show values the server never took).
+    private func deleteEntry(_ id: Int64, from list: String, refreshing row: (table: String, id: UUID)) throws {
         try access { database in
-            try database.execute("DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
+            try database.inTransaction {
+                try database.execute("DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
+                try requestRefresh(table: row.table, rowID: row.id, database)
+            }
         }
         state.notifyObservers()
     }

@@ -62,7 +62,10 @@ extension SyncStore {
     public func discardPendingMutation(id: Int64) throws {
         let write = try read { reader in try reader.queuedWrites().first { $0.id == id } }
         guard let write else { throw SyncError(.invalidRequest, "No queued write has id \(id)") }
-        try settle(write) { database, sql in try restoreBase(of: write, sql, database) }
+        try settle(write) { database, sql in
+            try restoreBase(of: write, sql, database)
+            try requestRefresh(table: write.table.name, rowID: write.rowID, database)
+        }
     }
 
     /// Lays the write's base values (not its version) back on the row.

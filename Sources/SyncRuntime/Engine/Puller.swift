@@ -9,9 +9,11 @@ struct Puller {
     let credentials: Credentials
     let pageSize: Int
     let lookback: Int64?
+    /// The tables to pull; nil means every table.
+    var tables: [TableSchema]? = nil
 
     func pull(into report: inout SyncReport) async throws(SyncError) {
-        for table in store.schema.tables {
+        for table in tables ?? store.schema.tables {
             let cursor = try storeCall { try store.cursor(for: table) }
             var after: Int64
             switch table.ordering {

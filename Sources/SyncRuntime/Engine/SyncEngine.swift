@@ -139,16 +139,28 @@ public actor SyncEngine {
         }
         var report = SyncReport()
         do {
+            let puller = Puller(
+                store: store, transport: transport, credentials: user,
+                pageSize: configuration.pageSize, lookback: configuration.lookback
+            )
+            let upgraded = try storeCall { try store.tablesAwaitingRepull() }
+            if !upgraded.isEmpty {
+                var first = puller
+                first.tables = upgraded
+                try await first.pull(into: &report)
+                try storeCall { try store.finishRepull(of: upgraded) }
+            }
             try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
                 .push(into: &report)
             try await GuardedReplay(
                 store: store, transport: transport, credentials: user,
                 resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
             ).replay(into: &report)
-            try await Puller(
-                store: store, transport: transport, credentials: user,
-                pageSize: configuration.pageSize, lookback: configuration.lookback
-            ).pull(into: &report)
+            for (table, rowID) in try storeCall({ try store.rowsToRefresh() }) {
+                let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
+                try storeCall { try store.refresh(table, rowID: rowID, with: server) }
+            }
+            try await puller.pull(into: &report)
         } catch {
             if let server = error.serverError, let drift = SchemaDrift(server) {
                 throw SyncError(.schemaDrift, drift.description, serverError: server)

@@ -24,6 +24,7 @@ struct StoreMigrator {
             );
             """),
         conflictBookkeepingMigration,
+        refreshMigration,
     ]
 
     enum Domain: String {
@@ -31,6 +32,8 @@ struct StoreMigrator {
     }
 
     let appMigrations: [LocalMigration]
+    /// The app's synced tables, watched for columns an upgrade adds.
+    let syncedTables: [String]
     let nowMs: Int64
 
     func migrate(_ database: Database) throws {
@@ -47,8 +50,40 @@ struct StoreMigrator {
             )
             """)
         // App tables first: the runtime's migrations may refer to `_sync_cursors`.
+        let before = applied[.app] == nil ? [:] : try columns(of: syncedTables, database)
         try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
         try apply(Self.runtimeMigrations, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
+        try markForRepull(tablesWithNewColumns(before: before, database), database)
+    }
+
+    /// An upgrade that adds columns to a table the device already synced: the rows it holds
+    /// have no values for them yet, so the table is pulled again from the start (a version
+    /// or whole-row table's rows apply again once their server_seq is forgotten) before any of
+    /// its writes goes out.
+    private func markForRepull(_ tables: [String], _ database: Database) throws {
+        for table in tables {
+            try database.inTransaction {
+                try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
+                try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
+                try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text("repull:" + table)])
+            }
+        }
+    }
+
+    private func tablesWithNewColumns(before: [String: Set<String>], _ database: Database) throws -> [String] {
+        let after = try columns(of: syncedTables, database)
+        return syncedTables.filter { table in
+            guard let old = before[table], !old.isEmpty, let new = after[table] else { return false }
+            return !new.isSubset(of: old)
+        }
+    }
+
+    private func columns(of tables: [String], _ database: Database) throws -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for table in tables {
+            result[table] = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
+        }
+        return result
     }
 
     private func appliedVersions(_ database: Database) throws -> [Domain: Int] {

@@ -5,15 +5,15 @@ import SQLite
 /// clock, device_id, user_id) and marked dirty for the next push.
 public struct StoreWriter {
     public let reader: StoreReader
-    private let flags = WriteFlags()
+    let flags = WriteFlags()
 
     init(reader: StoreReader) {
         self.reader = reader
     }
 
     var wroteLocally: Bool { flags.wroteLocally }
-    private var store: SyncStore { reader.store }
-    private var database: Database { reader.database }
+    var store: SyncStore { reader.store }
+    var database: Database { reader.database }
 
     /// Inserts or updates `record` and returns it stamped (user_id, updated_ms, device_id). The
     /// server-owned columns (server_seq, the version) keep their stored values on an update.
@@ -21,6 +21,13 @@ public struct StoreWriter {
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        if sql.merge != nil {
+            let saved = try saveMerging(values, sql)
+            if let rule = sql.table.openRowRule, isOpen(sql.table.columnNames.map { saved[$0] ?? .null }, rule, sql) {
+                try enforceOpenRowRule(sql, owner: store.userID)
+            }
+            return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: sql.table.columnNames.map { saved[$0] ?? .null })
+        }
         stamp(&values, sql)
         if try queueGuardedUpdate(values, sql) {
             flags.wroteLocally = true
@@ -55,7 +62,9 @@ public struct StoreWriter {
     public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Bool {
         let sql = try store.tableSQL(Record.table.name)
         let key = DatabaseValue.text(id.lowercasedString)
-        if sql.table.conflict == .lastWriterWins {
+        if sql.merge != nil {
+            return try writeColumns([ReservedColumn.deletedMs: .int(store.state.wallClock())], of: id.lowercasedString, sql) != nil
+        } else if sql.table.conflict == .lastWriterWins {
             let stamp = store.state.nextStamp()
             try database.execute(
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
@@ -125,10 +134,12 @@ public struct StoreWriter {
         let open = try database.fetchAll(
             "SELECT id, \(start) FROM \(table) WHERE user_id = ? AND \(end) IS NULL\(deleted) ORDER BY \(start) DESC, id DESC",
             [.text(owner.lowercasedString)]
-        ) { ($0.text(at: 0) ?? "", $0[1]) }
+        ) { ($0.text(at: 0) ?? "", $0[1], sql.table.column(named: rule.start)?.syncValue($0, at: 1) ?? .null) }
         guard let keeper = open.first, open.count > 1 else { return }
-        for (id, _) in open.dropFirst() {
-            if sql.table.conflict == .lastWriterWins {
+        for (id, _, _) in open.dropFirst() {
+            if sql.merge != nil {
+                try writeColumns([rule.end: keeper.2], of: id, sql)
+            } else if sql.table.conflict == .lastWriterWins {
                 try database.execute(
                     "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
                     [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]

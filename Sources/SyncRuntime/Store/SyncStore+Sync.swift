@@ -104,10 +104,14 @@ extension SyncStore {
                 for row in page.rows {
                     let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
                     do {
-                        statement.reset()
-                        for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
-                        try statement.run()
-                        if database.changes > 0 { result.applied += 1 }
+                        if sql.merge != nil {
+                            if try applyMerging(values, sql, database) { result.applied += 1 }
+                        } else {
+                            statement.reset()
+                            for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
+                            try statement.run()
+                            if database.changes > 0 { result.applied += 1 }
+                        }
                     } catch {
                         result.undecodable.append(UndecodableRow(
                             table: table.name, key: values.first.flatMap(\.text), serverSeq: row["server_seq"].flatMap(\.int),
@@ -154,6 +158,37 @@ extension SyncStore {
             }
         }
         state.notifyObservers()
+    }
+
+    /// A pulled row of a column-merge table, merged into the local one. The local row stays
+    /// dirty while it still holds a write the pulled row does not (a stamp newer than the
+    /// pulled one). Returns whether the pulled row changed any value.
+    private func applyMerging(_ values: [SyncValue], _ sql: TableSQL, _ database: Database) throws -> Bool {
+        guard let merge = sql.merge else { return false }
+        let pulledValues = sql.row(from: values)
+        let pulled = RowMerge.Row(values: pulledValues, stamps: merge.stamps(of: pulledValues))
+        guard let local = try sql.storedRow(pulledValues[ReservedColumn.id]?.text ?? "", database) else {
+            try sql.write(pulled, dirty: .clean, database)
+            return true
+        }
+        let holdsMore = merge.stamped.contains { column in
+            guard let mine = local.row.stamps[column] else { return false }
+            return pulled.stamps[column].map { mine > $0 } ?? true
+        }
+        let dirty: DirtyState = local.dirty == .dirty && !holdsMore ? .clean : local.dirty
+        let serverSeq = pulledValues[ReservedColumn.serverSeq] ?? .null
+        guard var merged = merge.merge(pulled, into: local.row) else {
+            // Nothing newer (this device's own write coming back, say): only the sequence number
+            // and whether the row still waits can change.
+            guard dirty != local.dirty || local.row.values[ReservedColumn.serverSeq] != serverSeq else { return false }
+            var row = local.row
+            row.values[ReservedColumn.serverSeq] = serverSeq
+            try sql.write(row, dirty: dirty, database)
+            return false
+        }
+        merged.values[ReservedColumn.serverSeq] = serverSeq
+        try sql.write(merged, dirty: dirty, database)
+        return true
     }
 
     private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {

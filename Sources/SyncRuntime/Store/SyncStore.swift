@@ -33,7 +33,7 @@ public final class SyncStore: @unchecked Sendable {
         tables = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, TableSQL($0)) })
         do {
             queue = try DatabaseQueue(path: path)
-            let migrator = StoreMigrator(appMigrations: schema.migrations, nowMs: wallClock())
+            let migrator = StoreMigrator(appMigrations: schema.migrations, syncedTables: schema.tables.map(\.name), nowMs: wallClock())
             let (device, clock) = try queue.inDatabase { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {

@@ -18,6 +18,10 @@ struct TableSQL: Sendable {
     let clearDirty: String?
     let markRejected: String?
     let markRejectedUnguarded: String
+    /// Column merge (nil for other tables): the rule, and a row with its dirty state by key.
+    let merge: RowMerge?
+    let selectForMerge: String
+    let writeRow: String
 
     init(_ table: TableSchema) {
         self.table = table
@@ -75,6 +79,15 @@ struct TableSQL: Sendable {
             markRejected = nil
         }
         markRejectedUnguarded = "UPDATE \(t) SET _dirty = 2 WHERE \(id) = ? AND _dirty = 1"
+
+        merge = table.mergesColumns ? RowMerge(table) : nil
+        // Writes every column and the dirty state: a merged row, or the server's copy of a row.
+        selectForMerge = "SELECT \(list), _dirty FROM \(t) WHERE \(id) = ?"
+        let everyUpdate = table.columns.filter { $0.role != .id }.map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
+        writeRow = """
+            INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count + 1)))
+            ON CONFLICT (\(id)) DO UPDATE SET \((everyUpdate + ["_dirty = excluded._dirty"]).joined(separator: ", "))
+            """
     }
 
     func index(of column: String) -> Int? { indexByName[column] }

@@ -19,7 +19,8 @@ extension InMemoryServer {
             if let existing = stores[table.name]?[id], existing.values["user_id"] != .text(owner) {
                 throw Self.refusal(403, "42501", "new row violates row-level security policy (USING expression) for table \"\(table.name)\"")
             }
-            for column in table.columns where ![.serverSeq, .version].contains(column.role) {
+            // A column the request leaves out keeps its stored value (or its default).
+            for column in table.columns where ![.serverSeq, .version].contains(column.role) && row.columns.contains(column.name) {
                 let value = row[column.name] ?? .null
                 if value == .null, !column.isNullable {
                     throw Self.refusal(400, "23502", "null value in column \"\(column.name)\" of relation \"\(table.name)\" violates not-null constraint")
@@ -41,22 +42,43 @@ extension InMemoryServer {
     }
 
     /// Writes one row under the triggers' rules; returns the sequence numbers it took (none when
-    /// the write lost).
+    /// the write lost). A column the request does not name keeps its stored value, as an
+    /// upsert's `DO UPDATE SET` leaves it.
     func write(_ values: [String: SyncValue], into table: TableSchema) -> [Int64] {
         let key = values["id"].flatMap(\.text) ?? ""
-        var row = values
         let existing = stores[table.name]?[key]
+        var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
+        case .lastWriterWins where table.mergesColumns:
+            guard let merged = mergeColumns(values, over: existing?.values, table) else { return [] }
+            row = merged
         case .lastWriterWins:
             if let existing, !(Self.pair(row) > Self.pair(existing.values)) { return [] }
         case .version(let column, let kind):
             row[column] = nextVersion(kind, after: existing?.values[column])
         }
+        if let existing { row["user_id"] = existing.values["user_id"] }
         if let rule = table.openRowRule { closeIfLate(&row, key: key, in: table, rule) }
         sequence += 1
         stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
         guard let rule = table.openRowRule else { return [sequence] }
         return [sequence] + closeEarlierOpenRows(before: row, key: key, in: table, rule)
+    }
+
+    /// The column-merge trigger: a request without stamps (the whole-row protocol), or with
+    /// exactly the stored ones, claims every column at its pair.
+    private func mergeColumns(_ values: [String: SyncValue], over stored: [String: SyncValue]?, _ table: TableSchema) -> [String: SyncValue]? {
+        let merge = RowMerge(table)
+        let sent = values[ReservedColumn.columnStamps]
+        let wholeRow = sent == nil || sent == .null && stored == nil || stored.map { sent == $0[ReservedColumn.columnStamps] ?? .null } == true
+        let claims = wholeRow ? merge.wholeRowStamps(values) : sent == .null ? ColumnStamps() : merge.stamps(of: values)
+        let incoming = RowMerge.Row(values: values, stamps: claims)
+        guard let stored else {
+            var row = incoming
+            merge.settle(&row)
+            return row.values
+        }
+        return merge.merge(incoming, into: RowMerge.Row(values: stored, stamps: merge.stamps(of: stored)))?.values
     }
 
     /// The before-write trigger's half of the one-open-row rule: an open row that arrives after
@@ -71,7 +93,7 @@ extension InMemoryServer {
             .min()
         guard let later else { return }
         row[rule.end] = later.start
-        bump(&row, table)
+        closeByServer(&row, rule, table, after: nil)
     }
 
     /// The after-write trigger's half: a new open row closes its owner's earlier-started open
@@ -83,13 +105,10 @@ extension InMemoryServer {
         for (closedKey, var closed) in openRows(of: row["user_id"], in: table, rule, except: key)
         where OpenOrder(start: closed.values[rule.start] ?? .null, key: closedKey) < mine {
             closed.values[rule.end] = row[rule.start] ?? .null
-            switch table.conflict {
-            case .lastWriterWins:
-                let stamp = max(Self.pair(closed.values).0 + 1, Self.pair(row).0)
-                closed.values["updated_ms"] = .int(stamp)
-                closed.values["device_id"] = row["device_id"] ?? .null
-            case .version(let column, let kind):
+            if case .version(let column, let kind) = table.conflict {
                 closed.values[column] = nextVersion(kind, after: closed.values[column])
+            } else {
+                closeByServer(&closed.values, rule, table, after: Self.pair(row).0)
             }
             sequence += 1
             closed.seq = sequence
@@ -105,10 +124,22 @@ extension InMemoryServer {
             .map { ($0.key, $0.value) }
     }
 
-    private func bump(_ row: inout [String: SyncValue], _ table: TableSchema) {
+    /// Stamps the server's own close of `rule.end`: device id '' (no device has it), one past
+    /// what it closes (the end column's stamp, or the row's pair) or `after`, whichever is later.
+    private func closeByServer(_ row: inout [String: SyncValue], _ rule: OpenRowRule, _ table: TableSchema, after: Int64?) {
         switch table.conflict {
-        case .lastWriterWins: row["updated_ms"] = .int(Self.pair(row).0 + 1)
-        case .version: break // the version moves on every write anyway
+        case .lastWriterWins where table.mergesColumns:
+            let merge = RowMerge(table)
+            var merged = RowMerge.Row(values: row, stamps: merge.stamps(of: row))
+            let ms = max((merged.stamps[rule.end]?.ms ?? 0) + 1, after ?? 0)
+            merged.stamps[rule.end] = Stamp(ms: ms, deviceID: Stamp.serverDeviceID)
+            merge.settle(&merged)
+            row = merged.values
+        case .lastWriterWins:
+            row["updated_ms"] = .int(max(Self.pair(row).0 + 1, after ?? 0))
+            row["device_id"] = .text(Stamp.serverDeviceID)
+        case .version:
+            break // the version moves on every write anyway
         }
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import SQLite
+
+/// Rows whose local copy must be replaced by the server's: after the user settles a write the
+/// server never took (keep theirs, dismissing a conflicted or rejected write, discarding a
+/// queued one), the device holds values the server does not, with a `server_seq` no pull will
+/// pass again. The engine fetches each such row by key on its next pass (or removes it, when
+/// the server has none), so every device converges on the server's copy.
+let refreshMigration = LocalMigration(version: 3, name: "row_refresh", sql: """
+    CREATE TABLE _sync_refresh (
+        table_name TEXT NOT NULL,
+        row_id TEXT NOT NULL,
+        PRIMARY KEY (table_name, row_id)
+    );
+    """)
+
+extension SyncStore {
+    func requestRefresh(table: String, rowID: UUID, _ database: Database) throws {
+        try database.execute(
+            "INSERT OR IGNORE INTO _sync_refresh (table_name, row_id) VALUES (?, ?)", [.text(table), .text(rowID.lowercasedString)]
+        )
+    }
+
+    /// The rows to fetch again, oldest request first.
+    func rowsToRefresh() throws -> [(table: TableSchema, rowID: UUID)] {
+        try access { database in
+            try database.fetchAll("SELECT table_name, row_id FROM _sync_refresh ORDER BY rowid") { row in
+                (row.text(at: 0) ?? "", UUID(text: row.text(at: 1) ?? ""))
+            }
+        }.compactMap { name, id in
+            guard let table = schema.table(named: name), let id else { return nil }
+            return (table, id)
+        }
+    }
+
+    /// Lays the server's copy of the row (or its absence) over the local one, unless the row was
+    /// written again meanwhile: then its own push settles it.
+    func refresh(_ table: TableSchema, rowID: UUID, with server: ColumnValues?) throws {
+        let sql = try tableSQL(table.name)
+        let key = DatabaseValue.text(rowID.lowercasedString)
+        try access { database in
+            try database.inTransaction {
+                try database.execute("DELETE FROM _sync_refresh WHERE table_name = ? AND row_id = ?", [.text(table.name), key])
+                let dirty = try database.fetchOne("SELECT _dirty FROM \(quoted(table.name)) WHERE id = ?", [key]) { $0.int64(at: 0) }
+                let queued = try database.fetchOne(
+                    "SELECT 1 FROM _sync_mutations WHERE table_name = ? AND row_id = ?", [.text(table.name), key]
+                ) { _ in true } ?? false
+                guard dirty != DirtyState.dirty.rawValue, !queued else { return }
+                guard let server else {
+                    try database.execute("DELETE FROM \(quoted(table.name)) WHERE id = ?", [key])
+                    return
+                }
+                let values = table.columnNames.map { server[$0] ?? .null }
+                let statement = try database.cachedStatement(sql.writeRow)
+                try statement.execute(values.map(\.databaseValue) + [.integer(DirtyState.clean.rawValue)])
+            }
+        }
+        state.notifyObservers()
+    }
+
+    /// Tables whose local migration added columns: pulled again from the start before anything
+    /// of theirs is pushed, so the device shows the server's values of the new columns.
+    func tablesAwaitingRepull() throws -> [TableSchema] {
+        let names = try access { database in
+            try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { String(($0.text(at: 0) ?? "").dropFirst(7)) }
+        }
+        return schema.tables.filter { names.contains($0.name) }
+    }
+
+    func finishRepull(of tables: [TableSchema]) throws {
+        try access { database in
+            for table in tables { try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text("repull:" + table.name)]) }
+        }
+    }
+}
