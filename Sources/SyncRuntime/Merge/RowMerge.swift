@@ -29,7 +29,7 @@ struct RowMerge: Sendable {
     }
 
     func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {
-        let pair = Stamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
+        let pair = WriteStamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
         return ColumnStamps(Dictionary(uniqueKeysWithValues: stamped.map { ($0, pair) }))
     }
 

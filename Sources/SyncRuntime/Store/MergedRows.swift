@@ -46,7 +46,7 @@ extension StoreWriter {
         guard let merge = sql.merge, var stored = try sql.storedRow(id, database) else { return nil }
         let changed = merge.stamped.filter { column in changes[column].map { $0 != stored.row.values[column] } ?? false }
         guard !changed.isEmpty else { return stored.row.values }
-        let stamp = Stamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
+        let stamp = WriteStamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
         for column in changed {
             stored.row.values[column] = changes[column]
             stored.row.stamps[column] = stamp
@@ -65,7 +65,7 @@ extension StoreWriter {
         let id = row[ReservedColumn.id]?.text ?? ""
         if let stored = try writeColumns(row, of: id, sql) { return stored }
         guard let merge = sql.merge else { preconditionFailure("saveMerging on a table without column merge") }
-        let stamp = Stamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
+        let stamp = WriteStamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
         var new = RowMerge.Row(values: row, stamps: ColumnStamps(Dictionary(uniqueKeysWithValues: merge.stamped.map { ($0, stamp) })))
         new.values[ReservedColumn.serverSeq] = .null
         merge.settle(&new)

@@ -132,12 +132,12 @@ extension InMemoryServer {
             let merge = RowMerge(table)
             var merged = RowMerge.Row(values: row, stamps: merge.stamps(of: row))
             let ms = max((merged.stamps[rule.end]?.ms ?? 0) + 1, after ?? 0)
-            merged.stamps[rule.end] = Stamp(ms: ms, deviceID: Stamp.serverDeviceID)
+            merged.stamps[rule.end] = WriteStamp(ms: ms, deviceID: WriteStamp.serverDeviceID)
             merge.settle(&merged)
             row = merged.values
         case .lastWriterWins:
             row["updated_ms"] = .int(max(Self.pair(row).0 + 1, after ?? 0))
-            row["device_id"] = .text(Stamp.serverDeviceID)
+            row["device_id"] = .text(WriteStamp.serverDeviceID)
         case .version:
             break // the version moves on every write anyway
         }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// On the wire and in both databases a stamp is the text `lpad(updated_ms, 15, '0') + ":" +
 /// device_id` (docs/PROTOCOL.md), so that comparing two stamps' texts bytewise compares the pairs.
-public struct Stamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let ms: Int64
     public let deviceID: String
 
@@ -34,7 +34,7 @@ public struct Stamp: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     public var description: String { "(\(ms), \(deviceID.isEmpty ? "server" : deviceID))" }
 
-    public static func < (lhs: Stamp, rhs: Stamp) -> Bool {
+    public static func < (lhs: WriteStamp, rhs: WriteStamp) -> Bool {
         if lhs.ms != rhs.ms { return lhs.ms < rhs.ms }
         return lhs.deviceID.utf8.lexicographicallyPrecedes(rhs.deviceID.utf8)
     }
@@ -43,13 +43,13 @@ public struct Stamp: Hashable, Sendable, Comparable, CustomStringConvertible {
 /// Each column's stamp, as `column_stamps` holds them: a JSON object of column name -> stamp
 /// text. A column without a stamp was never written and loses to any write.
 public struct ColumnStamps: Hashable, Sendable {
-    public var stamps: [String: Stamp]
+    public var stamps: [String: WriteStamp]
 
-    public init(_ stamps: [String: Stamp] = [:]) {
+    public init(_ stamps: [String: WriteStamp] = [:]) {
         self.stamps = stamps
     }
 
-    public subscript(column: String) -> Stamp? {
+    public subscript(column: String) -> WriteStamp? {
         get { stamps[column] }
         set { stamps[column] = newValue }
     }
@@ -57,9 +57,9 @@ public struct ColumnStamps: Hashable, Sendable {
     /// Reads `column_stamps`; nil when the text is not an object of stamps.
     public init?(json text: String) {
         guard case .object(let members)? = try? JSONValue(parsing: text) else { return nil }
-        var stamps: [String: Stamp] = [:]
+        var stamps: [String: WriteStamp] = [:]
         for (key, value) in members {
-            guard case .string(let string) = value, let stamp = Stamp(text: string) else { return nil }
+            guard case .string(let string) = value, let stamp = WriteStamp(text: string) else { return nil }
             stamps[key] = stamp
         }
         self.stamps = stamps
@@ -78,5 +78,5 @@ public struct ColumnStamps: Hashable, Sendable {
     }
 
     /// The newest stamp of all, or nil when none.
-    public var newest: Stamp? { stamps.values.max() }
+    public var newest: WriteStamp? { stamps.values.max() }
 }
