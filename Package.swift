@@ -54,7 +54,14 @@ let package = Package(
             dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"],
             exclude: ["References"]
         ),
-        .testTarget(name: "SyncRuntimeTests", dependencies: ["SyncRuntime", "HopeSchema", "SQLite", "SyncTestSupport"]),
+        // One small app's generated code at schema v1 and at v2 (a column more in each table), for
+        // the tests of devices on mixed builds and of upgrades.
+        .target(name: "UpgradeSchemaV1", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
+        .target(name: "UpgradeSchemaV2", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
+        .testTarget(
+            name: "SyncRuntimeTests",
+            dependencies: ["SyncRuntime", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2"]
+        ),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),

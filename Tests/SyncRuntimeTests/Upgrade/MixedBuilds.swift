@@ -1,0 +1,42 @@
+import Foundation
+import SyncRuntime
+import UpgradeSchemaV1
+import UpgradeSchemaV2
+
+/// The two builds of the upgrade tests' app: v2 adds `habits.emoji` and `notes.pinned`.
+enum MixedBuilds {
+    static let v1 = AppSchema(tables: UpgradeSchemaV1.GeneratedSchema.tables, migrations: UpgradeSchemaV1.GeneratedSchema.migrations)
+    static let v2 = AppSchema(tables: UpgradeSchemaV2.GeneratedSchema.tables, migrations: UpgradeSchemaV2.GeneratedSchema.migrations)
+
+    /// A server already migrated to v2.
+    static func server() -> InMemoryServer { InMemoryServer(tables: v2.tables) }
+
+    /// What differs between the device's rows and the server's, in the columns the device's
+    /// build knows (a v1 device has no emoji to compare).
+    static func differences(_ device: TestDevice, _ server: InMemoryServer) async throws -> [String] {
+        var result: [String] = []
+        let owner = SyncValue.text(device.user.uuidString.lowercased())
+        for table in device.schema.tables {
+            let local = try localRows(device, table)
+            let remote = await server.rows(of: table.name).filter { $0.value["user_id"] == owner }
+            for key in Set(local.keys).union(remote.keys) {
+                let server = remote[key].map { row in table.columnNames.map { row[$0] ?? .null } }
+                if local[key]?.values != server {
+                    result.append("\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key]?.values)) server \(String(describing: server))")
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension TestDevice {
+    /// The app updated to the v2 build: the same file opened with v2's schema.
+    func upgradedToV2() throws -> TestDevice {
+        store.close()
+        return try TestDevice(
+            deviceID, user: user, transport: transport, schema: MixedBuilds.v2, clock: clock, signIn: signIn,
+            configuration: configuration, path: path
+        )
+    }
+}
