@@ -23,9 +23,13 @@ struct RowMerge: Sendable {
 
     /// The row's stamps: its `column_stamps`, or, for a row that has none (written by the
     /// whole-row protocol, or before its table had stamps), its pair for every column.
+    /// Stamps of columns this build does not know (a newer schema's) are left out: they never
+    /// travel from a device that cannot hold their values.
     func stamps(of values: [String: SyncValue]) -> ColumnStamps {
-        if case .text(let text)? = values[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: text) { return stamps }
-        return wholeRowStamps(values)
+        guard case .text(let text)? = values[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: text) else {
+            return wholeRowStamps(values)
+        }
+        return ColumnStamps(stamps.stamps.filter { stamped.contains($0.key) })
     }
 
     func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {

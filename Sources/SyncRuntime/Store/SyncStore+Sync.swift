@@ -168,7 +168,9 @@ extension SyncStore {
         let pulledValues = sql.row(from: values)
         let pulled = RowMerge.Row(values: pulledValues, stamps: merge.stamps(of: pulledValues))
         guard let local = try sql.storedRow(pulledValues[ReservedColumn.id]?.text ?? "", database) else {
-            try sql.write(pulled, dirty: .clean, database)
+            var fresh = pulled
+            fresh.values[ReservedColumn.columnStamps] = .text(pulled.stamps.json)   // only the columns this build holds
+            try sql.write(fresh, dirty: .clean, database)
             return true
         }
         let holdsMore = merge.stamped.contains { column in
@@ -178,17 +180,31 @@ extension SyncStore {
         let dirty: DirtyState = local.dirty == .dirty && !holdsMore ? .clean : local.dirty
         let serverSeq = pulledValues[ReservedColumn.serverSeq] ?? .null
         guard var merged = merge.merge(pulled, into: local.row) else {
-            // Nothing newer (this device's own write coming back, say): only the sequence number
-            // and whether the row still waits can change.
-            guard dirty != local.dirty || local.row.values[ReservedColumn.serverSeq] != serverSeq else { return false }
+            // Nothing newer that this build holds (this device's own write coming back, or a
+            // newer schema's column): the sequence number, the row's pair and whether the row
+            // still waits can change.
             var row = local.row
             row.values[ReservedColumn.serverSeq] = serverSeq
+            Self.keepNewestPair(&row, pulledValues)
+            guard dirty != local.dirty || row != local.row else { return false }
             try sql.write(row, dirty: dirty, database)
             return false
         }
         merged.values[ReservedColumn.serverSeq] = serverSeq
+        Self.keepNewestPair(&merged, pulledValues)
         try sql.write(merged, dirty: dirty, database)
         return true
+    }
+
+    /// A row's pair is its newest write's, which may be a write of a column this build does not
+    /// hold: the pulled row's pair when that is newer.
+    private static func keepNewestPair(_ row: inout RowMerge.Row, _ pulled: [String: SyncValue]) {
+        let pair = { (values: [String: SyncValue]) in
+            WriteStamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
+        }
+        guard pair(pulled) > pair(row.values) else { return }
+        row.values[ReservedColumn.updatedMs] = pulled[ReservedColumn.updatedMs]
+        row.values[ReservedColumn.deviceID] = pulled[ReservedColumn.deviceID]
     }
 
     private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {

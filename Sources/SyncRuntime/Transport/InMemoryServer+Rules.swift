@@ -78,6 +78,9 @@ extension InMemoryServer {
             merge.settle(&row)
             return row.values
         }
+        // A whole-row write at the stored pair is a repeat (of a whole-row client, or of a
+        // device whose stamps equal the server's): it changes nothing.
+        if wholeRow, Self.pair(values) == Self.pair(stored) { return nil }
         return merge.merge(incoming, into: RowMerge.Row(values: stored, stamps: merge.stamps(of: stored)))?.values
     }
 
