@@ -52,7 +52,8 @@ import Testing
             let serverRows = try await server.rows(of: table, for: user)
             #expect(serverRows.count == count, "\(table.name) on the server")
             for device in devices {
-                #expect(try device.rows(of: table) == serverRows, "\(table.name) on \(device.name)")
+                let local = try device.rows(of: table)
+                #expect(local == serverRows, "\(table.name) on \(device.name): \(local.filter { serverRows[$0.key] != $0.value }.map { "\($0.value) server \(String(describing: serverRows[$0.key]))" })")
                 #expect(try device.dirtyCount() == 0)
             }
         }

@@ -36,9 +36,10 @@ import Testing
         try push([session(newer, user: user, start: 200, updatedMs: 500, device: "watch")])
         let closed = try stored(older)
         #expect(closed["ended_ms"] == "200")
-        // A pair that beats the stored one, and a new server_seq, so every device pulls it.
+        // The server's own write: device id '' (no device has it), a stamp past the closed
+        // column's, and a new server_seq, so every device pulls it and no device write shares it.
         #expect(closed["updated_ms"] == "1001")
-        #expect(closed["device_id"] == "watch")
+        #expect(closed["device_id"] == "")
         #expect(Int(closed["server_seq"]!)! > Int(before["server_seq"]!)!)
         #expect(try openSessions() == [newer.text])
     }

@@ -22,7 +22,12 @@ import Testing
                 let names: Vec<&str> = tables::TABLES.iter().map(|t| t.name).collect();
                 assert_eq!(names, ["activities", "sessions", "tasks", "task_lists"]);
                 let sessions = tables::SESSIONS;
-                assert_eq!(sessions.conflict, tables::ConflictMode::LastWriterWins);
+                assert_eq!(
+                    sessions.conflict,
+                    tables::ConflictMode::LastWriterWinsByColumn {
+                        stamped: &["activity_id", "started_ms", "ended_ms", "note", "source", "deleted_ms"]
+                    }
+                );
                 assert_eq!(sessions.open_row_rule, Some(("started_ms", "ended_ms")));
                 let columns: Vec<&str> = sessions.column_names().collect();
                 assert_eq!(columns.first(), Some(&"id"));

@@ -87,6 +87,11 @@ begin
   -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
   if (tg_op = 'INSERT' and new.column_stamps is null)
       or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
+    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
+    -- the server's): claiming columns the device has never seen would let it win them.
+    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
+      return null;
+    end if;
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else

@@ -28,7 +28,7 @@ begin
 end
 $$;
 
--- things: last writer wins on (updated_ms, device_id)
+-- things: last writer wins on (updated_ms, device_id), column by column
 create table if not exists public.things (
   id uuid primary key,
   user_id uuid not null default auth.uid(),
@@ -44,6 +44,7 @@ create table if not exists public.things (
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
+  column_stamps jsonb,
   server_seq bigint
 );
 alter table public.things add column if not exists label text not null default 'it''s "quoted"';
@@ -76,16 +77,180 @@ returns trigger
 language plpgsql
 set search_path = ''
 as $$
+declare
+  -- Each column is its own last-writer-wins register. A stamp is the text
+  -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
+  -- compares the pairs. A column without a stamp was never written and loses to any write.
+  incoming jsonb;      -- the sender's stamps
+  in_default text;     -- a whole-row sender's pair, for every column
+  stored jsonb;
+  old_default text;    -- a row stored before it had stamps: its pair, for every column
+  kept text;
+  newest text;
+  took boolean := tg_op = 'INSERT';
+  s_label text;
+  s_count text;
+  s_ratio text;
+  s_flag text;
+  s_owner_ref text;
+  s_seen_at text;
+  s_payload text;
+  s_blob text;
+  s_kind text;
+  s_deleted_ms text;
 begin
-  if tg_op = 'UPDATE' then
-    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-    -- (collate "C"), as every device compares it.
-    if new.updated_ms < old.updated_ms
-        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+  if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
+    raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
+  end if;
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  if (tg_op = 'INSERT' and new.column_stamps is null)
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
+    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
+    -- the server's): claiming columns the device has never seen would let it win them.
+    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
       return null;
     end if;
+    incoming := '{}';
+    in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
+  else
+    incoming := new.column_stamps;
+  end if;
+  if tg_op = 'UPDATE' then
+    stored := coalesce(old.column_stamps, '{}');
+    if old.column_stamps is null then
+      old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
+    end if;
+    s_label := coalesce(incoming ->> 'label', in_default);
+    kept := coalesce(stored ->> 'label', old_default);
+    if coalesce(s_label, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_label, 16, 1) <> ':' or pg_catalog.substr(s_label, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.label is not a stamp';
+      end if;
+    else
+      new.label := old.label;
+      s_label := kept;
+    end if;
+    s_count := coalesce(incoming ->> 'count', in_default);
+    kept := coalesce(stored ->> 'count', old_default);
+    if coalesce(s_count, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_count, 16, 1) <> ':' or pg_catalog.substr(s_count, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.count is not a stamp';
+      end if;
+    else
+      new.count := old.count;
+      s_count := kept;
+    end if;
+    s_ratio := coalesce(incoming ->> 'ratio', in_default);
+    kept := coalesce(stored ->> 'ratio', old_default);
+    if coalesce(s_ratio, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_ratio, 16, 1) <> ':' or pg_catalog.substr(s_ratio, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.ratio is not a stamp';
+      end if;
+    else
+      new.ratio := old.ratio;
+      s_ratio := kept;
+    end if;
+    s_flag := coalesce(incoming ->> 'flag', in_default);
+    kept := coalesce(stored ->> 'flag', old_default);
+    if coalesce(s_flag, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_flag, 16, 1) <> ':' or pg_catalog.substr(s_flag, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.flag is not a stamp';
+      end if;
+    else
+      new.flag := old.flag;
+      s_flag := kept;
+    end if;
+    s_owner_ref := coalesce(incoming ->> 'owner_ref', in_default);
+    kept := coalesce(stored ->> 'owner_ref', old_default);
+    if coalesce(s_owner_ref, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_owner_ref, 16, 1) <> ':' or pg_catalog.substr(s_owner_ref, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.owner_ref is not a stamp';
+      end if;
+    else
+      new.owner_ref := old.owner_ref;
+      s_owner_ref := kept;
+    end if;
+    s_seen_at := coalesce(incoming ->> 'seen_at', in_default);
+    kept := coalesce(stored ->> 'seen_at', old_default);
+    if coalesce(s_seen_at, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_seen_at, 16, 1) <> ':' or pg_catalog.substr(s_seen_at, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.seen_at is not a stamp';
+      end if;
+    else
+      new.seen_at := old.seen_at;
+      s_seen_at := kept;
+    end if;
+    s_payload := coalesce(incoming ->> 'payload', in_default);
+    kept := coalesce(stored ->> 'payload', old_default);
+    if coalesce(s_payload, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_payload, 16, 1) <> ':' or pg_catalog.substr(s_payload, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.payload is not a stamp';
+      end if;
+    else
+      new.payload := old.payload;
+      s_payload := kept;
+    end if;
+    s_blob := coalesce(incoming ->> 'blob', in_default);
+    kept := coalesce(stored ->> 'blob', old_default);
+    if coalesce(s_blob, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_blob, 16, 1) <> ':' or pg_catalog.substr(s_blob, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.blob is not a stamp';
+      end if;
+    else
+      new.blob := old.blob;
+      s_blob := kept;
+    end if;
+    s_kind := coalesce(incoming ->> 'kind', in_default);
+    kept := coalesce(stored ->> 'kind', old_default);
+    if coalesce(s_kind, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_kind, 16, 1) <> ':' or pg_catalog.substr(s_kind, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.kind is not a stamp';
+      end if;
+    else
+      new.kind := old.kind;
+      s_kind := kept;
+    end if;
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+    kept := coalesce(stored ->> 'deleted_ms', old_default);
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+    else
+      new.deleted_ms := old.deleted_ms;
+      s_deleted_ms := kept;
+    end if;
+    if not took then
+      return null;  -- nothing newer: a repeat or an older write changes nothing
+    end if;
     new.user_id := old.user_id;
+  else
+    s_label := coalesce(incoming ->> 'label', in_default);
+    s_count := coalesce(incoming ->> 'count', in_default);
+    s_ratio := coalesce(incoming ->> 'ratio', in_default);
+    s_flag := coalesce(incoming ->> 'flag', in_default);
+    s_owner_ref := coalesce(incoming ->> 'owner_ref', in_default);
+    s_seen_at := coalesce(incoming ->> 'seen_at', in_default);
+    s_payload := coalesce(incoming ->> 'payload', in_default);
+    s_blob := coalesce(incoming ->> 'blob', in_default);
+    s_kind := coalesce(incoming ->> 'kind', in_default);
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  end if;
+  -- Any column written after the delete brings the row back.
+  newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C");
+  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+    new.deleted_ms := null;
+    s_deleted_ms := newest;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -93,6 +258,25 @@ begin
   if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The row's pair is its newest column's.
+  newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
+    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
+  end if;
+  new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
+  new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
+  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'label', s_label,
+    'count', s_count,
+    'ratio', s_ratio,
+    'flag', s_flag,
+    'owner_ref', s_owner_ref,
+    'seen_at', s_seen_at,
+    'payload', s_payload,
+    'blob', s_blob,
+    'kind', s_kind,
+    'deleted_ms', s_deleted_ms
+  ));
   return new;
 end
 $$;

@@ -55,6 +55,7 @@ public struct Tag: SyncRecord {
             ColumnSchema("updated_ms", .int, role: .updatedMs),
             ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             ColumnSchema("device_id", .text, role: .deviceId),
+            ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .lastWriterWins,

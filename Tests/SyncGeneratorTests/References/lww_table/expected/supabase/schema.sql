@@ -28,7 +28,7 @@ begin
 end
 $$;
 
--- notes: last writer wins on (updated_ms, device_id)
+-- notes: last writer wins on (updated_ms, device_id), column by column
 create table if not exists public.notes (
   id uuid primary key,
   user_id uuid not null default auth.uid(),
@@ -36,6 +36,7 @@ create table if not exists public.notes (
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
+  column_stamps jsonb,
   server_seq bigint
 );
 alter table public.notes add column if not exists body text not null;
@@ -60,16 +61,76 @@ returns trigger
 language plpgsql
 set search_path = ''
 as $$
+declare
+  -- Each column is its own last-writer-wins register. A stamp is the text
+  -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
+  -- compares the pairs. A column without a stamp was never written and loses to any write.
+  incoming jsonb;      -- the sender's stamps
+  in_default text;     -- a whole-row sender's pair, for every column
+  stored jsonb;
+  old_default text;    -- a row stored before it had stamps: its pair, for every column
+  kept text;
+  newest text;
+  took boolean := tg_op = 'INSERT';
+  s_body text;
+  s_deleted_ms text;
 begin
-  if tg_op = 'UPDATE' then
-    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-    -- (collate "C"), as every device compares it.
-    if new.updated_ms < old.updated_ms
-        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+  if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
+    raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
+  end if;
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  if (tg_op = 'INSERT' and new.column_stamps is null)
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
+    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
+    -- the server's): claiming columns the device has never seen would let it win them.
+    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
       return null;
     end if;
+    incoming := '{}';
+    in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
+  else
+    incoming := new.column_stamps;
+  end if;
+  if tg_op = 'UPDATE' then
+    stored := coalesce(old.column_stamps, '{}');
+    if old.column_stamps is null then
+      old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
+    end if;
+    s_body := coalesce(incoming ->> 'body', in_default);
+    kept := coalesce(stored ->> 'body', old_default);
+    if coalesce(s_body, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_body, 16, 1) <> ':' or pg_catalog.substr(s_body, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.body is not a stamp';
+      end if;
+    else
+      new.body := old.body;
+      s_body := kept;
+    end if;
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+    kept := coalesce(stored ->> 'deleted_ms', old_default);
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+    else
+      new.deleted_ms := old.deleted_ms;
+      s_deleted_ms := kept;
+    end if;
+    if not took then
+      return null;  -- nothing newer: a repeat or an older write changes nothing
+    end if;
     new.user_id := old.user_id;
+  else
+    s_body := coalesce(incoming ->> 'body', in_default);
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  end if;
+  -- Any column written after the delete brings the row back.
+  newest := greatest(s_body collate "C");
+  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+    new.deleted_ms := null;
+    s_deleted_ms := newest;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -77,6 +138,17 @@ begin
   if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The row's pair is its newest column's.
+  newest := greatest(s_body collate "C", s_deleted_ms collate "C");
+  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
+    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
+  end if;
+  new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
+  new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
+  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'body', s_body,
+    'deleted_ms', s_deleted_ms
+  ));
   return new;
 end
 $$;

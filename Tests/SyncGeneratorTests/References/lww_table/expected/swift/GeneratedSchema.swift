@@ -29,6 +29,7 @@ public enum GeneratedSchema {
                 updated_ms INTEGER NOT NULL,
                 deleted_ms INTEGER,
                 device_id TEXT NOT NULL,
+                column_stamps TEXT,
                 server_seq INTEGER,
                 _dirty INTEGER NOT NULL DEFAULT 0
             );

@@ -15,6 +15,7 @@ CREATE TABLE sessions (
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,
+    column_stamps TEXT,
     server_seq INTEGER,
     _dirty INTEGER NOT NULL DEFAULT 0
 );

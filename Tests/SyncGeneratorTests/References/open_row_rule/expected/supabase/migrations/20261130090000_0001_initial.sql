@@ -27,7 +27,7 @@ begin
 end
 $$;
 
--- sessions: last writer wins on (updated_ms, device_id)
+-- sessions: last writer wins on (updated_ms, device_id), column by column
 create table if not exists public.sessions (
   id uuid primary key,
   user_id uuid not null default auth.uid(),
@@ -36,6 +36,7 @@ create table if not exists public.sessions (
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
+  column_stamps jsonb,
   server_seq bigint
 );
 create index if not exists sessions_user_id_server_seq_idx on public.sessions (user_id, server_seq);
@@ -60,17 +61,89 @@ language plpgsql
 set search_path = ''
 as $$
 declare
+  -- Each column is its own last-writer-wins register. A stamp is the text
+  -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
+  -- compares the pairs. A column without a stamp was never written and loses to any write.
+  incoming jsonb;      -- the sender's stamps
+  in_default text;     -- a whole-row sender's pair, for every column
+  stored jsonb;
+  old_default text;    -- a row stored before it had stamps: its pair, for every column
+  kept text;
+  newest text;
+  took boolean := tg_op = 'INSERT';
+  s_started_ms text;
+  s_ended_ms text;
+  s_deleted_ms text;
   later_start public.sessions.started_ms%type;
 begin
-  if tg_op = 'UPDATE' then
-    -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair
-    -- changes nothing, so a repeated or older push is a no-op. device_id compares bytewise
-    -- (collate "C"), as every device compares it.
-    if new.updated_ms < old.updated_ms
-        or (new.updated_ms = old.updated_ms and new.device_id collate "C" <= old.device_id collate "C") then
+  if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
+    raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
+  end if;
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  if (tg_op = 'INSERT' and new.column_stamps is null)
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
+    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
+    -- the server's): claiming columns the device has never seen would let it win them.
+    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
       return null;
     end if;
+    incoming := '{}';
+    in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
+  else
+    incoming := new.column_stamps;
+  end if;
+  if tg_op = 'UPDATE' then
+    stored := coalesce(old.column_stamps, '{}');
+    if old.column_stamps is null then
+      old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
+    end if;
+    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
+    kept := coalesce(stored ->> 'started_ms', old_default);
+    if coalesce(s_started_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_started_ms, 16, 1) <> ':' or pg_catalog.substr(s_started_ms, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
+      end if;
+    else
+      new.started_ms := old.started_ms;
+      s_started_ms := kept;
+    end if;
+    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
+    kept := coalesce(stored ->> 'ended_ms', old_default);
+    if coalesce(s_ended_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_ended_ms, 16, 1) <> ':' or pg_catalog.substr(s_ended_ms, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
+      end if;
+    else
+      new.ended_ms := old.ended_ms;
+      s_ended_ms := kept;
+    end if;
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+    kept := coalesce(stored ->> 'deleted_ms', old_default);
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+      took := true;
+      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+        raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+    else
+      new.deleted_ms := old.deleted_ms;
+      s_deleted_ms := kept;
+    end if;
+    if not took then
+      return null;  -- nothing newer: a repeat or an older write changes nothing
+    end if;
     new.user_id := old.user_id;
+  else
+    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
+    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
+    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  end if;
+  -- Any column written after the delete brings the row back.
+  newest := greatest(s_started_ms collate "C", s_ended_ms collate "C");
+  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+    new.deleted_ms := null;
+    s_deleted_ms := newest;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -79,8 +152,9 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- One open row per owner: an open row that arrives after a later-started open row of its
-  -- owner is closed at that row's start, with a pair that beats the sender's copy so
-  -- the close syncs back to it. Ties on the start go to the larger id.
+  -- owner is closed at that row's start. Ties on the start go to the larger id. The close is
+  -- the server's own write: device id '' (no device has it) and a stamp past the sender's,
+  -- so it syncs back to the sender and no device write ever carries the same pair.
   if new.ended_ms is null and new.deleted_ms is null then
     select t.started_ms into later_start from public.sessions t
       where t.user_id = new.user_id and t.id <> new.id and t.ended_ms is null and t.deleted_ms is null
@@ -89,9 +163,21 @@ begin
       limit 1;
     if found then
       new.ended_ms := later_start;
-      new.updated_ms := new.updated_ms + 1;
+      s_ended_ms := pg_catalog.lpad((coalesce(pg_catalog.substr(s_ended_ms, 1, 15)::bigint, 0) + 1)::text, 15, '0') || ':';
     end if;
   end if;
+  -- The row's pair is its newest column's.
+  newest := greatest(s_started_ms collate "C", s_ended_ms collate "C", s_deleted_ms collate "C");
+  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
+    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
+  end if;
+  new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
+  new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
+  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
+    'started_ms', s_started_ms,
+    'ended_ms', s_ended_ms,
+    'deleted_ms', s_deleted_ms
+  ));
   return new;
 end
 $$;
@@ -109,13 +195,16 @@ set search_path = ''
 as $$
 begin
   -- A new open row closes its owner's open rows that started before it, at its start. The
-  -- closed rows go through the write trigger again: a new server_seq and a pair that beats
-  -- their stored one, so every device pulls the close.
+  -- closed rows go through the write trigger again: a new server_seq and a stamp of the
+  -- server's own that beats their stored one, so every device pulls the close.
   if new.ended_ms is null and new.deleted_ms is null then
     update public.sessions t
       set ended_ms = new.started_ms,
-        updated_ms = greatest(t.updated_ms + 1, new.updated_ms),
-        device_id = new.device_id
+        -- The server's own write of the end column, stamped past its current stamp (see above).
+        column_stamps = pg_catalog.jsonb_build_object('ended_ms', pg_catalog.lpad(greatest(
+          coalesce(pg_catalog.substr(coalesce(t.column_stamps ->> 'ended_ms',
+            case when t.column_stamps is null then pg_catalog.lpad(t.updated_ms::text, 15, '0') end), 1, 15)::bigint, 0) + 1,
+          new.updated_ms)::text, 15, '0') || ':')
       where t.user_id = new.user_id and t.id <> new.id and t.ended_ms is null and t.deleted_ms is null
         and (t.started_ms, t.id) < (new.started_ms, new.id);
   end if;
