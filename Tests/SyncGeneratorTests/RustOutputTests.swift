@@ -43,6 +43,49 @@ import Testing
         #expect(run.output == "ok 4\n")
     }
 
+    /// Every reference's Rust compiles without a warning, and its embedded migrations are the
+    /// shipped files byte for byte (text with a carriage return, a bidirectional override or
+    /// `"#` in it included).
+    @Test(arguments: ReferenceTests.cases)
+    func referenceRustCompilesAndEmbedsTheMigrationsExactly(_ name: String) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hope-rust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let expected = ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected")
+        let migrations = try FileManager.default.contentsOfDirectory(atPath: expected.appendingPathComponent("sqlite").path).sorted()
+        let checks = migrations.enumerated().map { index, file in
+            "    assert!(tables::MIGRATIONS[\(index)].sql == include_str!(\"\(expected.path)/sqlite/\(file)\"), \"\(file)\");"
+        }
+        let test = scratch.appendingPathComponent("main.rs")
+        try Data("""
+            #[path = "\(expected.path)/rust/tables.rs"]
+            #[allow(dead_code)]
+            mod tables;
+
+            fn main() {
+                assert_eq!(tables::MIGRATIONS.len(), \(migrations.count));
+            \(checks.joined(separator: "\n"))
+                println!("ok");
+            }
+            """.utf8).write(to: test)
+        let build = try rustc(["--edition", "2021", "-o", scratch.appendingPathComponent("main").path, test.path])
+        #expect(build.status == 0, "rustc failed:\n\(build.output)")
+        #expect(!build.output.contains("warning"), "rustc warned:\n\(build.output)")
+        let run = try execute(scratch.appendingPathComponent("main").path, [])
+        #expect(run.output == "ok\n", "\(run.output)")
+    }
+
+    /// Tables named `tables` and `migrations` keep the list constants; version columns are
+    /// nullable as the SQLite columns are.
+    @Test func hardNamesKeepTheListConstantsAndTheDeviceNullability() throws {
+        let rust = try String(contentsOf: ReferenceTests.root.appendingPathComponent("hard_names/expected/rust/tables.rs"), encoding: .utf8)
+        #expect(rust.contains("pub const TABLES_TABLE: Table = Table {\n    name: \"tables\","))
+        #expect(rust.contains("pub const MIGRATIONS_TABLE: Table = Table {\n    name: \"migrations\","))
+        #expect(rust.contains("pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];"))
+        #expect(rust.contains("Column { name: \"updated_at\", sqlite_type: \"TEXT\", nullable: true }"))
+        #expect(rust.contains("Column { name: \"version\", sqlite_type: \"INTEGER\", nullable: true }"))
+    }
+
     /// rustc from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
     private func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
