@@ -49,7 +49,7 @@ public struct Generator: Sendable {
         let next = try MigrationPlanner.nextMigration(after: previous, for: parsed, serverCode: serverCode)
         if let next {
             let shippedStamps = entries.map(\.stamp) + existing.files.keys.compactMap(Self.supabaseStamp)
-            let stamp = Self.stamp(stamp(), laterThan: shippedStamps)
+            let stamp = Self.nextStamp(stamp(), after: shippedStamps)
             let sqlite = try SQLiteRenderer(templates: templates).migrationSQL(next)
             let server = try supabase.migrationSQL(next)
             let entry = Snapshot.Entry(
@@ -107,7 +107,7 @@ public struct Generator: Sendable {
     /// of them: Supabase records applied migrations by stamp and applies them in stamp order, so a
     /// repeated stamp (two runs in one second) or an earlier one (a clock or `SOURCE_DATE_EPOCH`
     /// behind) would be skipped or applied out of order.
-    static func stamp(_ proposed: String, laterThan shipped: [String]) -> String {
+    public static func nextStamp(_ proposed: String, after shipped: [String]) -> String {
         guard let latest = shipped.max(), proposed <= latest, let date = stampFormatter().date(from: latest) else { return proposed }
         return stampFormatter().string(from: date.addingTimeInterval(1))
     }

@@ -47,7 +47,7 @@ enum PostgresNames {
                 let table = owner(of: name, in: schema)
                 problems.append(Diagnostic(
                     table.map { locations.location(table: $0.name) } ?? SourceLocation(file: locations.file, line: 1, column: 1),
-                    "the server would create '\(name)' twice, as a \(first) and as a \(kind)",
+                    "the server would create '\(name)' twice (\(article(first)) \(first), then \(article(kind)) \(kind))",
                     hint: "PostgreSQL keeps tables, indexes and sequences in one namespace; rename the table or index that makes one of them"
                 ))
             } else {
@@ -55,6 +55,10 @@ enum PostgresNames {
             }
         }
         return problems
+    }
+
+    private static func article(_ noun: String) -> String {
+        noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     /// The table a derived name is made from: the longest table name it starts with.
