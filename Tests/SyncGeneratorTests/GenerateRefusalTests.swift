@@ -111,4 +111,13 @@ import Testing
             Diagnostic(SourceLocation(file: "schema.yaml", line: 9, column: 3), "table 'things' would be written to the Swift file 'TABLE.swift', which differs only in case from table 'tables''s", hint: "file systems that ignore case would keep one of them; give 'things' another swift_name"),
         ])) { try generate(yaml) }
     }
+
+    @Test func aSchemaThatIsNotUTF8IsAnInvalidSchemaWithItsPlace() throws {
+        let project = try ScratchProject()
+        try Data(Array("tables:\n  s".utf8) + [0xFF] + Array("s:\n".utf8)).write(to: URL(fileURLWithPath: project.schemaPath))
+        let result = project.run()
+        #expect(result.status == GenerateCommand.ExitCode.invalidSchema)
+        #expect(result.error == "\(project.schemaPath):2:4: error: the file is not UTF-8: byte 0xFF at offset 11 is not a character; hint: save schema.yaml as UTF-8")
+        #expect(!FileManager.default.fileExists(atPath: project.generatedURL.path))
+    }
 }

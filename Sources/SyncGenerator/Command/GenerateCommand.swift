@@ -77,13 +77,14 @@ public struct GenerateCommand: Sendable {
     }
 
     private func readSchema(_ options: CommandLineOptions) -> Result<ParsedSchema, Failure> {
-        let source: String
+        let bytes: Data
         do {
-            source = try String(contentsOf: options.schemaURL, encoding: .utf8)
+            bytes = try Data(contentsOf: options.schemaURL)
         } catch {
             return .failure(Failure("error: cannot read \(options.schemaPath): \(error.localizedDescription)", ExitCode.usage))
         }
         do {
+            let source = try SourceText.decode(Array(bytes), file: options.schemaPath)
             return .success(try SchemaParser.parse(source, file: options.schemaPath))
         } catch {
             return .failure(Failure(error.description, ExitCode.invalidSchema))
