@@ -120,4 +120,29 @@ import Testing
         #expect(result.error == "\(project.schemaPath):2:4: error: the file is not UTF-8: byte 0xFF at offset 11 is not a character; hint: save schema.yaml as UTF-8")
         #expect(!FileManager.default.fileExists(atPath: project.generatedURL.path))
     }
+
+    @Test func addingAnEnumValueIsRefusedWithTheReason() throws {
+        let project = try ScratchProject()
+        let yaml = "tables:\n  sessions:\n    columns:\n      source: { type: enum, values: [desktop, phone], default: desktop }\n"
+        try project.writeSchema(yaml)
+        #expect(project.run().status == 0)
+        try project.writeSchema(yaml.replacingOccurrences(of: "[desktop, phone]", with: "[desktop, phone, watch]"))
+        let result = project.run()
+        #expect(result.status == GenerateCommand.ExitCode.invalidSchema)
+        #expect(result.error == "\(project.schemaPath):4:7: error: the values of enum column 'sessions.source' cannot change once shipped (this added 'watch'); hint: clients in the field cannot read a value they do not know, and shipped local databases check the old list; add a new column (an enum with every value, or text) and fill it in the app")
+    }
+
+    @Test func aHandAddedLocalMigrationFailsCheckAndGenerate() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(Self.base)
+        #expect(project.run().status == 0)
+        try Data("ALTER TABLE sessions ADD COLUMN x TEXT;\n".utf8).write(to: project.generatedURL.appendingPathComponent("sqlite/0002_by_hand.sql"))
+        let before = try project.generatedTree()
+        for arguments in [["--check"], []] {
+            let (console, transcript) = GenerateCommand.Console.recording()
+            #expect(GenerateCommand(console: console, stamp: fixedStamp).run(["--schema", project.schemaPath] + arguments) == GenerateCommand.ExitCode.stale)
+            #expect(transcript.error == "error: Generated/sqlite/0002_by_hand.sql is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml")
+            #expect(try project.generatedTree() == before)
+        }
+    }
 }
