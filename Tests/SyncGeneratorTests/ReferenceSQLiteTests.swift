@@ -10,7 +10,10 @@ import Testing
     func migrationsApplyAndTextDefaultsRoundTrip(_ name: String) throws {
         let folder = ReferenceTests.root.appendingPathComponent(name)
         let schema = try parse(String(contentsOf: folder.appendingPathComponent("schema.yaml"), encoding: .utf8)).schema
-        let sqlite = folder.appendingPathComponent("expected/sqlite")
+        try Self.applyAndCompareDefaults(schema, sqlite: folder.appendingPathComponent("expected/sqlite"), name: name)
+    }
+
+    static func applyAndCompareDefaults(_ schema: Schema, sqlite: URL, name: String) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hope-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let database = try Database(path: path)

@@ -9,7 +9,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tables = packageRoot.appendingPathComponent("Generated/rust/tables.rs")
 
-        let library = try rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
+        let library = try Self.rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
         #expect(library.status == 0, "rustc failed:\n\(library.output)")
         #expect(!library.output.contains("warning"), "rustc warned:\n\(library.output)")
 
@@ -36,9 +36,9 @@ import Testing
             }
             """.utf8).write(to: test)
         let binary = scratch.appendingPathComponent("reads_tables")
-        let build = try rustc(["--edition", "2021", "-o", binary.path, test.path])
+        let build = try Self.rustc(["--edition", "2021", "-o", binary.path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
-        let run = try execute(binary.path, [])
+        let run = try Self.execute(binary.path, [])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output == "ok 4\n")
     }
@@ -48,10 +48,15 @@ import Testing
     /// `"#` in it included).
     @Test(arguments: ReferenceTests.cases)
     func referenceRustCompilesAndEmbedsTheMigrationsExactly(_ name: String) throws {
+        try Self.compileAndCompareMigrations(ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected"))
+    }
+
+    /// Compiles `expected`/rust/tables.rs into a program that compares each embedded migration
+    /// with `expected`/sqlite, and runs it.
+    static func compileAndCompareMigrations(_ expected: URL) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hope-rust-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let expected = ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected")
         let migrations = try FileManager.default.contentsOfDirectory(atPath: expected.appendingPathComponent("sqlite").path).sorted()
         let checks = migrations.enumerated().map { index, file in
             "    assert!(tables::MIGRATIONS[\(index)].sql == include_str!(\"\(expected.path)/sqlite/\(file)\"), \"\(file)\");"
@@ -87,14 +92,14 @@ import Testing
     }
 
     /// rustc from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
-    private func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
         let rustup = home + "/.cargo/bin/rustc"
         if FileManager.default.isExecutableFile(atPath: rustup) { return try execute(rustup, arguments) }
         return try execute("/usr/bin/env", ["rustc"] + arguments)
     }
 
-    private func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
