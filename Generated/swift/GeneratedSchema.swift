@@ -4,15 +4,15 @@ import SyncRuntime
 
 /// The synced tables and the local migrations, for `SyncRuntime`.
 public enum GeneratedSchema {
-    public static let tables: [TableSchema] = [
+    public static let tables: [SyncRuntime.TableSchema] = [
         Activity.table,
         Session.table,
         TaskItem.table,
         TaskList.table,
     ]
 
-    public static let migrations: [LocalMigration] = [
-        LocalMigration(
+    public static let migrations: [SyncRuntime.LocalMigration] = [
+        SyncRuntime.LocalMigration(
             version: 1,
             name: "initial",
             sql: #"""
@@ -89,7 +89,7 @@ public enum GeneratedSchema {
 
             """#
         ),
-        LocalMigration(
+        SyncRuntime.LocalMigration(
             version: 2,
             name: "update_activities_sessions",
             sql: #"""
@@ -104,5 +104,5 @@ public enum GeneratedSchema {
         ),
     ]
 
-    public static let app = AppSchema(tables: tables, migrations: migrations)
+    public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
 }

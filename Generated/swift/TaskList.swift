@@ -4,25 +4,25 @@ import Foundation
 import SyncRuntime
 
 /// A row of `task_lists`.
-public struct TaskList: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var name: String
-    public var position: Double
-    public var icon: Data?
-    public var deletedMs: Int64?
-    public var version: Int64?
-    public var serverSeq: Int64?
+public struct TaskList: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var name: Swift.String
+    public var position: Swift.Double
+    public var icon: Foundation.Data?
+    public var deletedMs: Swift.Int64?
+    public var version: Swift.Int64?
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        name: String,
-        position: Double = 0.0,
-        icon: Data? = nil,
-        deletedMs: Int64? = nil,
-        version: Int64? = nil,
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        name: Swift.String,
+        position: Swift.Double = 0.0,
+        icon: Foundation.Data? = nil,
+        deletedMs: Swift.Int64? = nil,
+        version: Swift.Int64? = nil,
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -34,7 +34,7 @@ public struct TaskList: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case name
@@ -45,17 +45,17 @@ public struct TaskList: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "task_lists",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("name", .text),
-            ColumnSchema("position", .double),
-            ColumnSchema("icon", .bytes, nullable: true),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("version", .int, role: .version),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("name", .text),
+            SyncRuntime.ColumnSchema("position", .double),
+            SyncRuntime.ColumnSchema("icon", .bytes, nullable: true),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("version", .int, role: .version),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(column: "version", kind: .integer),
         ordering: .exact

@@ -24,6 +24,12 @@ public struct Generator: Sendable {
         let previous = try existing[Snapshot.fileName].map { text in
             do { return try Snapshot.decode(text) } catch { throw GeneratorError.unreadableSnapshot(String(describing: error)) }
         }
+        if previous == nil {
+            let shipped = existing.files.keys.filter(Self.isMigrationPath).sorted()
+            if !shipped.isEmpty { throw GeneratorError.missingSnapshot(shipped) }
+        }
+        let names = NameCheck.problems(in: parsed)
+        if !names.isEmpty { throw SchemaError(names) }
         var tree = GeneratedTree()
         let entries = previous?.migrations ?? []
         let shipped = entries.flatMap { [($0.sqlitePath, $0.sqliteSHA256), ($0.supabasePath, $0.supabaseSHA256)] }
@@ -42,7 +48,8 @@ public struct Generator: Sendable {
         }
         let next = try MigrationPlanner.nextMigration(after: previous, for: parsed, serverCode: serverCode)
         if let next {
-            let stamp = stamp()
+            let shippedStamps = entries.map(\.stamp) + existing.files.keys.compactMap(Self.supabaseStamp)
+            let stamp = Self.nextStamp(stamp(), after: shippedStamps)
             let sqlite = try SQLiteRenderer(templates: templates).migrationSQL(next)
             let server = try supabase.migrationSQL(next)
             let entry = Snapshot.Entry(
@@ -68,6 +75,8 @@ public struct Generator: Sendable {
         for files in try Self.inParallel(renders, { try $0() }) {
             for (path, text) in files { tree[path] = text }
         }
+        let serverNames = PostgresNames.problems(in: tree["supabase/schema.sql"] ?? "", schema: schema, locations: parsed.locations)
+        if !serverNames.isEmpty { throw SchemaError(serverNames) }
         return Output(tree: tree, newMigration: next, snapshot: snapshot)
     }
 
@@ -82,15 +91,40 @@ public struct Generator: Sendable {
         return try results.values()
     }
 
-    /// Now as a Supabase CLI migration stamp; `SOURCE_DATE_EPOCH` fixes it for reproducible runs.
-    public static func currentStamp() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let date = environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:)) ?? Date()
+    /// Files in the migration folders: what shipped, or was put there by hand.
+    static func isMigrationPath(_ path: String) -> Bool {
+        (path.hasPrefix("sqlite/") || path.hasPrefix("supabase/migrations/")) && path.hasSuffix(".sql")
+    }
+
+    /// The stamp of a file in supabase/migrations (`<stamp>_<name>.sql`).
+    static func supabaseStamp(_ path: String) -> String? {
+        guard path.hasPrefix("supabase/migrations/") else { return nil }
+        let stamp = path.dropFirst("supabase/migrations/".count).prefix { $0 != "_" }
+        return stamp.count == 14 && stamp.allSatisfy(\.isASCII) && stamp.allSatisfy(\.isNumber) ? String(stamp) : nil
+    }
+
+    /// `proposed`, or one second after the latest shipped stamp when it is not later than all
+    /// of them: Supabase records applied migrations by stamp and applies them in stamp order, so a
+    /// repeated stamp (two runs in one second) or an earlier one (a clock or `SOURCE_DATE_EPOCH`
+    /// behind) would be skipped or applied out of order.
+    public static func nextStamp(_ proposed: String, after shipped: [String]) -> String {
+        guard let latest = shipped.max(), proposed <= latest, let date = stampFormatter().date(from: latest) else { return proposed }
+        return stampFormatter().string(from: date.addingTimeInterval(1))
+    }
+
+    private static func stampFormatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMddHHmmss"
-        return formatter.string(from: date)
+        return formatter
+    }
+
+    /// Now as a Supabase CLI migration stamp; `SOURCE_DATE_EPOCH` fixes it for reproducible runs.
+    public static func currentStamp() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let date = environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:)) ?? Date()
+        return stampFormatter().string(from: date)
     }
 }
 
@@ -103,11 +137,16 @@ public enum GeneratorError: Error, Equatable, CustomStringConvertible {
 
     case unreadableSnapshot(String)
     case shippedMigrations([ShippedMigration])
+    /// No snapshot, but migrations on disk: planning from nothing would re-create them.
+    case missingSnapshot([String])
 
     public var description: String {
         switch self {
         case .unreadableSnapshot(let reason):
             return "error: Generated/\(Snapshot.fileName) cannot be read (\(reason)); restore it from version control"
+        case .missingSnapshot(let paths):
+            let listed = paths.prefix(3).map { "Generated/\($0)" }.joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
+            return "error: Generated/\(Snapshot.fileName) is missing, but Generated/ holds migrations (\(listed)); without it generate would plan every table again as a new first migration, which devices and databases that ran the shipped ones cannot apply. Restore it from version control (`git checkout -- Generated/\(Snapshot.fileName)`); nothing was written"
         case .shippedMigrations(let problems):
             return problems.map { item in
                 switch item.problem {

@@ -28,12 +28,13 @@ import Testing
         #expect(project.run().status == 0)
         let second = try project.generatedTree()
         let added = Set(second.files.keys).subtracting(first.files.keys)
-        #expect(added == ["sqlite/0002_sessions_add_note.sql", "supabase/migrations/20261130090000_0002_sessions_add_note.sql"])
+        // Both runs read the same fixed clock: the new stamp is one second after the shipped one.
+        #expect(added == ["sqlite/0002_sessions_add_note.sql", "supabase/migrations/20261130090001_0002_sessions_add_note.sql"])
         for path in first.files.keys where path.contains("0001_initial") {
             #expect(second[path] == first[path], "\(path) is shipped and must not change")
         }
         #expect(second["sqlite/0002_sessions_add_note.sql"]!.contains("ALTER TABLE sessions ADD COLUMN note TEXT;"))
-        #expect(second["swift/Session.swift"]!.contains("public var note: String?"))
+        #expect(second["swift/Session.swift"]!.contains("public var note: Swift.String?"))
         #expect(second["swift/GeneratedSchema.swift"]!.contains("name: \"sessions_add_note\""))
         #expect(second["rust/tables.rs"]!.contains("Column { name: \"note\", sqlite_type: \"TEXT\", nullable: true }"))
         #expect(second["rust/tables.rs"]!.contains("name: \"sessions_add_note\""))

@@ -9,7 +9,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tables = packageRoot.appendingPathComponent("Generated/rust/tables.rs")
 
-        let library = try rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
+        let library = try Self.rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
         #expect(library.status == 0, "rustc failed:\n\(library.output)")
         #expect(!library.output.contains("warning"), "rustc warned:\n\(library.output)")
 
@@ -41,22 +41,70 @@ import Testing
             }
             """.utf8).write(to: test)
         let binary = scratch.appendingPathComponent("reads_tables")
-        let build = try rustc(["--edition", "2021", "-o", binary.path, test.path])
+        let build = try Self.rustc(["--edition", "2021", "-o", binary.path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
-        let run = try execute(binary.path, [])
+        let run = try Self.execute(binary.path, [])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output == "ok 4\n")
     }
 
+    /// Every reference's Rust compiles without a warning, and its embedded migrations are the
+    /// shipped files byte for byte (text with a carriage return, a bidirectional override or
+    /// `"#` in it included).
+    @Test(arguments: ReferenceTests.cases)
+    func referenceRustCompilesAndEmbedsTheMigrationsExactly(_ name: String) throws {
+        try Self.compileAndCompareMigrations(ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected"))
+    }
+
+    /// Compiles `expected`/rust/tables.rs into a program that compares each embedded migration
+    /// with `expected`/sqlite, and runs it.
+    static func compileAndCompareMigrations(_ expected: URL) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hope-rust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let migrations = try FileManager.default.contentsOfDirectory(atPath: expected.appendingPathComponent("sqlite").path).sorted()
+        let checks = migrations.enumerated().map { index, file in
+            "    assert!(tables::MIGRATIONS[\(index)].sql == include_str!(\"\(expected.path)/sqlite/\(file)\"), \"\(file)\");"
+        }
+        let test = scratch.appendingPathComponent("main.rs")
+        try Data("""
+            #[path = "\(expected.path)/rust/tables.rs"]
+            #[allow(dead_code)]
+            mod tables;
+
+            fn main() {
+                assert_eq!(tables::MIGRATIONS.len(), \(migrations.count));
+            \(checks.joined(separator: "\n"))
+                println!("ok");
+            }
+            """.utf8).write(to: test)
+        let build = try rustc(["--edition", "2021", "-o", scratch.appendingPathComponent("main").path, test.path])
+        #expect(build.status == 0, "rustc failed:\n\(build.output)")
+        #expect(!build.output.contains("warning"), "rustc warned:\n\(build.output)")
+        let run = try execute(scratch.appendingPathComponent("main").path, [])
+        #expect(run.output == "ok\n", "\(run.output)")
+    }
+
+    /// Tables named `tables` and `migrations` keep the list constants; version columns are
+    /// nullable as the SQLite columns are.
+    @Test func hardNamesKeepTheListConstantsAndTheDeviceNullability() throws {
+        let rust = try String(contentsOf: ReferenceTests.root.appendingPathComponent("hard_names/expected/rust/tables.rs"), encoding: .utf8)
+        #expect(rust.contains("pub const TABLES_TABLE: Table = Table {\n    name: \"tables\","))
+        #expect(rust.contains("pub const MIGRATIONS_TABLE: Table = Table {\n    name: \"migrations\","))
+        #expect(rust.contains("pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];"))
+        #expect(rust.contains("Column { name: \"updated_at\", sqlite_type: \"TEXT\", nullable: true }"))
+        #expect(rust.contains("Column { name: \"version\", sqlite_type: \"INTEGER\", nullable: true }"))
+    }
+
     /// rustc from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
-    private func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
         let rustup = home + "/.cargo/bin/rustc"
         if FileManager.default.isExecutableFile(atPath: rustup) { return try execute(rustup, arguments) }
         return try execute("/usr/bin/env", ["rustc"] + arguments)
     }
 
-    private func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

@@ -23,8 +23,9 @@ import Testing
         #expect(project.run().status == 0)
         let second = try project.generatedTree()
         let added = Set(second.files.keys).subtracting(first.files.keys)
-        #expect(added == ["sqlite/0002_sessions_update_triggers.sql", "supabase/migrations/20261130090000_0002_sessions_update_triggers.sql"])
-        let migration = try #require(second["supabase/migrations/20261130090000_0002_sessions_update_triggers.sql"])
+        // Both runs read the same fixed clock: the new stamp is one second after the shipped one.
+        #expect(added == ["sqlite/0002_sessions_update_triggers.sql", "supabase/migrations/20261130090001_0002_sessions_update_triggers.sql"])
+        let migration = try #require(second["supabase/migrations/20261130090001_0002_sessions_update_triggers.sql"])
         #expect(migration.contains("-- Our audit hook goes here."))
         #expect(migration.contains("create or replace function public.sessions_before_write()"))
         #expect(!migration.contains("create table"))

@@ -21,8 +21,12 @@ import Testing
 
     @Test(arguments: ReferenceTests.cases)
     func referenceSwiftTypeChecks(_ name: String) throws {
+        try Self.typeCheck(ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected/swift"), name: name)
+    }
+
+    /// swiftc type-checks the Swift files in `folder` against the runtime, with no warning.
+    static func typeCheck(_ folder: URL, name: String) throws {
         let modules = try #require(Self.modules, "no Modules folder with SyncRuntime beside the test binary")
-        let folder = ReferenceTests.root.appendingPathComponent(name).appendingPathComponent("expected/swift")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(!files.isEmpty)
         let process = Process()

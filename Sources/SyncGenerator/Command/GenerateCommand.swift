@@ -77,13 +77,14 @@ public struct GenerateCommand: Sendable {
     }
 
     private func readSchema(_ options: CommandLineOptions) -> Result<ParsedSchema, Failure> {
-        let source: String
+        let bytes: Data
         do {
-            source = try String(contentsOf: options.schemaURL, encoding: .utf8)
+            bytes = try Data(contentsOf: options.schemaURL)
         } catch {
             return .failure(Failure("error: cannot read \(options.schemaPath): \(error.localizedDescription)", ExitCode.usage))
         }
         do {
+            let source = try SourceText.decode(Array(bytes), file: options.schemaPath)
             return .success(try SchemaParser.parse(source, file: options.schemaPath))
         } catch {
             return .failure(Failure(error.description, ExitCode.invalidSchema))
@@ -102,6 +103,13 @@ public struct GenerateCommand: Sendable {
             let output = try Generator(templates: templates, stamp: stamp).generate(parsed, existing: existing)
             let writer = OutputWriter(directory: options.outputURL)
             let changes = writer.changes(from: existing, to: output.tree)
+            // A local migration nobody generated would never reach a device (the apps embed the
+            // snapshot's migrations), so it is an error; a Supabase one may be the user's own.
+            let foreignLocal = changes.foreign.filter { $0.hasPrefix("sqlite/") }
+            for path in foreignLocal {
+                console.error("error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml")
+            }
+            if !foreignLocal.isEmpty { return ExitCode.stale }
             for path in changes.foreign {
                 console.error("warning: Generated/\(path) is not a migration generate made; left as it is")
             }

@@ -446,15 +446,15 @@ enum BuiltInTemplates {
             import SyncRuntime
 
             /// A row of `{{table}}`.
-            public struct {{type}}: SyncRecord {
+            public struct {{type}}: SyncRuntime.SyncRecord {
             {{#properties}}
                 public var {{name}}: {{type}}
             {{/properties}}
             {{#enums}}
 
-                public enum {{name}}: String, Codable, Sendable, CaseIterable {
+                public enum {{name}}: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
             {{#cases}}
-                    case {{case}}{{#renamed}} = "{{raw}}"{{/renamed}}
+                    case {{case}}{{#renamed}} = {{raw}}{{/renamed}}
             {{/cases}}
                 }
             {{/enums}}
@@ -469,13 +469,13 @@ enum BuiltInTemplates {
             {{/properties}}
                 }
 
-                enum CodingKeys: String, CodingKey {
+                enum CodingKeys: Swift.String, Swift.CodingKey {
             {{#properties}}
                     case {{name}}{{#renamed}} = "{{column}}"{{/renamed}}
             {{/properties}}
                 }
 
-                public static let table = TableSchema(
+                public static let table = SyncRuntime.TableSchema(
                     name: "{{table}}",
                     columns: [
             {{#schemaColumns}}
@@ -496,15 +496,15 @@ enum BuiltInTemplates {
 
             /// The synced tables and the local migrations, for `SyncRuntime`.
             public enum GeneratedSchema {
-                public static let tables: [TableSchema] = [
+                public static let tables: [SyncRuntime.TableSchema] = [
             {{#types}}
                     {{.}}.table,
             {{/types}}
                 ]
 
-                public static let migrations: [LocalMigration] = [
+                public static let migrations: [SyncRuntime.LocalMigration] = [
             {{#migrations}}
-                    LocalMigration(
+                    SyncRuntime.LocalMigration(
                         version: {{version}},
                         name: "{{name}}",
                         sql: {{sql}}
@@ -512,7 +512,7 @@ enum BuiltInTemplates {
             {{/migrations}}
                 ]
 
-                public static let app = AppSchema(tables: tables, migrations: migrations)
+                public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
             }
 
             """#,

@@ -13,14 +13,12 @@ public struct RustRenderer: Sendable {
         try templates.render("rust/tables.rs.mustache", [
             "tables": .list(schema.tables.map(tableContext)),
             "migrations": .list(migrations.map { number, name, sql in
-                let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: sql))
-                return ["version": .text(String(number)), "name": .text(name), "sql": .text("r\(hashes)\"\(sql)\"\(hashes)")]
+                ["version": .text(String(number)), "name": .text(name), "sql": .text(RustLiteral.string(sql))]
             }),
         ])
     }
 
     private func tableContext(_ table: Table) -> TemplateValue {
-        let constant = table.name.uppercased()
         let conflict: String = switch table.conflict {
         case .lww where table.merge == .column:
             "ConflictMode::LastWriterWinsByColumn { stamped: &[\(Self.stampedColumns(table).map { "\"\($0)\"" }.joined(separator: ", "))] }"
@@ -29,12 +27,12 @@ public struct RustRenderer: Sendable {
         }
         return [
             "name": .text(table.name),
-            "constant": .text(constant),
+            "constant": .text(RustNames.constant(table)),
             "columns": .list(table.syncedColumns.map { column in
                 [
                     "name": .text(column.name),
                     "type": .text(SQLiteRenderer.sqliteType(column.type)),
-                    "nullable": .text(column.isNullable ? "true" : "false"),
+                    "nullable": .text(SQLiteRenderer.isNullable(column) ? "true" : "false"),
                 ]
             }),
             "conflict": .text(conflict),

@@ -53,12 +53,17 @@ public struct SQLiteRenderer: Sendable {
             "name": .text(column.name),
             "type": .text(Self.sqliteType(column.type)),
             "primaryKey": .bool(column.role == .id),
-            // The version column is NULL on the device until the server stamps the row.
-            "notNull": .bool(!column.isNullable && column.role != .version),
+            "notNull": .bool(!Self.isNullable(column)),
         ]
         if let value = column.defaultValue { context["default"] = .text(Self.literal(value)) }
         if let check = Self.check(column) { context["check"] = .text(check) }
         return .object(context)
+    }
+
+    /// Whether the device's column may be NULL: the version column is, until the server
+    /// stamps the row, whatever the server's says.
+    static func isNullable(_ column: SyncedColumn) -> Bool {
+        column.isNullable || column.role == .version
     }
 
     static func sqliteType(_ type: ColumnType) -> String {

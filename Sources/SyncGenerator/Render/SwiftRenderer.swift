@@ -19,7 +19,7 @@ public struct SwiftRenderer: Sendable {
         files["GeneratedSchema.swift"] = try templates.render("swift/schema.swift.mustache", [
             "types": .list(schema.tables.map { .text($0.swiftTypeName) }),
             "migrations": .list(migrations.map { number, name, sql in
-                ["version": .text(String(number)), "name": .text(name), "sql": .text(SwiftNames.rawMultilineLiteral(sql, indent: "            "))]
+                ["version": .text(String(number)), "name": .text(name), "sql": .text(SwiftLiteral.multiline(sql, indent: "            "))]
             }),
         ])
         return files
@@ -37,7 +37,7 @@ public struct SwiftRenderer: Sendable {
             "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
             "conflict": .text(conflictLiteral(table.conflict)),
             "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(50)"),
-            "openRowRule": .text(table.openRowRule.map { "OpenRowRule(start: \"\($0.start)\", end: \"\($0.end)\")" } ?? ""),
+            "openRowRule": .text(table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? ""),
         ]
     }
 
@@ -59,21 +59,20 @@ public struct SwiftRenderer: Sendable {
         guard case .enumeration(let values) = column.type else { return nil }
         return [
             "name": .text(SwiftNames.enumTypeName(column.name)),
-            "cases": .list(values.map { value in
-                let name = SwiftNames.caseName(value)
-                return ["case": .text(name), "raw": .text(value), "renamed": .bool(name != value)]
+            "cases": .list(zip(values, SwiftNames.caseNames(values)).map { value, name in
+                ["case": .text(name), "raw": .text(SwiftLiteral.string(value)), "renamed": .bool(name != value)]
             }),
         ]
     }
 
     private func swiftType(_ column: SyncedColumn) -> String {
         switch column.type {
-        case .text, .timestamp, .json: "String"
-        case .uuid: "UUID"
-        case .int: "Int64"
-        case .double: "Double"
-        case .bool: "Bool"
-        case .bytes: "Data"
+        case .text, .timestamp, .json: "Swift.String"
+        case .uuid: "Foundation.UUID"
+        case .int: "Swift.Int64"
+        case .double: "Swift.Double"
+        case .bool: "Swift.Bool"
+        case .bytes: "Foundation.Data"
         case .enumeration: SwiftNames.enumTypeName(column.name)
         }
     }
@@ -82,7 +81,7 @@ public struct SwiftRenderer: Sendable {
     /// and placeholders the store overwrites when it stamps a write.
     private func defaultLiteral(_ column: SyncedColumn, optional: Bool) -> String? {
         switch column.role {
-        case .id: return "UUID()"
+        case .id: return "Foundation.UUID()"
         case .updatedMs: return "0"
         case .deviceId: return "\"\""
         default: break
@@ -90,34 +89,35 @@ public struct SwiftRenderer: Sendable {
         if let value = column.defaultValue {
             switch value {
             case .text(let text):
-                if case .enumeration = column.type { return "." + SwiftNames.caseName(text) }
-                return swiftStringLiteral(text)
+                switch column.type {
+                case .enumeration(let values):
+                    return values.firstIndex(of: text).map { "." + SwiftNames.caseNames(values)[$0] }
+                case .uuid:
+                    // Checked to be a UUID when the schema was read.
+                    return "Foundation.UUID(uuidString: \(SwiftLiteral.string(text)))!"
+                default:
+                    return SwiftLiteral.string(text)
+                }
             case .int(let number): return String(number)
             case .double(let number): return SQLLiteral.number(number)
             case .bool(let flag): return flag ? "true" : "false"
-            case .json(let text): return swiftStringLiteral(text)
+            case .json(let text): return SwiftLiteral.string(text)
             case .now: return optional ? "nil" : nil
             }
         }
         return optional ? "nil" : nil
     }
 
-    private func swiftStringLiteral(_ text: String) -> String {
-        let hashes = String(repeating: "#", count: RawLiteral.hashCount(for: text))
-        let escaped = text.replacingOccurrences(of: "\n", with: "\\\(hashes)n")
-        return "\(hashes)\"\(escaped)\"\(hashes)"
-    }
-
     private func columnSchemaLiteral(_ column: SyncedColumn) -> String {
-        var arguments = ["\"\(column.name)\"", "." + kindLiteral(column.type)]
+        var arguments = [SwiftLiteral.string(column.name), "." + kindLiteral(column.type)]
         if column.isNullable { arguments.append("nullable: true") }
         if column.role != .user { arguments.append("role: .\(column.role.rawValue)") }
-        return "ColumnSchema(\(arguments.joined(separator: ", ")))"
+        return "SyncRuntime.ColumnSchema(\(arguments.joined(separator: ", ")))"
     }
 
     private func kindLiteral(_ type: ColumnType) -> String {
         if case .enumeration(let values) = type {
-            return "enumeration([\(values.map { "\"\($0)\"" }.joined(separator: ", "))])"
+            return "enumeration([\(values.map(SwiftLiteral.string).joined(separator: ", "))])"
         }
         return type.keyword
     }
@@ -125,7 +125,7 @@ public struct SwiftRenderer: Sendable {
     private func conflictLiteral(_ mode: ConflictMode) -> String {
         switch mode {
         case .lww: ".lastWriterWins"
-        case .version(let kind): ".version(column: \"\(kind.columnName)\", kind: .\(kind.rawValue))"
+        case .version(let kind): ".version(column: \(SwiftLiteral.string(kind.columnName)), kind: .\(kind.rawValue))"
         }
     }
 }

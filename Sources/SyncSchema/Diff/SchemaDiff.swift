@@ -102,7 +102,9 @@ public enum SchemaDiff {
                 continue
             }
             let here = locations.location(table: new.name, column: column.name)
-            if changed.type != column.type {
+            if case .enumeration(let oldValues) = column.type, case .enumeration(let newValues) = changed.type, oldValues != newValues {
+                problems.append(enumValuesChanged(from: oldValues, to: newValues, column: "\(new.name).\(column.name)", at: here))
+            } else if changed.type != column.type {
                 problems.append(Diagnostic(
                     here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
                     hint: "old clients keep sending the old type; add a new column with the new type and migrate the values in the app"
@@ -120,5 +122,20 @@ public enum SchemaDiff {
             }
         }
         return problems
+    }
+
+    /// Enum values are fixed once shipped, added ones too: a shipped client decodes the column
+    /// into its own enum and cannot read a value it does not know, and the CHECK of a shipped
+    /// SQLite table cannot change without rebuilding the table.
+    private static func enumValuesChanged(from old: [String], to new: [String], column: String, at here: SourceLocation) -> Diagnostic {
+        let added = new.filter { !old.contains($0) }, removed = old.filter { !new.contains($0) }
+        var what: [String] = []
+        if !added.isEmpty { what.append("added " + added.map { "'\($0)'" }.joined(separator: ", ")) }
+        if !removed.isEmpty { what.append("removed " + removed.map { "'\($0)'" }.joined(separator: ", ")) }
+        if what.isEmpty { what.append("reordered them") }
+        return Diagnostic(
+            here, "the values of enum column '\(column)' cannot change once shipped (this \(what.joined(separator: " and ")))",
+            hint: "clients in the field cannot read a value they do not know, and shipped local databases check the old list; add a new column (an enum with every value, or text) and fill it in the app"
+        )
     }
 }

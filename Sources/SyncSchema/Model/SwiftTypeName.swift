@@ -15,6 +15,33 @@ extension Table {
 
     /// `task_lists` -> `TaskLists`.
     public static func upperCamel(_ name: String) -> String {
-        name.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let lower = lowerCamel(name)
+        return lower.prefix(1).uppercased() + lower.dropFirst()
+    }
+
+    /// `started_ms` -> `startedMs`: each `_` before a letter becomes that letter uppercased;
+    /// every other `_` stays (`note_2`, `a__b` -> `a_B`). Schema names have no uppercase
+    /// letters, so no two names give one spelling: `note2` and `note_2`, `a_b` and `a__b`,
+    /// `server__seq` and `server_seq` stay apart.
+    public static func lowerCamel(_ name: String) -> String {
+        var result = ""
+        var pendingUnderscore = false
+        for character in name {
+            if pendingUnderscore {
+                pendingUnderscore = false
+                if character.isASCII, character.isLowercase {
+                    result += character.uppercased()
+                    continue
+                }
+                result += "_"
+            }
+            if character == "_", !result.isEmpty {
+                pendingUnderscore = true
+            } else {
+                result.append(character)
+            }
+        }
+        if pendingUnderscore { result += "_" }
+        return result
     }
 }

@@ -14,6 +14,9 @@ struct TreeBuilder {
     private(set) var log: DiagnosticLog
     private var stack: [Frame] = []
 
+    /// How many sequences and mappings are open.
+    var depth: Int { stack.count }
+
     init(log: DiagnosticLog) {
         self.log = log
     }

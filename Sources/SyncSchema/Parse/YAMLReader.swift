@@ -6,6 +6,11 @@ import CYaml
 /// thing in two places, and no schema needs them. A syntax error ends the read; the other
 /// problems are collected so the user sees them all at once.
 struct YAMLReader {
+    /// Deeper than any schema needs (a JSON default included), and shallow enough that a
+    /// tree of it is built and freed without exhausting the stack: a file of 60,000 `[` used to
+    /// crash freeing its tree.
+    static let maxDepth = 64
+
     /// The first document's root, nil when the stream is empty or the YAML is unreadable.
     var root: YAMLNode?
     var log: DiagnosticLog
@@ -64,12 +69,19 @@ struct YAMLReader {
                 let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
                 let isQuoted = scalar.style != YAML_PLAIN_SCALAR_STYLE
                 builder.add(YAMLNode(content: .scalar(YAMLScalar(text: text, isQuoted: isQuoted)), mark: mark))
-            case YAML_SEQUENCE_START_EVENT:
-                check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: mark)
-                builder.openSequence(at: mark)
-            case YAML_MAPPING_START_EVENT:
-                check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: mark)
-                builder.openMapping(at: mark)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                guard builder.depth < Self.maxDepth else {
+                    log.error(mark, "the YAML nests deeper than \(Self.maxDepth) levels", hint: "a schema needs a few levels; write a deep JSON default in the app instead")
+                    isFaithful = false
+                    return
+                }
+                if event.type == YAML_SEQUENCE_START_EVENT {
+                    check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: mark)
+                    builder.openSequence(at: mark)
+                } else {
+                    check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: mark)
+                    builder.openMapping(at: mark)
+                }
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 builder.close()
             default:

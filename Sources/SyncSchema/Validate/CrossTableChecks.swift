@@ -21,6 +21,8 @@ extension SchemaReader {
                     mark, isWritten ? "duplicate swift_name '\(name)'" : "\(madeName), as table '\(first.table)' is",
                     hint: "table '\(first.table)' at line \(first.mark.line) uses it already; give '\(table)' another swift_name"
                 )
+            } else if !isWritten, SwiftName.reserved.contains(name) {
+                log.error(mark, "\(madeName), which is reserved in Swift", hint: "set 'swift_name:' (for example '\(name)Row')")
             } else if let owner = SwiftName.taken[name] {
                 log.error(
                     mark, isWritten ? "swift_name '\(name)' would shadow \(owner)" : "\(madeName), which shadows \(owner)",

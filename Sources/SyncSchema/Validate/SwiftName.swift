@@ -19,6 +19,8 @@ enum SwiftName {
             "GeneratedSchema", "AppSchema", "TableSchema", "ColumnSchema", "SyncRecord", "SyncStore", "SyncEngine",
             "SyncError", "SyncValue", "SyncStatus", "SyncReport", "Credentials", "Filter", "ColumnValues",
         ] { taken[name] = "hope-sync's \(name)" }
+        // Generated code names types by module (`Swift.String`); a type so named would hide it.
+        for name in ["Swift", "Foundation", "SyncRuntime"] { taken[name] = "the module \(name)" }
         return taken
     }()
 

@@ -75,7 +75,7 @@ pub const NOTES: Table = Table {
         Column { name: "title", sqlite_type: "TEXT", nullable: false },
         Column { name: "body", sqlite_type: "TEXT", nullable: true },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
-        Column { name: "version", sqlite_type: "INTEGER", nullable: false },
+        Column { name: "version", sqlite_type: "INTEGER", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
     conflict: ConflictMode::Version { column: "version" },

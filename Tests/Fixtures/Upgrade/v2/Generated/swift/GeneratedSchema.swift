@@ -4,13 +4,13 @@ import SyncRuntime
 
 /// The synced tables and the local migrations, for `SyncRuntime`.
 public enum GeneratedSchema {
-    public static let tables: [TableSchema] = [
+    public static let tables: [SyncRuntime.TableSchema] = [
         Habit.table,
         Note.table,
     ]
 
-    public static let migrations: [LocalMigration] = [
-        LocalMigration(
+    public static let migrations: [SyncRuntime.LocalMigration] = [
+        SyncRuntime.LocalMigration(
             version: 1,
             name: "initial",
             sql: #"""
@@ -52,7 +52,7 @@ public enum GeneratedSchema {
 
             """#
         ),
-        LocalMigration(
+        SyncRuntime.LocalMigration(
             version: 2,
             name: "update_habits_notes",
             sql: #"""
@@ -67,5 +67,5 @@ public enum GeneratedSchema {
         ),
     ]
 
-    public static let app = AppSchema(tables: tables, migrations: migrations)
+    public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
 }

@@ -4,25 +4,25 @@ import Foundation
 import SyncRuntime
 
 /// A row of `notes`.
-public struct Note: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var title: String
-    public var body: String?
-    public var pinned: Bool?
-    public var deletedMs: Int64?
-    public var version: Int64?
-    public var serverSeq: Int64?
+public struct Note: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var title: Swift.String
+    public var body: Swift.String?
+    public var pinned: Swift.Bool?
+    public var deletedMs: Swift.Int64?
+    public var version: Swift.Int64?
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        title: String,
-        body: String? = nil,
-        pinned: Bool? = nil,
-        deletedMs: Int64? = nil,
-        version: Int64? = nil,
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        title: Swift.String,
+        body: Swift.String? = nil,
+        pinned: Swift.Bool? = nil,
+        deletedMs: Swift.Int64? = nil,
+        version: Swift.Int64? = nil,
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -34,7 +34,7 @@ public struct Note: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case title
@@ -45,17 +45,17 @@ public struct Note: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "notes",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("title", .text),
-            ColumnSchema("body", .text, nullable: true),
-            ColumnSchema("pinned", .bool, nullable: true),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("version", .int, role: .version),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("title", .text),
+            SyncRuntime.ColumnSchema("body", .text, nullable: true),
+            SyncRuntime.ColumnSchema("pinned", .bool, nullable: true),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("version", .int, role: .version),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(column: "version", kind: .integer),
         ordering: .exact

@@ -4,45 +4,45 @@ import Foundation
 import SyncRuntime
 
 /// A row of `things`.
-public struct Thing: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var label: String
-    public var count: Int64
-    public var ratio: Double
-    public var flag: Bool
-    public var ownerRef: UUID?
-    public var seenAt: String
-    public var payload: String
-    public var blob: Data?
+public struct Thing: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var label: Swift.String
+    public var count: Swift.Int64
+    public var ratio: Swift.Double
+    public var flag: Swift.Bool
+    public var ownerRef: Foundation.UUID?
+    public var seenAt: Swift.String
+    public var payload: Swift.String
+    public var blob: Foundation.Data?
     public var kind: Kind
-    public var updatedMs: Int64
-    public var deletedMs: Int64?
-    public var deviceId: String
-    public var serverSeq: Int64?
+    public var updatedMs: Swift.Int64
+    public var deletedMs: Swift.Int64?
+    public var deviceId: Swift.String
+    public var serverSeq: Swift.Int64?
 
-    public enum Kind: String, Codable, Sendable, CaseIterable {
+    public enum Kind: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
         case small
         case large
         case xLarge = "x-large"
     }
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        label: String = #"it's "quoted""#,
-        count: Int64 = -3,
-        ratio: Double = 0.25,
-        flag: Bool = true,
-        ownerRef: UUID? = nil,
-        seenAt: String,
-        payload: String = #"{"a":[1,2]}"#,
-        blob: Data? = nil,
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        label: Swift.String = #"it's "quoted""#,
+        count: Swift.Int64 = -3,
+        ratio: Swift.Double = 0.25,
+        flag: Swift.Bool = true,
+        ownerRef: Foundation.UUID? = nil,
+        seenAt: Swift.String,
+        payload: Swift.String = #"{"a":[1,2]}"#,
+        blob: Foundation.Data? = nil,
         kind: Kind = .small,
-        updatedMs: Int64 = 0,
-        deletedMs: Int64? = nil,
-        deviceId: String = "",
-        serverSeq: Int64? = nil
+        updatedMs: Swift.Int64 = 0,
+        deletedMs: Swift.Int64? = nil,
+        deviceId: Swift.String = "",
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -61,7 +61,7 @@ public struct Thing: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case label
@@ -79,25 +79,25 @@ public struct Thing: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "things",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("label", .text),
-            ColumnSchema("count", .int),
-            ColumnSchema("ratio", .double),
-            ColumnSchema("flag", .bool),
-            ColumnSchema("owner_ref", .uuid, nullable: true),
-            ColumnSchema("seen_at", .timestamp),
-            ColumnSchema("payload", .json),
-            ColumnSchema("blob", .bytes, nullable: true),
-            ColumnSchema("kind", .enumeration(["small", "large", "x-large"])),
-            ColumnSchema("updated_ms", .int, role: .updatedMs),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("device_id", .text, role: .deviceId),
-            ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("label", .text),
+            SyncRuntime.ColumnSchema("count", .int),
+            SyncRuntime.ColumnSchema("ratio", .double),
+            SyncRuntime.ColumnSchema("flag", .bool),
+            SyncRuntime.ColumnSchema("owner_ref", .uuid, nullable: true),
+            SyncRuntime.ColumnSchema("seen_at", .timestamp),
+            SyncRuntime.ColumnSchema("payload", .json),
+            SyncRuntime.ColumnSchema("blob", .bytes, nullable: true),
+            SyncRuntime.ColumnSchema("kind", .enumeration(["small", "large", "x-large"])),
+            SyncRuntime.ColumnSchema("updated_ms", .int, role: .updatedMs),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("device_id", .text, role: .deviceId),
+            SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .lastWriterWins,
         ordering: .exact

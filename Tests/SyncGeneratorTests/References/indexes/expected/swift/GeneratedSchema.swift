@@ -4,12 +4,12 @@ import SyncRuntime
 
 /// The synced tables and the local migrations, for `SyncRuntime`.
 public enum GeneratedSchema {
-    public static let tables: [TableSchema] = [
+    public static let tables: [SyncRuntime.TableSchema] = [
         Tag.table,
     ]
 
-    public static let migrations: [LocalMigration] = [
-        LocalMigration(
+    public static let migrations: [SyncRuntime.LocalMigration] = [
+        SyncRuntime.LocalMigration(
             version: 1,
             name: "initial",
             sql: #"""
@@ -42,5 +42,5 @@ public enum GeneratedSchema {
         ),
     ]
 
-    public static let app = AppSchema(tables: tables, migrations: migrations)
+    public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
 }

@@ -4,23 +4,23 @@ import Foundation
 import SyncRuntime
 
 /// A row of `events`.
-public struct Event: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var name: String
-    public var updatedMs: Int64
-    public var deletedMs: Int64?
-    public var deviceId: String
-    public var serverSeq: Int64?
+public struct Event: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var name: Swift.String
+    public var updatedMs: Swift.Int64
+    public var deletedMs: Swift.Int64?
+    public var deviceId: Swift.String
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        name: String,
-        updatedMs: Int64 = 0,
-        deletedMs: Int64? = nil,
-        deviceId: String = "",
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        name: Swift.String,
+        updatedMs: Swift.Int64 = 0,
+        deletedMs: Swift.Int64? = nil,
+        deviceId: Swift.String = "",
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -31,7 +31,7 @@ public struct Event: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case name
@@ -41,17 +41,17 @@ public struct Event: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "events",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("name", .text),
-            ColumnSchema("updated_ms", .int, role: .updatedMs),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("device_id", .text, role: .deviceId),
-            ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("name", .text),
+            SyncRuntime.ColumnSchema("updated_ms", .int, role: .updatedMs),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("device_id", .text, role: .deviceId),
+            SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .lastWriterWins,
         ordering: .lookback(50)

@@ -4,25 +4,25 @@ import Foundation
 import SyncRuntime
 
 /// A row of `sessions`.
-public struct Session: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var startedMs: Int64
-    public var endedMs: Int64?
-    public var updatedMs: Int64
-    public var deletedMs: Int64?
-    public var deviceId: String
-    public var serverSeq: Int64?
+public struct Session: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var startedMs: Swift.Int64
+    public var endedMs: Swift.Int64?
+    public var updatedMs: Swift.Int64
+    public var deletedMs: Swift.Int64?
+    public var deviceId: Swift.String
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        startedMs: Int64,
-        endedMs: Int64? = nil,
-        updatedMs: Int64 = 0,
-        deletedMs: Int64? = nil,
-        deviceId: String = "",
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        startedMs: Swift.Int64,
+        endedMs: Swift.Int64? = nil,
+        updatedMs: Swift.Int64 = 0,
+        deletedMs: Swift.Int64? = nil,
+        deviceId: Swift.String = "",
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -34,7 +34,7 @@ public struct Session: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case startedMs = "started_ms"
@@ -45,21 +45,21 @@ public struct Session: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "sessions",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("started_ms", .int),
-            ColumnSchema("ended_ms", .int, nullable: true),
-            ColumnSchema("updated_ms", .int, role: .updatedMs),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("device_id", .text, role: .deviceId),
-            ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("started_ms", .int),
+            SyncRuntime.ColumnSchema("ended_ms", .int, nullable: true),
+            SyncRuntime.ColumnSchema("updated_ms", .int, role: .updatedMs),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("device_id", .text, role: .deviceId),
+            SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .lastWriterWins,
         ordering: .exact,
-        openRowRule: OpenRowRule(start: "started_ms", end: "ended_ms")
+        openRowRule: SyncRuntime.OpenRowRule(start: "started_ms", end: "ended_ms")
     )
 }

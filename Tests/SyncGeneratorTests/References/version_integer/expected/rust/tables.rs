@@ -55,7 +55,7 @@ pub const TASK_LISTS: Table = Table {
         Column { name: "user_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "name", sqlite_type: "TEXT", nullable: false },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
-        Column { name: "version", sqlite_type: "INTEGER", nullable: false },
+        Column { name: "version", sqlite_type: "INTEGER", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
     conflict: ConflictMode::Version { column: "version" },

@@ -4,21 +4,21 @@ import Foundation
 import SyncRuntime
 
 /// A row of `task_lists`.
-public struct TaskList: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var name: String
-    public var deletedMs: Int64?
-    public var version: Int64?
-    public var serverSeq: Int64?
+public struct TaskList: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var name: Swift.String
+    public var deletedMs: Swift.Int64?
+    public var version: Swift.Int64?
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        name: String,
-        deletedMs: Int64? = nil,
-        version: Int64? = nil,
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        name: Swift.String,
+        deletedMs: Swift.Int64? = nil,
+        version: Swift.Int64? = nil,
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -28,7 +28,7 @@ public struct TaskList: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case name
@@ -37,15 +37,15 @@ public struct TaskList: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "task_lists",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("name", .text),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("version", .int, role: .version),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("name", .text),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("version", .int, role: .version),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(column: "version", kind: .integer),
         ordering: .exact

@@ -56,7 +56,7 @@ pub const TASKS: Table = Table {
         Column { name: "title", sqlite_type: "TEXT", nullable: false },
         Column { name: "done", sqlite_type: "INTEGER", nullable: false },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
-        Column { name: "updated_at", sqlite_type: "TEXT", nullable: false },
+        Column { name: "updated_at", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
     conflict: ConflictMode::Version { column: "updated_at" },

@@ -4,23 +4,23 @@ import Foundation
 import SyncRuntime
 
 /// A row of `tasks`.
-public struct TaskItem: SyncRecord {
-    public var id: UUID
-    public var userId: UUID?
-    public var title: String
-    public var done: Bool
-    public var deletedMs: Int64?
-    public var updatedAt: String?
-    public var serverSeq: Int64?
+public struct TaskItem: SyncRuntime.SyncRecord {
+    public var id: Foundation.UUID
+    public var userId: Foundation.UUID?
+    public var title: Swift.String
+    public var done: Swift.Bool
+    public var deletedMs: Swift.Int64?
+    public var updatedAt: Swift.String?
+    public var serverSeq: Swift.Int64?
 
     public init(
-        id: UUID = UUID(),
-        userId: UUID? = nil,
-        title: String,
-        done: Bool = false,
-        deletedMs: Int64? = nil,
-        updatedAt: String? = nil,
-        serverSeq: Int64? = nil
+        id: Foundation.UUID = Foundation.UUID(),
+        userId: Foundation.UUID? = nil,
+        title: Swift.String,
+        done: Swift.Bool = false,
+        deletedMs: Swift.Int64? = nil,
+        updatedAt: Swift.String? = nil,
+        serverSeq: Swift.Int64? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -31,7 +31,7 @@ public struct TaskItem: SyncRecord {
         self.serverSeq = serverSeq
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case id
         case userId = "user_id"
         case title
@@ -41,16 +41,16 @@ public struct TaskItem: SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    public static let table = TableSchema(
+    public static let table = SyncRuntime.TableSchema(
         name: "tasks",
         columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("user_id", .uuid, role: .owner),
-            ColumnSchema("title", .text),
-            ColumnSchema("done", .bool),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("updated_at", .timestamp, role: .version),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            SyncRuntime.ColumnSchema("id", .uuid, role: .id),
+            SyncRuntime.ColumnSchema("user_id", .uuid, role: .owner),
+            SyncRuntime.ColumnSchema("title", .text),
+            SyncRuntime.ColumnSchema("done", .bool),
+            SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
+            SyncRuntime.ColumnSchema("updated_at", .timestamp, role: .version),
+            SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(column: "updated_at", kind: .timestamp),
         ordering: .exact
