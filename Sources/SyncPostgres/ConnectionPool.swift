@@ -49,6 +49,11 @@ final class ConnectionPool: @unchecked Sendable {
         if let reused = lock.withLock({ idle.popLast() }) {
             connection = reused
         } else {
+            // libpq reads a text that is neither a URI nor key=value pairs as a database name
+            // on the local socket: say so rather than fail to connect somewhere unintended.
+            guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") || url.contains("=") else {
+                return .failure(PostgresError(sqlState: nil, message: "invalid URI: the connection string is not a postgresql:// URI or key=value pairs"))
+            }
             do throws(PostgresError) {
                 connection = try Connection(url: url)
             } catch {

@@ -7,8 +7,11 @@ enum PostgresFailure {
     /// The runtime's error for `error`, met during a request on `table`.
     static func syncError(_ error: PostgresError, table: String) -> SyncError {
         guard let sqlState = error.sqlState, !isConnectionLoss(sqlState) else {
-            // libpq's own text names the host and port, never the password or a value.
+            // libpq's own text names the host, port, role or database, never the password.
             let reason = error.message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            if let fix = setupMistake(reason) {
+                return SyncError(.configuration, "The database refused the connection: \(reason). \(fix)")
+            }
             return SyncError(.connectivity, "The database could not be reached: \(reason)")
         }
         let server = ServerError(
@@ -24,6 +27,22 @@ enum PostgresFailure {
             .server, "The server refused a request on \(table) (HTTP \(server.status), \(sqlState))\(reason)",
             serverError: server
         )
+    }
+
+    /// What to fix when the connection failed for the setup's sake (retrying cannot help), or
+    /// nil for a failure to reach the server.
+    static func setupMistake(_ message: String) -> String? {
+        let mistakes = [
+            ("password authentication failed", "Check the user and password in the connection string."),
+            ("no password supplied", "Put the password in the connection string."),
+            ("role \"", "The user in the connection string does not exist on this server."),
+            ("database \"", "The database in the connection string does not exist on this server."),
+            ("no pg_hba.conf entry", "The server does not accept this user from this host (pg_hba.conf)."),
+            ("invalid connection option", "The connection string is not one libpq reads."),
+            ("missing \"=\"", "The connection string is not one libpq reads: use postgresql://user:password@host:port/database."),
+            ("invalid URI", "The connection string is not one libpq reads: use postgresql://user:password@host:port/database."),
+        ]
+        return mistakes.first { message.contains($0.0) && (!$0.0.hasSuffix("\"") || message.contains("does not exist")) }?.1
     }
 
     /// Whether the connection is gone after `error`: a client-side failure (no SQLSTATE), a

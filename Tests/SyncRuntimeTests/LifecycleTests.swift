@@ -10,14 +10,14 @@ import Testing
     @Test func nothingIsSentWhenSignedOut() async throws {
         let a = try TestDevice("a", user: user, transport: server, signIn: SignIn(nil))
         try await a.store.write { try $0.save(Activity(name: "Private")) }
-        await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .accessToken }
+        await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .signedOut }
         #expect(await server.requestCount == 0)
     }
 
     @Test func oneUsersRowsNeverGoWithAnotherUsersToken() async throws {
         let a = try TestDevice("a", user: user, transport: server, signIn: SignIn(UUID()))
         try await a.store.write { try $0.save(Activity(name: "Private")) }
-        await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .accessToken }
+        await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .signedOut }
         #expect(await server.requestCount == 0)
         #expect(try a.dirtyCount() == 1)
     }

@@ -94,7 +94,9 @@ import Testing
         await a.engine.stop()
     }
 
-    @Test func signingOutStopsTheEngine() async throws {
+    /// Issue 9: an auth library may report nobody signed in for a moment (at launch, say). The
+    /// engine sends nothing meanwhile, shows it is waiting, and resumes by itself at sign-in.
+    @Test func signedOutTheEngineWaitsAndResumesAtSignIn() async throws {
         let signIn = SignIn(user)
         let a = try device(signIn: signIn)
         await a.engine.start()
@@ -102,9 +104,16 @@ import Testing
         signIn.credentials = nil
         let requests = await server.requestCount
         sleeper.elapse(.seconds(5))
-        #expect(await eventually { await a.engine.isRunning == false })
+        #expect(await eventually { await a.engine.status.phase == .waitingForSignIn })
         #expect(await server.requestCount == requests)
-        #expect(await a.engine.status.phase == .idle)
+        #expect(await a.engine.isRunning)
+        try await a.store.write { try $0.save(Activity(name: "Written while signed out")) }
+        signIn.credentials = Credentials(userID: user, accessToken: "token")
+        #expect(await sleeper.waitUntilSleeping(.seconds(5)))
+        sleeper.elapse(.seconds(5))
+        #expect(await eventually { await server.rows(of: "activities").count == 1 })
+        #expect(await eventually { await a.engine.status.phase == .idle })
+        await a.engine.stop()
     }
 
     @Test func reconnectingSyncsAtOnce() async throws {

@@ -12,30 +12,60 @@ struct Puller {
     /// The tables to pull; nil means every table.
     var tables: [TableSchema]? = nil
 
-    func pull(into report: inout SyncReport) async throws(SyncError) {
+    /// Pulls every table; returns the schema drift of the tables it had to pass over (each
+    /// missing column, found by asking again without the ones already known missing).
+    func pull(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
+        var drifts: [ServerError] = []
         for table in tables ?? store.schema.tables {
-            let cursor = try storeCall { try store.cursor(for: table) }
-            var after: Int64
-            switch table.ordering {
-            case .exact: after = cursor
-            case .lookback(let rows): after = max(0, cursor - (lookback ?? rows))
+            do {
+                try await pull(table, into: &report)
+            } catch let error where error.serverError.flatMap(SchemaDrift.init) != nil {
+                drifts += await missingColumns(of: table, first: error.serverError!)
             }
-            var next: Task<PulledPage, any Error>? = fetch(table, after: after)
-            while let current = next {
-                let page = try await Self.value(of: current)
-                next = nil
-                if page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after {
-                    after = last
-                    next = fetch(table, after: last)
-                }
-                do {
-                    let applied = try storeCall { try store.apply(page, to: table) }
-                    report.pulled += applied.applied
-                    report.undecodable += applied.undecodable
-                } catch {
-                    next?.cancel()
-                    throw error
-                }
+        }
+        return drifts
+    }
+
+    private func missingColumns(of table: TableSchema, first: ServerError) async -> [ServerError] {
+        var found = [first]
+        while let column = found.last.flatMap(SchemaDrift.init)?.column, found.count < table.columns.count {
+            let missing = Set(found.compactMap { SchemaDrift($0)?.column })
+            let rest = TableSchema(name: table.name, columns: table.columns.filter { !missing.contains($0.name) },
+                                   primaryKey: table.primaryKey, conflict: table.conflict, ordering: table.ordering)
+            do {
+                _ = try await transport.pull(rest, after: 0, limit: 1, as: credentials)
+                break
+            } catch {
+                guard let server = error.serverError, let nextColumn = SchemaDrift(server)?.column,
+                      nextColumn != column, !missing.contains(nextColumn) else { break }
+                found.append(server)
+            }
+        }
+        return found
+    }
+
+    private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
+        let cursor = try storeCall { try store.cursor(for: table) }
+        var after: Int64
+        switch table.ordering {
+        case .exact: after = cursor
+        case .lookback(let rows): after = max(0, cursor - (lookback ?? rows))
+        }
+        var next: Task<PulledPage, any Error>? = fetch(table, after: after)
+        while let current = next {
+            let page = try await Self.value(of: current)
+            next = nil
+            if page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after {
+                after = last
+                next = fetch(table, after: last)
+            }
+            do {
+                let applied = try storeCall { try store.apply(page, to: table) }
+                report.pulled += applied.applied
+                report.undecodable += applied.undecodable
+            } catch {
+                next?.cancel()
+                throw error
             }
         }
     }

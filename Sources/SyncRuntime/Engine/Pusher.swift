@@ -1,41 +1,87 @@
 import Foundation
 
-/// Sends dirty rows in batches. A batch refused for one row's sake (4xx) is split until the bad
-/// rows are isolated; they go to the rejected list and the rest land. A 5xx or a network failure
-/// stops the push with every row still queued.
+/// Sends dirty rows in batches. A batch refused for some rows' sake is split until they are
+/// isolated: a 4xx row goes to the rejected list at once; a row the server fails alone with a
+/// 5xx while others of its table land goes there too (with the server's error, to retry or
+/// dismiss), so one bad row never holds the rest. A transient failure (503, a timeout, a
+/// deadlock, the network), or a 5xx that every row meets alike, keeps everything queued. A table
+/// the server lacks a column of (schema drift) is passed over; the others still go.
 struct Pusher {
     let store: SyncStore
     let transport: any SyncTransport
     let credentials: Credentials
     let batchSize: Int
 
-    func push(into report: inout SyncReport) async throws(SyncError) {
+    /// Pushes every table; returns the schema drift refusals of the tables it passed over. A
+    /// table the server fails goes on being retried; the other tables still go, and the first
+    /// failure is thrown once they have.
+    func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
+        var drifts: [ServerError] = []
+        var failure: SyncError?
         for table in store.schema.tables {
-            var after: Int64 = 0
-            while true {
-                let batch = try storeCall { try store.dirtyRows(in: table, after: after, limit: batchSize) }
-                guard let last = batch.last else { break }
-                after = last.rowID
-                try await send(batch.map(\.values), table, &report)
-                if batch.count < batchSize { break }
+            do {
+                try await push(table, into: &report)
+            } catch let error where error.serverError.flatMap(SchemaDrift.init) != nil {
+                drifts.append(error.serverError!)
+            } catch let error where error.code == .server {
+                failure = failure ?? error
             }
+        }
+        if let failure { throw failure }
+        return drifts
+    }
+
+    private func push(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
+        var after: Int64 = 0
+        while true {
+            let batch = try storeCall { try store.dirtyRows(in: table, after: after, limit: batchSize) }
+            guard let last = batch.last else { break }
+            after = last.rowID
+            var outcome = Outcome()
+            try await send(batch.map(\.values), table, &report, &outcome)
+            if let failure = outcome.serverFailures.first {
+                // Failing alone while others landed, or alone pass after pass: the rows' own
+                // fault. Otherwise the server's, and everything stays queued.
+                let keys = outcome.serverFailures.map { "\(table.name) \($0.row.values[0])" }
+                guard outcome.landed > 0 || store.state.countServerFailures(keys, in: table.name) >= Self.passesBeforeSettingAside else {
+                    throw failure.error
+                }
+                for (row, error) in outcome.serverFailures {
+                    try storeCall { try store.reject(row, in: table, error: error.serverError!) }
+                    report.rejected += 1
+                }
+            }
+            if batch.count < batchSize { break }
         }
     }
 
-    private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport) async throws(SyncError) {
+    /// How many passes running a row may fail alone with a 5xx before it goes aside.
+    static let passesBeforeSettingAside = 3
+
+    private struct Outcome {
+        var landed = 0
+        var serverFailures: [(row: ColumnValues, error: SyncError)] = []
+    }
+
+    private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome) async throws(SyncError) {
         do {
             try await transport.upsert(rows, into: table, as: credentials)
             try storeCall { try store.acknowledge(rows, in: table) }
             report.pushed += rows.count
-        } catch let error where Self.isRowsFault(error) {
+            outcome.landed += rows.count
+        } catch let error where Self.isRowsFault(error) || Self.isRowsServerFailure(error) {
             guard rows.count > 1 else {
-                try storeCall { try store.reject(rows[0], in: table, error: error.serverError!) }
-                report.rejected += 1
+                if Self.isRowsFault(error) {
+                    try storeCall { try store.reject(rows[0], in: table, error: error.serverError!) }
+                    report.rejected += 1
+                } else {
+                    outcome.serverFailures.append((rows[0], error))
+                }
                 return
             }
             let middle = rows.count / 2
-            try await send(Array(rows[..<middle]), table, &report)
-            try await send(Array(rows[middle...]), table, &report)
+            try await send(Array(rows[..<middle]), table, &report, &outcome)
+            try await send(Array(rows[middle...]), table, &report, &outcome)
         }
     }
 
@@ -45,6 +91,22 @@ struct Pusher {
         guard error.code == .server, let server = error.serverError else { return false }
         guard (400..<500).contains(server.status), ![401, 408, 429].contains(server.status) else { return false }
         return SchemaDrift(server) == nil && server.code != "PGRST102"
+    }
+
+    /// A 5xx that may be one row's doing (a trigger raising on its values, a value too large to
+    /// index); not the transient ones, which every row would meet alike.
+    static func isRowsServerFailure(_ error: SyncError) -> Bool {
+        guard error.code == .server, let server = error.serverError, (500..<600).contains(server.status) else { return false }
+        return !isTransient(server)
+    }
+
+    /// The server's passing troubles: unavailable, a gateway, a timeout, a serialization failure
+    /// or deadlock, PostgREST unable to reach the database.
+    static func isTransient(_ server: ServerError) -> Bool {
+        if [502, 503, 504].contains(server.status) { return true }
+        guard let code = server.code else { return false }
+        return ["40001", "40P01", "57014", "57P01"].contains(code) || code.hasPrefix("08") || code.hasPrefix("53")
+            || code.hasPrefix("PGRST00")
     }
 }
 

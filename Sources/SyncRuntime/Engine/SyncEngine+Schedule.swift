@@ -12,10 +12,14 @@ extension SyncEngine {
             } catch {
                 if Task.isCancelled { break }
                 switch error.code {
+                case .signedOut:
+                    // Nobody signed in yet (an auth library can say so at launch): nothing was
+                    // sent; look again at the next poll and resume by ourselves at sign-in.
+                    break
                 case .accessToken:
-                    // Signed out (or another user): stop cleanly; the app starts us again.
-                    stopAfterSignOut()
-                    return
+                    // The server refused the token and a fresh one did not help: wait for one.
+                    failures += 1
+                    delay = configuration.backoff(afterFailures: failures)
                 case .networkDisabled:
                     // Nothing to try until the switch is back on, which wakes us.
                     delay = configuration.backoffCeiling
@@ -51,14 +55,6 @@ extension SyncEngine {
 
     private func debounceElapsed() {
         if failures == 0 { wakeUp() }
-    }
-
-    private func stopAfterSignOut() {
-        store.state.localWriteHandler = nil
-        loop = nil
-        debounce?.cancel()
-        status.phase = .idle
-        publish()
     }
 
     private func waitForWake(upTo delay: Duration) async {

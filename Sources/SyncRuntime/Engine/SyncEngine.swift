@@ -33,6 +33,8 @@ public actor SyncEngine {
         self.transport = SwitchedTransport(base: transport, network: network)
         self.configuration = configuration
         self.credentials = credentials
+        // What waits is known before the first pass (rows written in an earlier launch).
+        if let counts = try? store.pendingCounts() { status.count(counts) }
     }
 
     public var isRunning: Bool { loop != nil }
@@ -118,6 +120,7 @@ public actor SyncEngine {
             switch error.code {
             case .schemaDrift:
                 status.phase = .schemaDrift(error.serverError.flatMap(SchemaDrift.init) ?? SchemaDrift(table: nil, column: nil))
+            case .signedOut, .accessToken: status.phase = .waitingForSignIn
             case .connectivity, .networkDisabled: status.phase = .offline
             default: status.phase = .idle
             }
@@ -131,42 +134,51 @@ public actor SyncEngine {
             throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
         }
         guard let user = await credentials() else {
-            throw SyncError(.accessToken, "Nobody is signed in; nothing was sent.")
+            throw SyncError(.signedOut, "Nobody is signed in; nothing was sent.")
         }
         guard user.userID == store.userID else {
             // Never send one user's rows with another user's token.
-            throw SyncError(.accessToken, "The signed-in user is not this database's user; nothing was sent.")
+            throw SyncError(.signedOut, "The signed-in user is not this database's user; nothing was sent.")
         }
         var report = SyncReport()
+        let puller = Puller(
+            store: store, transport: transport, credentials: user,
+            pageSize: configuration.pageSize, lookback: configuration.lookback
+        )
+        // A table the server lacks columns of is passed over and the others still sync; a push
+        // or replay the server fails does not keep the pull from running.
+        var drifts: [ServerError] = []
+        var held: SyncError?
+        let upgraded = try storeCall { try store.tablesAwaitingRepull() }
+        if !upgraded.isEmpty {
+            var first = puller
+            first.tables = upgraded
+            let drifted = try await first.pull(into: &report)
+            drifts += drifted
+            try storeCall { try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } }) }
+        }
         do {
-            let puller = Puller(
-                store: store, transport: transport, credentials: user,
-                pageSize: configuration.pageSize, lookback: configuration.lookback
-            )
-            let upgraded = try storeCall { try store.tablesAwaitingRepull() }
-            if !upgraded.isEmpty {
-                var first = puller
-                first.tables = upgraded
-                try await first.pull(into: &report)
-                try storeCall { try store.finishRepull(of: upgraded) }
-            }
-            try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
+            drifts += try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
                 .push(into: &report)
+        } catch where error.code == .server {
+            held = error
+        }
+        do {
             try await GuardedReplay(
                 store: store, transport: transport, credentials: user,
                 resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
             ).replay(into: &report)
-            for (table, rowID) in try storeCall({ try store.rowsToRefresh() }) {
-                let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
-                try storeCall { try store.refresh(table, rowID: rowID, with: server) }
-            }
-            try await puller.pull(into: &report)
-        } catch {
-            if let server = error.serverError, let drift = SchemaDrift(server) {
-                throw SyncError(.schemaDrift, drift.description, serverError: server)
-            }
-            throw error
+        } catch where error.code == .server {
+            held = held ?? error
         }
+        for (table, rowID) in try storeCall({ try store.rowsToRefresh() }) {
+            let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
+            try storeCall { try store.refresh(table, rowID: rowID, with: server) }
+        }
+        drifts += try await puller.pull(into: &report)
+        if let held, let server = held.serverError, SchemaDrift(server) != nil { drifts.append(server) }
+        if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
+        if let held { throw held }
         return report
     }
 
@@ -194,12 +206,7 @@ public actor SyncEngine {
     }
 
     private func refreshCounts() {
-        if let counts = try? store.pendingCounts() {
-            status.dirtyCount = counts.dirty
-            status.pendingCount = counts.pending
-            status.conflictedCount = counts.conflicted
-            status.rejectedCount = counts.rejected
-        }
+        if let counts = try? store.pendingCounts() { status.count(counts) }
     }
 
     private func addStatusObserver(_ id: UUID, _ continuation: AsyncStream<SyncStatus>.Continuation) {

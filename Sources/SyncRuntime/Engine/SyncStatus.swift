@@ -11,6 +11,8 @@ public struct SyncStatus: Sendable, Equatable {
         case backingOff(until: Date)
         /// The server lacks a column this client has: it needs the generated migration.
         case schemaDrift(SchemaDrift)
+        /// Nobody (or another user) is signed in: writes queue; syncing resumes at sign-in.
+        case waitingForSignIn
     }
 
     public var phase: Phase = .idle
@@ -28,6 +30,13 @@ public struct SyncStatus: Sendable, Equatable {
     public var hasSynced: Bool { lastSyncedAt != nil }
 
     public init() {}
+
+    mutating func count(_ counts: WaitingCounts) {
+        dirtyCount = counts.dirty
+        pendingCount = counts.pending
+        conflictedCount = counts.conflicted
+        rejectedCount = counts.rejected
+    }
 }
 
 /// What one sync pass did.

@@ -60,16 +60,7 @@ extension StoreWriter {
     /// Saves a row of a column-merge table: a new row stamps every column; an existing one only
     /// the columns whose value the save changes.
     func saveMerging(_ values: [SyncValue], _ sql: TableSQL) throws -> [String: SyncValue] {
-        var row = sql.row(from: values)
-        // JSON in its canonical text, as the server gives it back: a column's value is compared,
-        // and stamped, as the same text on every device.
-        for column in sql.table.columns where column.type == .json && column.role == .user {
-            guard case .text(let text)? = row[column.name] else { continue }
-            guard let canonical = SyncValue(canonicalJSON: text) else {
-                throw SyncError(.invalidRequest, "\(sql.table.name).\(column.name) is not JSON")
-            }
-            row[column.name] = canonical
-        }
+        var row = sql.row(from: values)   // checked by ValueCheck: JSON already canonical
         row[ReservedColumn.owner] = .text(store.userID.lowercasedString)
         let id = row[ReservedColumn.id]?.text ?? ""
         if let stored = try writeColumns(row, of: id, sql) { return stored }

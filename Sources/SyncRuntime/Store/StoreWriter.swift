@@ -20,7 +20,7 @@ public struct StoreWriter {
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
-        var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         if sql.merge != nil {
             let saved = try saveMerging(values, sql)
             if let rule = sql.table.openRowRule, isOpen(sql.table.columnNames.map { saved[$0] ?? .null }, rule, sql) {
@@ -47,7 +47,7 @@ public struct StoreWriter {
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
-        var values = try RecordEncoder().encode(record, columns: sql.table.columnNames)
+        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         stamp(&values, sql)
         guard try queueGuardedUpdate(values, sql, filters: conditions) else {
             throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")

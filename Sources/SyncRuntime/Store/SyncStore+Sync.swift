@@ -129,7 +129,7 @@ extension SyncStore {
                     [.text(table.name), .integer(cursor)]
                 )
                 result.cursor = cursor
-                state.clock.observe(newest)
+                state.clock.observe(newest, wallMs: state.wallClock())
                 let writer = StoreWriter(reader: StoreReader(store: self, database: database))
                 if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
                 return (result, writer.wroteLocally)

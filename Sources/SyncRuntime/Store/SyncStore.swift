@@ -37,11 +37,14 @@ public final class SyncStore: @unchecked Sendable {
             let (device, clock) = try queue.inDatabase { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {
-                    try Self.loadMeta(database, deviceID: deviceID, tables: schema.tables)
+                    try Self.checkOwner(userID, database)
+                    return try Self.loadMeta(database, deviceID: deviceID, tables: schema.tables)
                 }
             }
             self.deviceID = device
-            state = StoreState(clock: HybridClock(last: clock), wallClock: wallClock)
+            // Resumed no further than a day past the wall clock (see HybridClock).
+            let now = wallClock()
+            state = StoreState(clock: HybridClock(last: min(clock, now + HybridClock.maxAheadMs)), wallClock: wallClock)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -130,6 +133,22 @@ public final class SyncStore: @unchecked Sendable {
         return sql
     }
 
+    /// A store file belongs to the user it was made for: opened for anyone else it would show
+    /// them that user's rows and send that user's writes with their credentials.
+    private static func checkOwner(_ userID: UUID, _ database: Database) throws {
+        let owner = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'user_id'") { $0.text(at: 0) } ?? nil
+        guard let owner else {
+            try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('user_id', ?)", [.text(userID.lowercasedString)])
+            return
+        }
+        guard owner == userID.lowercasedString else {
+            throw SyncError(.configuration, """
+                This database belongs to another user; it was left unchanged. Open each user's own file \
+                (SyncStore(directory:schema:userID:) names it after the user).
+                """)
+        }
+    }
+
     /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
     /// remote row is applied only when its stamp is the greater), so the clock resumes from the
     /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
@@ -168,6 +187,20 @@ final class StoreState: @unchecked Sendable {
     }
 
     func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
+
+    /// Rows the server failed alone with a 5xx, and how many passes running (kept in memory: a
+    /// restart gives the server a fresh chance).
+    private var serverFailures: [String: Int] = [:]
+
+    /// Counts one more failing pass for each of `keys` (rows of `table`), forgetting the table's
+    /// rows no longer failing; returns the smallest count among them.
+    func countServerFailures(_ keys: [String], in table: String) -> Int {
+        observerLock.withLock {
+            serverFailures = serverFailures.filter { !$0.key.hasPrefix(table + " ") || keys.contains($0.key) }
+            for key in keys { serverFailures[key] = (serverFailures[key] ?? 0) + 1 }
+            return keys.compactMap { serverFailures[$0] }.min() ?? 0
+        }
+    }
 
     var localWriteHandler: (@Sendable () -> Void)? {
         get { observerLock.withLock { writeHandler } }

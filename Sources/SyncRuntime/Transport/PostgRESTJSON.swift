@@ -37,15 +37,22 @@ struct JSONSyntaxError: Error, Equatable {
 }
 
 extension JSONValue {
-    /// Parses one JSON document (RFC 8259), rejecting trailing bytes.
-    init(parsing data: Data) throws(JSONSyntaxError) {
-        var parser = JSONParser(bytes: [UInt8](data))
+    /// Parses one JSON document (RFC 8259), rejecting trailing bytes and nesting deeper than
+    /// `maximumDepth` (a page of rows holds a json column's value two levels down).
+    init(parsing data: Data, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) {
+        var parser = JSONParser(bytes: [UInt8](data), maximumDepth: maximumDepth)
         self = try parser.parseDocument()
     }
 
-    init(parsing text: String) throws(JSONSyntaxError) {
-        try self.init(parsing: Data(text.utf8))
+    init(parsing text: String, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) {
+        try self.init(parsing: Data(text.utf8), maximumDepth: maximumDepth)
     }
+
+    /// Deep enough for any page of rows; guards the stack against hostile nesting.
+    static let maximumDocumentDepth = 512
+    /// The deepest a json column's value may nest, checked when it is saved: every part of the
+    /// system (a page of rows, Foundation's encoder, PostgreSQL) reads and writes it.
+    static let maximumColumnDepth = 256
 
     /// Compact JSON text. With `sortingKeys`, object members are ordered by key (and duplicate
     /// keys collapse to the last, as jsonb does): the canonical text of a json column.
@@ -111,11 +118,11 @@ extension JSONValue {
 private struct JSONParser {
     let bytes: [UInt8]
     var index = 0
-    /// Deep enough for any json column; guards the stack against hostile nesting.
-    static let maximumDepth = 512
+    let maximumDepth: Int
 
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8], maximumDepth: Int) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
@@ -134,7 +141,7 @@ private struct JSONParser {
     }
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth < Self.maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
+        guard depth < maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
         skipWhitespace()
         guard index < bytes.count else { throw failure("a value") }
         switch bytes[index] {

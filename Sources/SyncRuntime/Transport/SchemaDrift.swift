@@ -46,6 +46,17 @@ public struct SchemaDrift: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// One error naming everything the server lacks, table by table, with the first refusal
+    /// as the server's error.
+    static func error(_ refusals: [ServerError]) -> SyncError {
+        var drifts: [SchemaDrift] = []
+        for drift in refusals.compactMap(SchemaDrift.init) where !drifts.contains(drift) { drifts.append(drift) }
+        let message = drifts.count == 1 ? drifts[0].description : "The server's schema is behind this app's: "
+            + drifts.map { [$0.table, $0.column].compactMap { $0 }.joined(separator: ".") }.joined(separator: ", ")
+            + " missing; apply the migrations that add them (`generate verify` names them)"
+        return SyncError(.schemaDrift, message, serverError: refusals[0])
+    }
+
     /// The texts between pairs of `quote` in `message`, in order.
     private static func quoted(_ message: String, by quote: Character) -> [String] {
         let parts = message.split(separator: quote, omittingEmptySubsequences: false)

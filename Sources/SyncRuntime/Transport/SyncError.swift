@@ -31,8 +31,11 @@ public struct SyncError: Error, Sendable, Equatable, LocalizedError {
         case syncFailed
         /// The local database is closed.
         case clientClosed
-        /// No access token could be had.
+        /// No access token could be had, or the server refused it.
         case accessToken
+        /// Nobody is signed in (or another user is): nothing was sent. The engine waits for
+        /// this store's user and resumes by itself.
+        case signedOut
         /// The request cannot be sent as written.
         case invalidRequest
         /// The server's answer could not be read.

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The one place a value is checked before it is stored and queued: what the server or another
+/// device could not hold exactly is refused at save, naming the table and column, instead of
+/// being cut on the way or failing every push after it.
+enum ValueCheck {
+    /// The values to store for `values` (JSON in its canonical text, -0.0 as 0.0), or an error.
+    static func checked(_ values: [SyncValue], of table: TableSchema) throws(SyncError) -> [SyncValue] {
+        var result = values
+        for (index, column) in table.columns.enumerated() where index < values.count {
+            result[index] = try checked(values[index], column, table)
+        }
+        return result
+    }
+
+    private static func checked(_ value: SyncValue, _ column: ColumnSchema, _ table: TableSchema) throws(SyncError) -> SyncValue {
+        let name = "\(table.name).\(column.name)"
+        switch value {
+        case .text(let text):
+            if text.utf8.contains(0) {
+                throw SyncError(.invalidRequest, "\(name) holds a NUL character, which PostgreSQL text cannot store")
+            }
+            guard column.type == .json else { return value }
+            guard let json = try? JSONValue(parsing: text, maximumDepth: JSONValue.maximumColumnDepth) else {
+                throw SyncError(.invalidRequest, "\(name) is not JSON, or nests deeper than \(JSONValue.maximumColumnDepth) levels")
+            }
+            return .text(json.serialized(sortingKeys: true))
+        case .double(let number):
+            guard number.isFinite else {
+                throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")
+            }
+            return number == 0 ? .double(0) : value   // -0.0 as 0.0: SQLite keeps no sign on zero
+        case .null where !column.isNullable && column.role == .user:
+            throw SyncError(.invalidRequest, "\(name) cannot be empty")
+        default:
+            return value
+        }
+    }
+}
