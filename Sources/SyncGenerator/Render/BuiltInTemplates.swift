@@ -257,13 +257,20 @@ enum BuiltInTemplates {
               if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
                 raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
               end if;
-              -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+              -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+              -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+              -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+              -- whole-row write (which would re-stamp every older column).
               if (tg_op = 'INSERT' and new.column_stamps is null)
-                  or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
+                  or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+                    and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
                 incoming := '{}';
                 in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
               else
                 incoming := new.column_stamps;
+                if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+                  raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+                end if;
               end if;
               if tg_op = 'UPDATE' then
                 stored := coalesce(old.column_stamps, '{}');
@@ -275,7 +282,7 @@ enum BuiltInTemplates {
                 kept := coalesce(stored ->> '{{name}}', old_default);
                 if coalesce(s_{{name}}, '') collate "C" > coalesce(kept, '') collate "C" then
                   took := true;
-                  if pg_catalog.substr(s_{{name}}, 16, 1) <> ':' or pg_catalog.substr(s_{{name}}, 1, 15)::bigint < 0 then
+                  if pg_catalog.substr(s_{{name}}, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '' then
                     raise exception using errcode = '22P02', message = 'column_stamps.{{name}} is not a stamp';
                   end if;
                 else
@@ -290,6 +297,9 @@ enum BuiltInTemplates {
               else
             {{#stamped}}
                 s_{{name}} := coalesce(incoming ->> '{{name}}', in_default);
+                if pg_catalog.substr(s_{{name}}, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '' then
+                  raise exception using errcode = '22P02', message = 'column_stamps.{{name}} is not a stamp';
+                end if;
             {{/stamped}}
               end if;
               -- Any column written after the delete brings the row back.
@@ -347,7 +357,9 @@ enum BuiltInTemplates {
                     and (t.{{start}}, t.id) > (new.{{start}}, new.id)
                   order by t.{{start}}, t.id
                   limit 1;
-                if found then
+                -- In an upsert's proposed insert of a row that exists, leave it to the update that
+                -- follows: what this sets reaches that update as the sent row (excluded).
+                if found and (tg_op = 'UPDATE' or not exists (select from public.{{table}} t where t.id = new.id)) then
                   new.{{end}} := later_start;
             {{#columnMerge}}
                   s_{{end}} := pg_catalog.lpad((coalesce(pg_catalog.substr(s_{{end}}, 1, 15)::bigint, 0) + 1)::text, 15, '0') || ':';
@@ -362,9 +374,7 @@ enum BuiltInTemplates {
             {{#columnMerge}}
               -- The row's pair is its newest column's.
               newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
-              if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-                raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-              end if;
+              -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
               new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
               new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
               new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
