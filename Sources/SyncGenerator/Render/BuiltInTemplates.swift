@@ -240,13 +240,14 @@ enum BuiltInTemplates {
               -- Each column is its own last-writer-wins register. A stamp is the text
               -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
               -- compares the pairs. A column without a stamp was never written and loses to any write.
+              -- (Written for speed: every statement costs, so the checks are few and wide.)
               incoming jsonb;      -- the sender's stamps
               in_default text;     -- a whole-row sender's pair, for every column
               stored jsonb;
               old_default text;    -- a row stored before it had stamps: its pair, for every column
-              kept text;
               newest text;
-              took boolean := tg_op = 'INSERT';
+              oldest text;
+              took boolean := false;
             {{#stamped}}
               s_{{name}} text;
             {{/stamped}}
@@ -268,45 +269,56 @@ enum BuiltInTemplates {
                 in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
               else
                 incoming := new.column_stamps;
-                if pg_catalog.jsonb_typeof(incoming) <> 'object' then
-                  raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+              end if;
+            {{#stamped}}
+              s_{{name}} := coalesce(incoming ->> '{{name}}', in_default);
+            {{/stamped}}
+              -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+              -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+              -- two are checked once, the others only when they differ.
+              if tg_op = 'INSERT' and in_default is null then
+                newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
+                oldest := least({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
+                if pg_catalog.jsonb_typeof(incoming) <> 'object'
+                    or pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+                    or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''{{#stamped}}
+                    or (s_{{name}} <> newest and s_{{name}} <> oldest and (pg_catalog.substr(s_{{name}}, 16, 1) <> ':'
+                      or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '')){{/stamped}} then
+                  raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+                    detail = pg_catalog.left(incoming::text, 500);
                 end if;
               end if;
               if tg_op = 'UPDATE' then
-                stored := coalesce(old.column_stamps, '{}');
-                if old.column_stamps is null then
+                stored := old.column_stamps;
+                if stored is null then
+                  stored := '{}';
                   old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
                 end if;
+                -- Each column: the sender's value where its stamp beats the stored one, else the stored.
             {{#stamped}}
-                s_{{name}} := coalesce(incoming ->> '{{name}}', in_default);
-                kept := coalesce(stored ->> '{{name}}', old_default);
-                if coalesce(s_{{name}}, '') collate "C" > coalesce(kept, '') collate "C" then
+                if coalesce(s_{{name}}, '') collate "C" > coalesce(stored ->> '{{name}}', old_default, '') collate "C" then
                   took := true;
-                  if pg_catalog.substr(s_{{name}}, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '' then
+                  if in_default is null and (pg_catalog.substr(s_{{name}}, 16, 1) <> ':'
+                      or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '') then
                     raise exception using errcode = '22P02', message = 'column_stamps.{{name}} is not a stamp';
                   end if;
                 else
                   new.{{name}} := old.{{name}};
-                  s_{{name}} := kept;
+                  s_{{name}} := coalesce(stored ->> '{{name}}', old_default);
                 end if;
             {{/stamped}}
                 if not took then
                   return null;  -- nothing newer: a repeat or an older write changes nothing
                 end if;
                 new.user_id := old.user_id;
-              else
-            {{#stamped}}
-                s_{{name}} := coalesce(incoming ->> '{{name}}', in_default);
-                if pg_catalog.substr(s_{{name}}, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '' then
-                  raise exception using errcode = '22P02', message = 'column_stamps.{{name}} is not a stamp';
-                end if;
-            {{/stamped}}
               end if;
               -- Any column written after the delete brings the row back.
-              newest := {{#written}}{{#@first}}greatest({{/@first}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{#@last}}){{/@last}}{{/written}}{{^written}}null{{/written}};
-              if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-                new.deleted_ms := null;
-                s_deleted_ms := newest;
+              if new.deleted_ms is not null then
+                newest := {{#written}}{{#@first}}greatest({{/@first}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{#@last}}){{/@last}}{{/written}}{{^written}}null{{/written}};
+                if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+                  new.deleted_ms := null;
+                  s_deleted_ms := newest;
+                end if;
               end if;
             {{/columnMerge}}
             {{^columnMerge}}
@@ -377,11 +389,15 @@ enum BuiltInTemplates {
               -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
               new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
               new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-              new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-            {{#stamped}}
-                '{{name}}', s_{{name}}{{^@last}},{{/@last}}
-            {{/stamped}}
-              ));
+              -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+              -- a column never written has no stamp, not a null one.
+              new.column_stamps := case
+                when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
+                then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+                  array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
+                else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+                  array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
+              end;
             {{/columnMerge}}
               return new;
             end
