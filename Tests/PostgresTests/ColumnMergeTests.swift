@@ -430,6 +430,22 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         #expect(refusal(notAnObject) == "22P02")
         notAnObject["id"] = UUID().text
         #expect(refusal(notAnObject) == "22P02")
+        // A plain update (PostgREST's PATCH) is held to the same rules.
+        func patchRefusal(_ assignments: String) -> String? {
+            do {
+                try server.connection.request(asUser: user) {
+                    try $0.execute("update public.activities set \(assignments) where id = $1", [id.text])
+                }
+                return nil
+            } catch let error as PostgresError {
+                return error.sqlState
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(patchRefusal("column_stamps = '[]', updated_ms = 500") == "22P02")
+        #expect(patchRefusal(#"name = 'x', column_stamps = '{"name": "999"}', updated_ms = 500"#) == "22P02")
+        #expect(patchRefusal("updated_ms = -5") == "22003")
         // Nothing refused was stored.
         #expect(try server.connection.execute("select count(*) from public.activities").scalar == "1")
         #expect(try content(server, "activities")["name"] == "Work")

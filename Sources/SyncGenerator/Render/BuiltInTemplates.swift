@@ -269,6 +269,9 @@ enum BuiltInTemplates {
                 in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
               else
                 incoming := new.column_stamps;
+                if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+                  raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+                end if;
               end if;
             {{#stamped}}
               s_{{name}} := coalesce(incoming ->> '{{name}}', in_default);
@@ -279,8 +282,7 @@ enum BuiltInTemplates {
               if tg_op = 'INSERT' and in_default is null then
                 newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
                 oldest := least({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
-                if pg_catalog.jsonb_typeof(incoming) <> 'object'
-                    or pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+                if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
                     or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''{{#stamped}}
                     or (s_{{name}} <> newest and s_{{name}} <> oldest and (pg_catalog.substr(s_{{name}}, 16, 1) <> ':'
                       or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '')){{/stamped}} then
