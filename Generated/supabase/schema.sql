@@ -74,13 +74,14 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_name text;
   s_color text;
   s_archived text;
@@ -91,107 +92,130 @@ begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_name := coalesce(incoming ->> 'name', in_default);
+  s_color := coalesce(incoming ->> 'color', in_default);
+  s_archived := coalesce(incoming ->> 'archived', in_default);
+  s_sort_order := coalesce(incoming ->> 'sort_order', in_default);
+  s_metadata := coalesce(incoming ->> 'metadata', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
+    oldest := least(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_name <> newest and s_name <> oldest and (pg_catalog.substr(s_name, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> ''))
+        or (s_color <> newest and s_color <> oldest and (pg_catalog.substr(s_color, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
+        or (s_archived <> newest and s_archived <> oldest and (pg_catalog.substr(s_archived, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> ''))
+        or (s_sort_order <> newest and s_sort_order <> oldest and (pg_catalog.substr(s_sort_order, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_sort_order, 1, 15), '0123456789') <> ''))
+        or (s_metadata <> newest and s_metadata <> oldest and (pg_catalog.substr(s_metadata, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_metadata, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_name := coalesce(incoming ->> 'name', in_default);
-    kept := coalesce(stored ->> 'name', old_default);
-    if coalesce(s_name, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_name, '') collate "C" > coalesce(stored ->> 'name', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_name, 16, 1) <> ':' or pg_catalog.substr(s_name, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_name, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
     else
       new.name := old.name;
-      s_name := kept;
+      s_name := coalesce(stored ->> 'name', old_default);
     end if;
-    s_color := coalesce(incoming ->> 'color', in_default);
-    kept := coalesce(stored ->> 'color', old_default);
-    if coalesce(s_color, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_color, '') collate "C" > coalesce(stored ->> 'color', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_color, 16, 1) <> ':' or pg_catalog.substr(s_color, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
       end if;
     else
       new.color := old.color;
-      s_color := kept;
+      s_color := coalesce(stored ->> 'color', old_default);
     end if;
-    s_archived := coalesce(incoming ->> 'archived', in_default);
-    kept := coalesce(stored ->> 'archived', old_default);
-    if coalesce(s_archived, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_archived, '') collate "C" > coalesce(stored ->> 'archived', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_archived, 16, 1) <> ':' or pg_catalog.substr(s_archived, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_archived, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
     else
       new.archived := old.archived;
-      s_archived := kept;
+      s_archived := coalesce(stored ->> 'archived', old_default);
     end if;
-    s_sort_order := coalesce(incoming ->> 'sort_order', in_default);
-    kept := coalesce(stored ->> 'sort_order', old_default);
-    if coalesce(s_sort_order, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_sort_order, '') collate "C" > coalesce(stored ->> 'sort_order', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_sort_order, 16, 1) <> ':' or pg_catalog.substr(s_sort_order, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_sort_order, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_sort_order, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.sort_order is not a stamp';
       end if;
     else
       new.sort_order := old.sort_order;
-      s_sort_order := kept;
+      s_sort_order := coalesce(stored ->> 'sort_order', old_default);
     end if;
-    s_metadata := coalesce(incoming ->> 'metadata', in_default);
-    kept := coalesce(stored ->> 'metadata', old_default);
-    if coalesce(s_metadata, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_metadata, '') collate "C" > coalesce(stored ->> 'metadata', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_metadata, 16, 1) <> ':' or pg_catalog.substr(s_metadata, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_metadata, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_metadata, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.metadata is not a stamp';
       end if;
     else
       new.metadata := old.metadata;
-      s_metadata := kept;
+      s_metadata := coalesce(stored ->> 'metadata', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_name := coalesce(incoming ->> 'name', in_default);
-    s_color := coalesce(incoming ->> 'color', in_default);
-    s_archived := coalesce(incoming ->> 'archived', in_default);
-    s_sort_order := coalesce(incoming ->> 'sort_order', in_default);
-    s_metadata := coalesce(incoming ->> 'metadata', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -201,19 +225,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'name', s_name,
-    'color', s_color,
-    'archived', s_archived,
-    'sort_order', s_sort_order,
-    'metadata', s_metadata,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_name is not null and s_color is not null and s_archived is not null and s_sort_order is not null and s_metadata is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['name', 'color', 'archived', 'sort_order', 'metadata', 'deleted_ms'],
+      array[s_name, s_color, s_archived, s_sort_order, s_metadata, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'archived', 'sort_order', 'metadata', 'deleted_ms'],
+      array[s_name, s_color, s_archived, s_sort_order, s_metadata, s_deleted_ms]))
+  end;
   return new;
 end
 $$;
@@ -273,13 +296,14 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_activity_id text;
   s_started_ms text;
   s_ended_ms text;
@@ -291,107 +315,130 @@ begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_activity_id := coalesce(incoming ->> 'activity_id', in_default);
+  s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
+  s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
+  s_note := coalesce(incoming ->> 'note', in_default);
+  s_source := coalesce(incoming ->> 'source', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
+    oldest := least(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_activity_id <> newest and s_activity_id <> oldest and (pg_catalog.substr(s_activity_id, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_activity_id, 1, 15), '0123456789') <> ''))
+        or (s_started_ms <> newest and s_started_ms <> oldest and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> ''))
+        or (s_ended_ms <> newest and s_ended_ms <> oldest and (pg_catalog.substr(s_ended_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> ''))
+        or (s_note <> newest and s_note <> oldest and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> ''))
+        or (s_source <> newest and s_source <> oldest and (pg_catalog.substr(s_source, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_source, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_activity_id := coalesce(incoming ->> 'activity_id', in_default);
-    kept := coalesce(stored ->> 'activity_id', old_default);
-    if coalesce(s_activity_id, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_activity_id, '') collate "C" > coalesce(stored ->> 'activity_id', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_activity_id, 16, 1) <> ':' or pg_catalog.substr(s_activity_id, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_activity_id, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_activity_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.activity_id is not a stamp';
       end if;
     else
       new.activity_id := old.activity_id;
-      s_activity_id := kept;
+      s_activity_id := coalesce(stored ->> 'activity_id', old_default);
     end if;
-    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
-    kept := coalesce(stored ->> 'started_ms', old_default);
-    if coalesce(s_started_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_started_ms, '') collate "C" > coalesce(stored ->> 'started_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_started_ms, 16, 1) <> ':' or pg_catalog.substr(s_started_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
       end if;
     else
       new.started_ms := old.started_ms;
-      s_started_ms := kept;
+      s_started_ms := coalesce(stored ->> 'started_ms', old_default);
     end if;
-    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
-    kept := coalesce(stored ->> 'ended_ms', old_default);
-    if coalesce(s_ended_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_ended_ms, '') collate "C" > coalesce(stored ->> 'ended_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_ended_ms, 16, 1) <> ':' or pg_catalog.substr(s_ended_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_ended_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
     else
       new.ended_ms := old.ended_ms;
-      s_ended_ms := kept;
+      s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
     end if;
-    s_note := coalesce(incoming ->> 'note', in_default);
-    kept := coalesce(stored ->> 'note', old_default);
-    if coalesce(s_note, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_note, '') collate "C" > coalesce(stored ->> 'note', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_note, 16, 1) <> ':' or pg_catalog.substr(s_note, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
     else
       new.note := old.note;
-      s_note := kept;
+      s_note := coalesce(stored ->> 'note', old_default);
     end if;
-    s_source := coalesce(incoming ->> 'source', in_default);
-    kept := coalesce(stored ->> 'source', old_default);
-    if coalesce(s_source, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_source, '') collate "C" > coalesce(stored ->> 'source', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_source, 16, 1) <> ':' or pg_catalog.substr(s_source, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_source, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_source, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.source is not a stamp';
       end if;
     else
       new.source := old.source;
-      s_source := kept;
+      s_source := coalesce(stored ->> 'source', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_activity_id := coalesce(incoming ->> 'activity_id', in_default);
-    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
-    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
-    s_note := coalesce(incoming ->> 'note', in_default);
-    s_source := coalesce(incoming ->> 'source', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -409,26 +456,27 @@ begin
         and (t.started_ms, t.id) > (new.started_ms, new.id)
       order by t.started_ms, t.id
       limit 1;
-    if found then
+    -- In an upsert's proposed insert of a row that exists, leave it to the update that
+    -- follows: what this sets reaches that update as the sent row (excluded).
+    if found and (tg_op = 'UPDATE' or not exists (select from public.sessions t where t.id = new.id)) then
       new.ended_ms := later_start;
       s_ended_ms := pg_catalog.lpad((coalesce(pg_catalog.substr(s_ended_ms, 1, 15)::bigint, 0) + 1)::text, 15, '0') || ':';
     end if;
   end if;
   -- The row's pair is its newest column's.
   newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'activity_id', s_activity_id,
-    'started_ms', s_started_ms,
-    'ended_ms', s_ended_ms,
-    'note', s_note,
-    'source', s_source,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_activity_id is not null and s_started_ms is not null and s_ended_ms is not null and s_note is not null and s_source is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['activity_id', 'started_ms', 'ended_ms', 'note', 'source', 'deleted_ms'],
+      array[s_activity_id, s_started_ms, s_ended_ms, s_note, s_source, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['activity_id', 'started_ms', 'ended_ms', 'note', 'source', 'deleted_ms'],
+      array[s_activity_id, s_started_ms, s_ended_ms, s_note, s_source, s_deleted_ms]))
+  end;
   return new;
 end
 $$;

@@ -28,6 +28,10 @@ import Testing
         try #require(try server.row("sessions", id))
     }
 
+    private func endStamp(_ id: UUID) throws -> String? {
+        try server.connection.execute("select column_stamps ->> 'ended_ms' from public.sessions where id = $1", [id.text]).scalar
+    }
+
     @Test func aNewerOpenSessionClosesTheOlderOneInAWayThatSyncs() throws {
         let older = UUID()
         let newer = UUID()
@@ -36,10 +40,14 @@ import Testing
         try push([session(newer, user: user, start: 200, updatedMs: 500, device: "watch")])
         let closed = try stored(older)
         #expect(closed["ended_ms"] == "200")
-        // The server's own write: device id '' (no device has it), a stamp past the closed
-        // column's, and a new server_seq, so every device pulls it and no device write shares it.
+        // The server's own write: device id '' (no device has it), stamped past the stored end,
+        // and a new server_seq, so every device pulls it.
         #expect(closed["updated_ms"] == "1001")
         #expect(closed["device_id"] == "")
+        let stamp = try #require(try endStamp(older))
+        #expect(stamp == "000000000001001:")
+        // The phone sent no stamps, so it set ended_ms at its pair; the close beats it bytewise.
+        #expect(stamp > "000000000001000:phone")
         #expect(Int(closed["server_seq"]!)! > Int(before["server_seq"]!)!)
         #expect(try openSessions() == [newer.text])
     }
@@ -51,8 +59,10 @@ import Testing
         try push([session(late, user: user, start: 100, updatedMs: 900, device: "phone")])
         let closed = try stored(late)
         #expect(closed["ended_ms"] == "200")
-        // Beats the sender's own copy, so the sender pulls the close.
+        // The server's own write, beating the sender's own copy, so the sender pulls the close.
         #expect(closed["updated_ms"] == "901")
+        #expect(closed["device_id"] == "")
+        #expect(try endStamp(late) == "000000000000901:")
         #expect(try openSessions() == [newer.text])
         #expect(try stored(newer)["ended_ms"] == nil)
     }

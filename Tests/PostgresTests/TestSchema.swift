@@ -23,7 +23,10 @@ enum TestSchema {
     /// schema.yaml as it is.
     static let initial = Schema(tables: [activities, sessions, tasks, taskLists])
 
-    /// The next version: a column whose default needs escaping, and an index on it.
+    /// The next version: a column whose default needs escaping, and an index on it. sessions
+    /// merges column by column, so the new column is a register of its own: the write trigger
+    /// changes with it and the migration re-creates the triggers, as the planner does when the
+    /// table's server code changes.
     static let tagColumn = Column(name: "tag", type: .text, defaultValue: .text("it's \"new\""))
     static let tagIndex = Index(name: "sessions_tag_idx", columns: ["tag"])
     static let sessionsWithTag: Table = {
@@ -38,9 +41,10 @@ enum TestSchema {
         number: 1, name: "initial", steps: initial.tables.map(MigrationStep.createTable), schema: initial)
     static let tagMigration = Migration(
         number: 2, name: "sessions_add_tag",
-        steps: [.addColumn(SyncedColumn(user: tagColumn), to: sessionsWithTag), .addIndex(tagIndex, on: sessionsWithTag),
-                // A column-merge table's trigger names its columns: adding one re-creates it, as the planner does.
-                .replaceTriggers(sessionsWithTag)],
+        steps: [
+            .addColumn(SyncedColumn(user: tagColumn), to: sessionsWithTag), .addIndex(tagIndex, on: sessionsWithTag),
+            .replaceTriggers(sessionsWithTag),
+        ],
         schema: current)
     static let migrations = [initialMigration, tagMigration]
 

@@ -20,7 +20,9 @@ import Testing
             TestSchema.current, snapshot: Snapshot(schema: TestSchema.current, migrations: entries), databaseURL: database.url)
         let fromPlan = try verifier.verify(TestSchema.current, migrations: TestSchema.migrations, databaseURL: database.url)
         #expect(fromSnapshot == fromPlan)
+        // The tag column, its index, and sessions' write trigger that merges the new column.
         #expect(fromSnapshot.findings.map(\.migration) == ["0002_sessions_add_tag", "0002_sessions_add_tag", "0002_sessions_add_tag"])
+        #expect(fromSnapshot.findings.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.column, .function, .index])
         let outcome = verifier.outcome(TestSchema.current, snapshot: nil, databaseURL: database.url)
         #expect(outcome.status == 1)
         #expect(outcome.text.contains("fix: run:"))

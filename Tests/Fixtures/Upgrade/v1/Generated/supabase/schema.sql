@@ -69,13 +69,14 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_name text;
   s_color text;
   s_streak text;
@@ -84,83 +85,104 @@ begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_name := coalesce(incoming ->> 'name', in_default);
+  s_color := coalesce(incoming ->> 'color', in_default);
+  s_streak := coalesce(incoming ->> 'streak', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+    oldest := least(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_name <> newest and s_name <> oldest and (pg_catalog.substr(s_name, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> ''))
+        or (s_color <> newest and s_color <> oldest and (pg_catalog.substr(s_color, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
+        or (s_streak <> newest and s_streak <> oldest and (pg_catalog.substr(s_streak, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_streak, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_name := coalesce(incoming ->> 'name', in_default);
-    kept := coalesce(stored ->> 'name', old_default);
-    if coalesce(s_name, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_name, '') collate "C" > coalesce(stored ->> 'name', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_name, 16, 1) <> ':' or pg_catalog.substr(s_name, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_name, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
     else
       new.name := old.name;
-      s_name := kept;
+      s_name := coalesce(stored ->> 'name', old_default);
     end if;
-    s_color := coalesce(incoming ->> 'color', in_default);
-    kept := coalesce(stored ->> 'color', old_default);
-    if coalesce(s_color, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_color, '') collate "C" > coalesce(stored ->> 'color', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_color, 16, 1) <> ':' or pg_catalog.substr(s_color, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
       end if;
     else
       new.color := old.color;
-      s_color := kept;
+      s_color := coalesce(stored ->> 'color', old_default);
     end if;
-    s_streak := coalesce(incoming ->> 'streak', in_default);
-    kept := coalesce(stored ->> 'streak', old_default);
-    if coalesce(s_streak, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_streak, '') collate "C" > coalesce(stored ->> 'streak', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_streak, 16, 1) <> ':' or pg_catalog.substr(s_streak, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_streak, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_streak, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.streak is not a stamp';
       end if;
     else
       new.streak := old.streak;
-      s_streak := kept;
+      s_streak := coalesce(stored ->> 'streak', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_name := coalesce(incoming ->> 'name', in_default);
-    s_color := coalesce(incoming ->> 'color', in_default);
-    s_streak := coalesce(incoming ->> 'streak', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -170,17 +192,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'name', s_name,
-    'color', s_color,
-    'streak', s_streak,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_name is not null and s_color is not null and s_streak is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
+      array[s_name, s_color, s_streak, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
+      array[s_name, s_color, s_streak, s_deleted_ms]))
+  end;
   return new;
 end
 $$;

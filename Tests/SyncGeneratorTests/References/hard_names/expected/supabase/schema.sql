@@ -117,13 +117,14 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_self text;
   s_note_2 text;
   s_note2 text;
@@ -155,359 +156,403 @@ begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_self := coalesce(incoming ->> 'self', in_default);
+  s_note_2 := coalesce(incoming ->> 'note_2', in_default);
+  s_note2 := coalesce(incoming ->> 'note2', in_default);
+  s_a_b := coalesce(incoming ->> 'a_b', in_default);
+  s_a__b := coalesce(incoming ->> 'a__b', in_default);
+  s_server__seq := coalesce(incoming ->> 'server__seq', in_default);
+  s_init := coalesce(incoming ->> 'init', in_default);
+  s_type := coalesce(incoming ->> 'type', in_default);
+  s_string := coalesce(incoming ->> 'string', in_default);
+  s_coding_keys := coalesce(incoming ->> 'coding_keys', in_default);
+  s_table_schema := coalesce(incoming ->> 'table_schema', in_default);
+  s_protocol := coalesce(incoming ->> 'protocol', in_default);
+  s_data := coalesce(incoming ->> 'data', in_default);
+  s_bool := coalesce(incoming ->> 'bool', in_default);
+  s_double := coalesce(incoming ->> 'double', in_default);
+  s_foundation := coalesce(incoming ->> 'foundation', in_default);
+  s_payload := coalesce(incoming ->> 'payload', in_default);
+  s_flag := coalesce(incoming ->> 'flag', in_default);
+  s_ratio := coalesce(incoming ->> 'ratio', in_default);
+  s_label := coalesce(incoming ->> 'label', in_default);
+  s_ref_key := coalesce(incoming ->> 'ref_key', in_default);
+  s_tab := coalesce(incoming ->> 'tab', in_default);
+  s_carriage := coalesce(incoming ->> 'carriage', in_default);
+  s_hashes := coalesce(incoming ->> 'hashes', in_default);
+  s_quotes := coalesce(incoming ->> 'quotes', in_default);
+  s_bidi := coalesce(incoming ->> 'bidi', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+    oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_self <> newest and s_self <> oldest and (pg_catalog.substr(s_self, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> ''))
+        or (s_note_2 <> newest and s_note_2 <> oldest and (pg_catalog.substr(s_note_2, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note_2, 1, 15), '0123456789') <> ''))
+        or (s_note2 <> newest and s_note2 <> oldest and (pg_catalog.substr(s_note2, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note2, 1, 15), '0123456789') <> ''))
+        or (s_a_b <> newest and s_a_b <> oldest and (pg_catalog.substr(s_a_b, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_a_b, 1, 15), '0123456789') <> ''))
+        or (s_a__b <> newest and s_a__b <> oldest and (pg_catalog.substr(s_a__b, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_a__b, 1, 15), '0123456789') <> ''))
+        or (s_server__seq <> newest and s_server__seq <> oldest and (pg_catalog.substr(s_server__seq, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_server__seq, 1, 15), '0123456789') <> ''))
+        or (s_init <> newest and s_init <> oldest and (pg_catalog.substr(s_init, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_init, 1, 15), '0123456789') <> ''))
+        or (s_type <> newest and s_type <> oldest and (pg_catalog.substr(s_type, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_type, 1, 15), '0123456789') <> ''))
+        or (s_string <> newest and s_string <> oldest and (pg_catalog.substr(s_string, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_string, 1, 15), '0123456789') <> ''))
+        or (s_coding_keys <> newest and s_coding_keys <> oldest and (pg_catalog.substr(s_coding_keys, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_coding_keys, 1, 15), '0123456789') <> ''))
+        or (s_table_schema <> newest and s_table_schema <> oldest and (pg_catalog.substr(s_table_schema, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_table_schema, 1, 15), '0123456789') <> ''))
+        or (s_protocol <> newest and s_protocol <> oldest and (pg_catalog.substr(s_protocol, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_protocol, 1, 15), '0123456789') <> ''))
+        or (s_data <> newest and s_data <> oldest and (pg_catalog.substr(s_data, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_data, 1, 15), '0123456789') <> ''))
+        or (s_bool <> newest and s_bool <> oldest and (pg_catalog.substr(s_bool, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_bool, 1, 15), '0123456789') <> ''))
+        or (s_double <> newest and s_double <> oldest and (pg_catalog.substr(s_double, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_double, 1, 15), '0123456789') <> ''))
+        or (s_foundation <> newest and s_foundation <> oldest and (pg_catalog.substr(s_foundation, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_foundation, 1, 15), '0123456789') <> ''))
+        or (s_payload <> newest and s_payload <> oldest and (pg_catalog.substr(s_payload, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_payload, 1, 15), '0123456789') <> ''))
+        or (s_flag <> newest and s_flag <> oldest and (pg_catalog.substr(s_flag, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_flag, 1, 15), '0123456789') <> ''))
+        or (s_ratio <> newest and s_ratio <> oldest and (pg_catalog.substr(s_ratio, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ratio, 1, 15), '0123456789') <> ''))
+        or (s_label <> newest and s_label <> oldest and (pg_catalog.substr(s_label, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> ''))
+        or (s_ref_key <> newest and s_ref_key <> oldest and (pg_catalog.substr(s_ref_key, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ref_key, 1, 15), '0123456789') <> ''))
+        or (s_tab <> newest and s_tab <> oldest and (pg_catalog.substr(s_tab, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_tab, 1, 15), '0123456789') <> ''))
+        or (s_carriage <> newest and s_carriage <> oldest and (pg_catalog.substr(s_carriage, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_carriage, 1, 15), '0123456789') <> ''))
+        or (s_hashes <> newest and s_hashes <> oldest and (pg_catalog.substr(s_hashes, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_hashes, 1, 15), '0123456789') <> ''))
+        or (s_quotes <> newest and s_quotes <> oldest and (pg_catalog.substr(s_quotes, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_quotes, 1, 15), '0123456789') <> ''))
+        or (s_bidi <> newest and s_bidi <> oldest and (pg_catalog.substr(s_bidi, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_bidi, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_self := coalesce(incoming ->> 'self', in_default);
-    kept := coalesce(stored ->> 'self', old_default);
-    if coalesce(s_self, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_self, '') collate "C" > coalesce(stored ->> 'self', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_self, 16, 1) <> ':' or pg_catalog.substr(s_self, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_self, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.self is not a stamp';
       end if;
     else
       new.self := old.self;
-      s_self := kept;
+      s_self := coalesce(stored ->> 'self', old_default);
     end if;
-    s_note_2 := coalesce(incoming ->> 'note_2', in_default);
-    kept := coalesce(stored ->> 'note_2', old_default);
-    if coalesce(s_note_2, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_note_2, '') collate "C" > coalesce(stored ->> 'note_2', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_note_2, 16, 1) <> ':' or pg_catalog.substr(s_note_2, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_note_2, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note_2, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note_2 is not a stamp';
       end if;
     else
       new.note_2 := old.note_2;
-      s_note_2 := kept;
+      s_note_2 := coalesce(stored ->> 'note_2', old_default);
     end if;
-    s_note2 := coalesce(incoming ->> 'note2', in_default);
-    kept := coalesce(stored ->> 'note2', old_default);
-    if coalesce(s_note2, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_note2, '') collate "C" > coalesce(stored ->> 'note2', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_note2, 16, 1) <> ':' or pg_catalog.substr(s_note2, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_note2, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note2, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note2 is not a stamp';
       end if;
     else
       new.note2 := old.note2;
-      s_note2 := kept;
+      s_note2 := coalesce(stored ->> 'note2', old_default);
     end if;
-    s_a_b := coalesce(incoming ->> 'a_b', in_default);
-    kept := coalesce(stored ->> 'a_b', old_default);
-    if coalesce(s_a_b, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_a_b, '') collate "C" > coalesce(stored ->> 'a_b', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_a_b, 16, 1) <> ':' or pg_catalog.substr(s_a_b, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_a_b, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_a_b, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.a_b is not a stamp';
       end if;
     else
       new.a_b := old.a_b;
-      s_a_b := kept;
+      s_a_b := coalesce(stored ->> 'a_b', old_default);
     end if;
-    s_a__b := coalesce(incoming ->> 'a__b', in_default);
-    kept := coalesce(stored ->> 'a__b', old_default);
-    if coalesce(s_a__b, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_a__b, '') collate "C" > coalesce(stored ->> 'a__b', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_a__b, 16, 1) <> ':' or pg_catalog.substr(s_a__b, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_a__b, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_a__b, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.a__b is not a stamp';
       end if;
     else
       new.a__b := old.a__b;
-      s_a__b := kept;
+      s_a__b := coalesce(stored ->> 'a__b', old_default);
     end if;
-    s_server__seq := coalesce(incoming ->> 'server__seq', in_default);
-    kept := coalesce(stored ->> 'server__seq', old_default);
-    if coalesce(s_server__seq, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_server__seq, '') collate "C" > coalesce(stored ->> 'server__seq', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_server__seq, 16, 1) <> ':' or pg_catalog.substr(s_server__seq, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_server__seq, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_server__seq, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.server__seq is not a stamp';
       end if;
     else
       new.server__seq := old.server__seq;
-      s_server__seq := kept;
+      s_server__seq := coalesce(stored ->> 'server__seq', old_default);
     end if;
-    s_init := coalesce(incoming ->> 'init', in_default);
-    kept := coalesce(stored ->> 'init', old_default);
-    if coalesce(s_init, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_init, '') collate "C" > coalesce(stored ->> 'init', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_init, 16, 1) <> ':' or pg_catalog.substr(s_init, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_init, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_init, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.init is not a stamp';
       end if;
     else
       new.init := old.init;
-      s_init := kept;
+      s_init := coalesce(stored ->> 'init', old_default);
     end if;
-    s_type := coalesce(incoming ->> 'type', in_default);
-    kept := coalesce(stored ->> 'type', old_default);
-    if coalesce(s_type, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_type, '') collate "C" > coalesce(stored ->> 'type', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_type, 16, 1) <> ':' or pg_catalog.substr(s_type, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_type, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_type, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.type is not a stamp';
       end if;
     else
       new.type := old.type;
-      s_type := kept;
+      s_type := coalesce(stored ->> 'type', old_default);
     end if;
-    s_string := coalesce(incoming ->> 'string', in_default);
-    kept := coalesce(stored ->> 'string', old_default);
-    if coalesce(s_string, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_string, '') collate "C" > coalesce(stored ->> 'string', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_string, 16, 1) <> ':' or pg_catalog.substr(s_string, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_string, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_string, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.string is not a stamp';
       end if;
     else
       new.string := old.string;
-      s_string := kept;
+      s_string := coalesce(stored ->> 'string', old_default);
     end if;
-    s_coding_keys := coalesce(incoming ->> 'coding_keys', in_default);
-    kept := coalesce(stored ->> 'coding_keys', old_default);
-    if coalesce(s_coding_keys, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_coding_keys, '') collate "C" > coalesce(stored ->> 'coding_keys', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_coding_keys, 16, 1) <> ':' or pg_catalog.substr(s_coding_keys, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_coding_keys, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_coding_keys, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.coding_keys is not a stamp';
       end if;
     else
       new.coding_keys := old.coding_keys;
-      s_coding_keys := kept;
+      s_coding_keys := coalesce(stored ->> 'coding_keys', old_default);
     end if;
-    s_table_schema := coalesce(incoming ->> 'table_schema', in_default);
-    kept := coalesce(stored ->> 'table_schema', old_default);
-    if coalesce(s_table_schema, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_table_schema, '') collate "C" > coalesce(stored ->> 'table_schema', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_table_schema, 16, 1) <> ':' or pg_catalog.substr(s_table_schema, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_table_schema, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_table_schema, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.table_schema is not a stamp';
       end if;
     else
       new.table_schema := old.table_schema;
-      s_table_schema := kept;
+      s_table_schema := coalesce(stored ->> 'table_schema', old_default);
     end if;
-    s_protocol := coalesce(incoming ->> 'protocol', in_default);
-    kept := coalesce(stored ->> 'protocol', old_default);
-    if coalesce(s_protocol, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_protocol, '') collate "C" > coalesce(stored ->> 'protocol', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_protocol, 16, 1) <> ':' or pg_catalog.substr(s_protocol, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_protocol, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_protocol, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.protocol is not a stamp';
       end if;
     else
       new.protocol := old.protocol;
-      s_protocol := kept;
+      s_protocol := coalesce(stored ->> 'protocol', old_default);
     end if;
-    s_data := coalesce(incoming ->> 'data', in_default);
-    kept := coalesce(stored ->> 'data', old_default);
-    if coalesce(s_data, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_data, '') collate "C" > coalesce(stored ->> 'data', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_data, 16, 1) <> ':' or pg_catalog.substr(s_data, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_data, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_data, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.data is not a stamp';
       end if;
     else
       new.data := old.data;
-      s_data := kept;
+      s_data := coalesce(stored ->> 'data', old_default);
     end if;
-    s_bool := coalesce(incoming ->> 'bool', in_default);
-    kept := coalesce(stored ->> 'bool', old_default);
-    if coalesce(s_bool, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_bool, '') collate "C" > coalesce(stored ->> 'bool', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_bool, 16, 1) <> ':' or pg_catalog.substr(s_bool, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_bool, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_bool, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.bool is not a stamp';
       end if;
     else
       new.bool := old.bool;
-      s_bool := kept;
+      s_bool := coalesce(stored ->> 'bool', old_default);
     end if;
-    s_double := coalesce(incoming ->> 'double', in_default);
-    kept := coalesce(stored ->> 'double', old_default);
-    if coalesce(s_double, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_double, '') collate "C" > coalesce(stored ->> 'double', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_double, 16, 1) <> ':' or pg_catalog.substr(s_double, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_double, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_double, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.double is not a stamp';
       end if;
     else
       new.double := old.double;
-      s_double := kept;
+      s_double := coalesce(stored ->> 'double', old_default);
     end if;
-    s_foundation := coalesce(incoming ->> 'foundation', in_default);
-    kept := coalesce(stored ->> 'foundation', old_default);
-    if coalesce(s_foundation, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_foundation, '') collate "C" > coalesce(stored ->> 'foundation', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_foundation, 16, 1) <> ':' or pg_catalog.substr(s_foundation, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_foundation, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_foundation, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.foundation is not a stamp';
       end if;
     else
       new.foundation := old.foundation;
-      s_foundation := kept;
+      s_foundation := coalesce(stored ->> 'foundation', old_default);
     end if;
-    s_payload := coalesce(incoming ->> 'payload', in_default);
-    kept := coalesce(stored ->> 'payload', old_default);
-    if coalesce(s_payload, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_payload, '') collate "C" > coalesce(stored ->> 'payload', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_payload, 16, 1) <> ':' or pg_catalog.substr(s_payload, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_payload, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_payload, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.payload is not a stamp';
       end if;
     else
       new.payload := old.payload;
-      s_payload := kept;
+      s_payload := coalesce(stored ->> 'payload', old_default);
     end if;
-    s_flag := coalesce(incoming ->> 'flag', in_default);
-    kept := coalesce(stored ->> 'flag', old_default);
-    if coalesce(s_flag, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_flag, '') collate "C" > coalesce(stored ->> 'flag', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_flag, 16, 1) <> ':' or pg_catalog.substr(s_flag, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_flag, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_flag, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.flag is not a stamp';
       end if;
     else
       new.flag := old.flag;
-      s_flag := kept;
+      s_flag := coalesce(stored ->> 'flag', old_default);
     end if;
-    s_ratio := coalesce(incoming ->> 'ratio', in_default);
-    kept := coalesce(stored ->> 'ratio', old_default);
-    if coalesce(s_ratio, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_ratio, '') collate "C" > coalesce(stored ->> 'ratio', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_ratio, 16, 1) <> ':' or pg_catalog.substr(s_ratio, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_ratio, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ratio, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ratio is not a stamp';
       end if;
     else
       new.ratio := old.ratio;
-      s_ratio := kept;
+      s_ratio := coalesce(stored ->> 'ratio', old_default);
     end if;
-    s_label := coalesce(incoming ->> 'label', in_default);
-    kept := coalesce(stored ->> 'label', old_default);
-    if coalesce(s_label, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_label, '') collate "C" > coalesce(stored ->> 'label', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_label, 16, 1) <> ':' or pg_catalog.substr(s_label, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_label, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.label is not a stamp';
       end if;
     else
       new.label := old.label;
-      s_label := kept;
+      s_label := coalesce(stored ->> 'label', old_default);
     end if;
-    s_ref_key := coalesce(incoming ->> 'ref_key', in_default);
-    kept := coalesce(stored ->> 'ref_key', old_default);
-    if coalesce(s_ref_key, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_ref_key, '') collate "C" > coalesce(stored ->> 'ref_key', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_ref_key, 16, 1) <> ':' or pg_catalog.substr(s_ref_key, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_ref_key, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ref_key, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ref_key is not a stamp';
       end if;
     else
       new.ref_key := old.ref_key;
-      s_ref_key := kept;
+      s_ref_key := coalesce(stored ->> 'ref_key', old_default);
     end if;
-    s_tab := coalesce(incoming ->> 'tab', in_default);
-    kept := coalesce(stored ->> 'tab', old_default);
-    if coalesce(s_tab, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_tab, '') collate "C" > coalesce(stored ->> 'tab', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_tab, 16, 1) <> ':' or pg_catalog.substr(s_tab, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_tab, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_tab, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.tab is not a stamp';
       end if;
     else
       new.tab := old.tab;
-      s_tab := kept;
+      s_tab := coalesce(stored ->> 'tab', old_default);
     end if;
-    s_carriage := coalesce(incoming ->> 'carriage', in_default);
-    kept := coalesce(stored ->> 'carriage', old_default);
-    if coalesce(s_carriage, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_carriage, '') collate "C" > coalesce(stored ->> 'carriage', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_carriage, 16, 1) <> ':' or pg_catalog.substr(s_carriage, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_carriage, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_carriage, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.carriage is not a stamp';
       end if;
     else
       new.carriage := old.carriage;
-      s_carriage := kept;
+      s_carriage := coalesce(stored ->> 'carriage', old_default);
     end if;
-    s_hashes := coalesce(incoming ->> 'hashes', in_default);
-    kept := coalesce(stored ->> 'hashes', old_default);
-    if coalesce(s_hashes, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_hashes, '') collate "C" > coalesce(stored ->> 'hashes', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_hashes, 16, 1) <> ':' or pg_catalog.substr(s_hashes, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_hashes, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_hashes, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.hashes is not a stamp';
       end if;
     else
       new.hashes := old.hashes;
-      s_hashes := kept;
+      s_hashes := coalesce(stored ->> 'hashes', old_default);
     end if;
-    s_quotes := coalesce(incoming ->> 'quotes', in_default);
-    kept := coalesce(stored ->> 'quotes', old_default);
-    if coalesce(s_quotes, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_quotes, '') collate "C" > coalesce(stored ->> 'quotes', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_quotes, 16, 1) <> ':' or pg_catalog.substr(s_quotes, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_quotes, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_quotes, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.quotes is not a stamp';
       end if;
     else
       new.quotes := old.quotes;
-      s_quotes := kept;
+      s_quotes := coalesce(stored ->> 'quotes', old_default);
     end if;
-    s_bidi := coalesce(incoming ->> 'bidi', in_default);
-    kept := coalesce(stored ->> 'bidi', old_default);
-    if coalesce(s_bidi, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_bidi, '') collate "C" > coalesce(stored ->> 'bidi', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_bidi, 16, 1) <> ':' or pg_catalog.substr(s_bidi, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_bidi, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_bidi, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.bidi is not a stamp';
       end if;
     else
       new.bidi := old.bidi;
-      s_bidi := kept;
+      s_bidi := coalesce(stored ->> 'bidi', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_self := coalesce(incoming ->> 'self', in_default);
-    s_note_2 := coalesce(incoming ->> 'note_2', in_default);
-    s_note2 := coalesce(incoming ->> 'note2', in_default);
-    s_a_b := coalesce(incoming ->> 'a_b', in_default);
-    s_a__b := coalesce(incoming ->> 'a__b', in_default);
-    s_server__seq := coalesce(incoming ->> 'server__seq', in_default);
-    s_init := coalesce(incoming ->> 'init', in_default);
-    s_type := coalesce(incoming ->> 'type', in_default);
-    s_string := coalesce(incoming ->> 'string', in_default);
-    s_coding_keys := coalesce(incoming ->> 'coding_keys', in_default);
-    s_table_schema := coalesce(incoming ->> 'table_schema', in_default);
-    s_protocol := coalesce(incoming ->> 'protocol', in_default);
-    s_data := coalesce(incoming ->> 'data', in_default);
-    s_bool := coalesce(incoming ->> 'bool', in_default);
-    s_double := coalesce(incoming ->> 'double', in_default);
-    s_foundation := coalesce(incoming ->> 'foundation', in_default);
-    s_payload := coalesce(incoming ->> 'payload', in_default);
-    s_flag := coalesce(incoming ->> 'flag', in_default);
-    s_ratio := coalesce(incoming ->> 'ratio', in_default);
-    s_label := coalesce(incoming ->> 'label', in_default);
-    s_ref_key := coalesce(incoming ->> 'ref_key', in_default);
-    s_tab := coalesce(incoming ->> 'tab', in_default);
-    s_carriage := coalesce(incoming ->> 'carriage', in_default);
-    s_hashes := coalesce(incoming ->> 'hashes', in_default);
-    s_quotes := coalesce(incoming ->> 'quotes', in_default);
-    s_bidi := coalesce(incoming ->> 'bidi', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -517,40 +562,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'self', s_self,
-    'note_2', s_note_2,
-    'note2', s_note2,
-    'a_b', s_a_b,
-    'a__b', s_a__b,
-    'server__seq', s_server__seq,
-    'init', s_init,
-    'type', s_type,
-    'string', s_string,
-    'coding_keys', s_coding_keys,
-    'table_schema', s_table_schema,
-    'protocol', s_protocol,
-    'data', s_data,
-    'bool', s_bool,
-    'double', s_double,
-    'foundation', s_foundation,
-    'payload', s_payload,
-    'flag', s_flag,
-    'ratio', s_ratio,
-    'label', s_label,
-    'ref_key', s_ref_key,
-    'tab', s_tab,
-    'carriage', s_carriage,
-    'hashes', s_hashes,
-    'quotes', s_quotes,
-    'bidi', s_bidi,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
+  end;
   return new;
 end
 $$;
@@ -600,72 +623,92 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_self text;
   s_deleted_ms text;
 begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_self := coalesce(incoming ->> 'self', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_self collate "C", s_deleted_ms collate "C");
+    oldest := least(s_self collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_self <> newest and s_self <> oldest and (pg_catalog.substr(s_self, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_self := coalesce(incoming ->> 'self', in_default);
-    kept := coalesce(stored ->> 'self', old_default);
-    if coalesce(s_self, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_self, '') collate "C" > coalesce(stored ->> 'self', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_self, 16, 1) <> ':' or pg_catalog.substr(s_self, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_self, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.self is not a stamp';
       end if;
     else
       new.self := old.self;
-      s_self := kept;
+      s_self := coalesce(stored ->> 'self', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_self := coalesce(incoming ->> 'self', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_self collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_self collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -675,15 +718,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_self collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'self', s_self,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_self is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['self', 'deleted_ms'],
+      array[s_self, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'deleted_ms'],
+      array[s_self, s_deleted_ms]))
+  end;
   return new;
 end
 $$;
@@ -733,72 +779,92 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_note text;
   s_deleted_ms text;
 begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_note := coalesce(incoming ->> 'note', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+    oldest := least(s_note collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_note <> newest and s_note <> oldest and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_note := coalesce(incoming ->> 'note', in_default);
-    kept := coalesce(stored ->> 'note', old_default);
-    if coalesce(s_note, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_note, '') collate "C" > coalesce(stored ->> 'note', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_note, 16, 1) <> ':' or pg_catalog.substr(s_note, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
     else
       new.note := old.note;
-      s_note := kept;
+      s_note := coalesce(stored ->> 'note', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_note := coalesce(incoming ->> 'note', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_note collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_note collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -808,15 +874,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_note collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'note', s_note,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_note is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+      array[s_note, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+      array[s_note, s_deleted_ms]))
+  end;
   return new;
 end
 $$;
@@ -983,72 +1052,92 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_note text;
   s_deleted_ms text;
 begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_note := coalesce(incoming ->> 'note', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+    oldest := least(s_note collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_note <> newest and s_note <> oldest and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_note := coalesce(incoming ->> 'note', in_default);
-    kept := coalesce(stored ->> 'note', old_default);
-    if coalesce(s_note, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_note, '') collate "C" > coalesce(stored ->> 'note', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_note, 16, 1) <> ':' or pg_catalog.substr(s_note, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
     else
       new.note := old.note;
-      s_note := kept;
+      s_note := coalesce(stored ->> 'note', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_note := coalesce(incoming ->> 'note', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_note collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_note collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -1058,15 +1147,18 @@ begin
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
   newest := greatest(s_note collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'note', s_note,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_note is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+      array[s_note, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+      array[s_note, s_deleted_ms]))
+  end;
   return new;
 end
 $$;

@@ -67,13 +67,14 @@ declare
   -- Each column is its own last-writer-wins register. A stamp is the text
   -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
   -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
   incoming jsonb;      -- the sender's stamps
   in_default text;     -- a whole-row sender's pair, for every column
   stored jsonb;
   old_default text;    -- a row stored before it had stamps: its pair, for every column
-  kept text;
   newest text;
-  took boolean := tg_op = 'INSERT';
+  oldest text;
+  took boolean := false;
   s_started_ms text;
   s_ended_ms text;
   s_deleted_ms text;
@@ -82,71 +83,91 @@ begin
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
-  -- A client that sends no stamps (the whole-row protocol) set every column at its pair.
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
   if (tg_op = 'INSERT' and new.column_stamps is null)
-      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps) then
-    -- At the stored pair it is a repeat (a whole-row client's, or a device's whose stamps are
-    -- the server's): claiming columns the device has never seen would let it win them.
-    if tg_op = 'UPDATE' and new.updated_ms = old.updated_ms and new.device_id = old.device_id then
-      return null;
-    end if;
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
     incoming := '{}';
     in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
   else
     incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
+  s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_started_ms collate "C", s_ended_ms collate "C", s_deleted_ms collate "C");
+    oldest := least(s_started_ms collate "C", s_ended_ms collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_started_ms <> newest and s_started_ms <> oldest and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> ''))
+        or (s_ended_ms <> newest and s_ended_ms <> oldest and (pg_catalog.substr(s_ended_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
   end if;
   if tg_op = 'UPDATE' then
-    stored := coalesce(old.column_stamps, '{}');
-    if old.column_stamps is null then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
       old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
     end if;
-    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
-    kept := coalesce(stored ->> 'started_ms', old_default);
-    if coalesce(s_started_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_started_ms, '') collate "C" > coalesce(stored ->> 'started_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_started_ms, 16, 1) <> ':' or pg_catalog.substr(s_started_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
       end if;
     else
       new.started_ms := old.started_ms;
-      s_started_ms := kept;
+      s_started_ms := coalesce(stored ->> 'started_ms', old_default);
     end if;
-    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
-    kept := coalesce(stored ->> 'ended_ms', old_default);
-    if coalesce(s_ended_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_ended_ms, '') collate "C" > coalesce(stored ->> 'ended_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_ended_ms, 16, 1) <> ':' or pg_catalog.substr(s_ended_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_ended_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
     else
       new.ended_ms := old.ended_ms;
-      s_ended_ms := kept;
+      s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
     end if;
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
-    kept := coalesce(stored ->> 'deleted_ms', old_default);
-    if coalesce(s_deleted_ms, '') collate "C" > coalesce(kept, '') collate "C" then
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
-      if pg_catalog.substr(s_deleted_ms, 16, 1) <> ':' or pg_catalog.substr(s_deleted_ms, 1, 15)::bigint < 0 then
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
-      s_deleted_ms := kept;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
     end if;
     if not took then
       return null;  -- nothing newer: a repeat or an older write changes nothing
     end if;
     new.user_id := old.user_id;
-  else
-    s_started_ms := coalesce(incoming ->> 'started_ms', in_default);
-    s_ended_ms := coalesce(incoming ->> 'ended_ms', in_default);
-    s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   end if;
   -- Any column written after the delete brings the row back.
-  newest := greatest(s_started_ms collate "C", s_ended_ms collate "C");
-  if new.deleted_ms is not null and coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
-    new.deleted_ms := null;
-    s_deleted_ms := newest;
+  if new.deleted_ms is not null then
+    newest := greatest(s_started_ms collate "C", s_ended_ms collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
   -- in server_seq order. Held already when the request is the owner's own. An IF, not
@@ -164,23 +185,27 @@ begin
         and (t.started_ms, t.id) > (new.started_ms, new.id)
       order by t.started_ms, t.id
       limit 1;
-    if found then
+    -- In an upsert's proposed insert of a row that exists, leave it to the update that
+    -- follows: what this sets reaches that update as the sent row (excluded).
+    if found and (tg_op = 'UPDATE' or not exists (select from public.sessions t where t.id = new.id)) then
       new.ended_ms := later_start;
       s_ended_ms := pg_catalog.lpad((coalesce(pg_catalog.substr(s_ended_ms, 1, 15)::bigint, 0) + 1)::text, 15, '0') || ':';
     end if;
   end if;
   -- The row's pair is its newest column's.
   newest := greatest(s_started_ms collate "C", s_ended_ms collate "C", s_deleted_ms collate "C");
-  if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.substr(newest, 1, 15)::bigint < 0 then
-    raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp';
-  end if;
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
-  new.column_stamps := pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object(
-    'started_ms', s_started_ms,
-    'ended_ms', s_ended_ms,
-    'deleted_ms', s_deleted_ms
-  ));
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_started_ms is not null and s_ended_ms is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['started_ms', 'ended_ms', 'deleted_ms'],
+      array[s_started_ms, s_ended_ms, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['started_ms', 'ended_ms', 'deleted_ms'],
+      array[s_started_ms, s_ended_ms, s_deleted_ms]))
+  end;
   return new;
 end
 $$;

@@ -1,0 +1,324 @@
+import Foundation
+import Postgres
+import SyncGenerator
+import SyncSchema
+
+/// `bench merge` (server half): the same seeded edit history under column-by-column and
+/// whole-row merge on a real PostgreSQL, counting the column edits each loses; then what a
+/// column-merge upsert costs beside the same table plain and beside `merge: row`. Starts its
+/// own throwaway cluster. `BENCH_SEED` picks another history.
+func runMergeBenchmark() async throws {
+    let cluster = try TemporaryCluster()
+    defer { cluster.stop() }
+    let admin = try Connection(url: cluster.url())
+    try admin.execute(script: SupabasePrelude.roles)
+    try admin.execute("create database bench")
+    let connection = try Connection(url: cluster.url(database: "bench"))
+    try connection.execute(script: SupabasePrelude.database)
+    let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
+    try connection.execute(script: try renderer.schemaSQL(Schema(tables: [
+        MergeBench.table("history_by_column", .column), MergeBench.table("history_by_row", .row),
+        MergeBench.table("cost_column", .column), MergeBench.table("cost_column_whole", .column),
+        MergeBench.table("cost_row", .row),
+    ])))
+    try connection.execute(script: """
+        create table public.cost_plain (like public.cost_column including defaults including constraints including indexes);
+        grant select, insert, update on public.cost_plain to authenticated;
+        """)
+
+    let seed = UInt64(ProcessInfo.processInfo.environment["BENCH_SEED"] ?? "") ?? 14
+    let history = MergeBench.History(seed: seed)
+    let user = UUID().uuidString.lowercased()
+    print("""
+        Lost edits: \(history.devices) devices edit random columns of \(history.rows) shared rows offline, then push in a \
+        random order; \(history.rounds) rounds (each device pulls first), \(history.edits.count) column edits, seed \(seed).
+        An edit is lost when the server's final value of its column is not the one written with that column's largest pair.
+
+        merge      edited columns  lost  kept
+        """)
+    for (mode, table) in [(MergeMode.column, "history_by_column"), (.row, "history_by_row")] {
+        let final = try history.replay(into: table, mode: mode, as: user, on: connection)
+        let (registers, lost) = history.lost(final)
+        let cells = ["\(mode.rawValue)", "\(registers)", "\(lost)", "\(registers - lost)"]
+        print(zip(cells, [11, 16, 6, 0]).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
+    }
+
+    print("""
+
+        Upsert cost: \(MergeBench.batchSize) rows per request, \(MergeBench.batches) requests per phase, one user; median of \
+        \(MergeBench.repetitions) runs. column: the column-merge trigger, the device sending column_stamps (a winning
+        update changes one column); whole-row: the same table, a client sending no stamps; row: merge: row; plain: the
+        column table's copy with no triggers, policies or row-level security, sent the same rows as column.
+
+        phase    rows/s: column  whole-row  row     plain    server CPU us/row: column  whole-row  row    plain   column/plain: wall  CPU
+        """)
+    guard let backend = Int32(try connection.execute("select pg_backend_pid()").scalar ?? "") else {
+        throw PostgresError(message: "no backend process id")
+    }
+    let variants: [(table: String, stamps: Bool)] = [
+        ("cost_column", true), ("cost_column_whole", false), ("cost_row", false), ("cost_plain", true),
+    ]
+    var costs: [String: [[ServerBench.Cost]]] = [:]
+    for _ in 0..<MergeBench.repetitions {
+        let ids = (0..<MergeBench.batches * MergeBench.batchSize).map { _ in UUID().uuidString.lowercased() }
+        for phase in ["new", "winning"] {
+            var runs: [ServerBench.Cost] = []
+            for variant in variants {
+                runs.append(try MergeBench.push(
+                    ids, winning: phase == "winning", stamps: variant.stamps, into: variant.table, as: user,
+                    on: connection, backend: backend))
+            }
+            costs[phase, default: []].append(runs)
+        }
+    }
+    let rows = Double(MergeBench.batches * MergeBench.batchSize)
+    for phase in ["new", "winning"] {
+        let runs = costs[phase]!
+        let wall = variants.indices.map { index in Measure.median(runs.map { $0[index].wall }) }
+        let cpu = variants.indices.map { index in Measure.median(runs.map { $0[index].serverCPU }) }
+        let cells = [phase] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
+            + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) }
+            + ["", Measure.format(wall[0] / wall[3], digits: 2), Measure.format(cpu[0] / cpu[3], digits: 2)]
+        let widths = [17, 8, 11, 8, 9, 19, 8, 11, 7, 8, 14, 6, 0]
+        print(zip(cells, widths).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
+    }
+}
+
+enum MergeBench {
+    static let batchSize = 500
+    static let batches = 20
+    static let repetitions = 3
+
+    /// Five user columns, every edit of which writes a value no other edit writes.
+    static let columns = ["title", "note", "color", "tag", "position"]
+
+    static func table(_ name: String, _ merge: MergeMode) -> Table {
+        Table(name: name, merge: merge, columns: [
+            Column(name: "title", type: .text),
+            Column(name: "note", type: .text, isNullable: true),
+            Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
+            Column(name: "tag", type: .text, isNullable: true),
+            Column(name: "position", type: .double, defaultValue: .double(0)),
+        ])
+    }
+
+    static func stamp(_ ms: Int, _ device: String) -> String {
+        let digits = String(ms)
+        return String(repeating: "0", count: max(0, 15 - digits.count)) + digits + ":" + device
+    }
+
+    static func json(_ stamps: [String: String]) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: stamps, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Pairs order by milliseconds, then by device id bytewise.
+    static func precedes(_ a: (ms: Int, device: String), _ b: (ms: Int, device: String)) -> Bool {
+        a.ms != b.ms ? a.ms < b.ms : Array(a.device.utf8).lexicographicallyPrecedes(Array(b.device.utf8))
+    }
+
+    /// SplitMix64: the same history on every machine.
+    struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    struct Edit {
+        var round: Int
+        var device: Int
+        var row: Int
+        var column: String
+        var value: String
+        var ms: Int
+        var deviceID: String { "device-\(device)" }
+    }
+
+    /// A seeded history: in each round every device, having pulled, edits random columns of
+    /// random rows offline (its clock strictly increasing), then the devices push in a random order.
+    struct History {
+        let rows = 100
+        let devices = 5
+        let rounds = 8
+        let editsPerRound = 25
+        let ids: [String]
+        let edits: [Edit]
+        let pushOrders: [[Int]]
+
+        init(seed: UInt64) {
+            var random = Random(state: seed)
+            ids = (0..<rows).map { _ in
+                let hex = String(format: "%016llx%016llx", random.next(), random.next())
+                let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+                    String(hex.dropFirst(range.lowerBound).prefix(range.count))
+                }
+                return parts.joined(separator: "-")
+            }
+            var edits: [Edit] = []
+            var orders: [[Int]] = []
+            for round in 0..<rounds {
+                for device in 0..<devices {
+                    let times = (0..<editsPerRound).map { _ in 10_000 * (round + 1) + Int.random(in: 0..<5_000, using: &random) }
+                    var last = 0
+                    for ms in times.sorted() {
+                        let ms = max(ms, last + 1)
+                        last = ms
+                        let row = Int.random(in: 0..<rows, using: &random)
+                        let column = MergeBench.columns.randomElement(using: &random)!
+                        let index = edits.count
+                        let value = column == "position" ? String(index) : "e\(index)"
+                        edits.append(Edit(round: round, device: device, row: row, column: column, value: value, ms: ms))
+                    }
+                }
+                orders.append((0..<devices).shuffled(using: &random))
+            }
+            self.edits = edits
+            pushOrders = orders
+        }
+
+        /// A device's copy of a row: values, each column's stamp (column merge), the row's pair.
+        struct Copy {
+            var values: [String: String?]
+            var stamps: [String: String]
+            var dirty = false
+        }
+
+        /// Plays the history against `table` and returns its final rows (id -> column -> value).
+        func replay(into table: String, mode: MergeMode, as user: String, on connection: Connection) throws -> [String: [String: String?]] {
+            let initial = ids.map { id in
+                Copy(values: ["id": id, "title": "initial", "note": nil, "color": "#8E8E93", "tag": nil, "position": "0",
+                              "updated_ms": "1", "device_id": "seed"],
+                     stamps: Dictionary(uniqueKeysWithValues: (MergeBench.columns + ["deleted_ms"]).map { ($0, MergeBench.stamp(1, "seed")) }),
+                     dirty: true)
+            }
+            try push(initial, into: table, mode: mode, as: user, on: connection)
+            for round in 0..<rounds {
+                // Every device pulls, then edits offline.
+                var copies = (0..<devices).map { _ in [String: Copy]() }
+                let pulled = try pull(table, mode: mode, on: connection)
+                for device in 0..<devices { copies[device] = pulled }
+                for edit in edits where edit.round == round {
+                    let id = ids[edit.row]
+                    var copy = copies[edit.device][id]!
+                    copy.values[edit.column] = .some(edit.value)
+                    copy.stamps[edit.column] = MergeBench.stamp(edit.ms, edit.deviceID)
+                    copy.values["updated_ms"] = .some(String(edit.ms))
+                    copy.values["device_id"] = .some(edit.deviceID)
+                    copy.dirty = true
+                    copies[edit.device][id] = copy
+                }
+                for device in pushOrders[round] {
+                    try push(Array(copies[device].values), into: table, mode: mode, as: user, on: connection)
+                }
+            }
+            return try pull(table, mode: mode, on: connection).mapValues(\.values)
+        }
+
+        func pull(_ table: String, mode: MergeMode, on connection: Connection) throws -> [String: Copy] {
+            let stampsColumn = mode == .column ? "column_stamps::text" : "null"
+            let result = try connection.execute(
+                "select id::text, title, note, color, tag, position::text, updated_ms::text, device_id, \(stampsColumn) from public.\(table)")
+            var copies: [String: Copy] = [:]
+            for row in result.rows {
+                let names = ["id", "title", "note", "color", "tag", "position", "updated_ms", "device_id"]
+                let values = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, row[$0]) })
+                var stamps: [String: String] = [:]
+                if let text = row[8], let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String] {
+                    stamps = object
+                }
+                copies[row[0]!] = Copy(values: values, stamps: stamps)
+            }
+            return copies
+        }
+
+        /// One request with the device's dirty rows: whole rows, plus their stamps under column merge.
+        func push(_ copies: [Copy], into table: String, mode: MergeMode, as user: String, on connection: Connection) throws {
+            let dirty = copies.filter(\.dirty)
+            guard !dirty.isEmpty else { return }
+            var columns = ["id", "user_id"] + MergeBench.columns + ["updated_ms", "device_id"]
+            if mode == .column { columns.append("column_stamps") }
+            var parameters: [String?] = []
+            let tuples = dirty.map { copy in
+                "(" + columns.map { column in
+                    switch column {
+                    case "user_id": parameters.append(user)
+                    case "column_stamps": parameters.append(MergeBench.json(copy.stamps))
+                    default: parameters.append(copy.values[column] ?? nil)
+                    }
+                    return "$\(parameters.count)"
+                }.joined(separator: ", ") + ")"
+            }
+            let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+            try connection.transaction { connection in
+                try connection.execute(
+                    "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)",
+                    [#"{"role":"authenticated","sub":"\#(user)"}"#])
+                try connection.execute(sql, parameters)
+            }
+        }
+
+        /// The registers (row, column) some edit wrote, and how many of them do not hold the
+        /// value of their largest-pair edit.
+        func lost(_ final: [String: [String: String?]]) -> (registers: Int, lost: Int) {
+            var winners: [String: Edit] = [:]
+            for edit in edits {
+                let key = "\(edit.row)/\(edit.column)"
+                if let current = winners[key], !MergeBench.precedes((current.ms, current.deviceID), (edit.ms, edit.deviceID)) { continue }
+                winners[key] = edit
+            }
+            var lost = 0
+            for edit in winners.values {
+                let stored = final[ids[edit.row]]?[edit.column] ?? nil
+                let same = edit.column == "position"
+                    ? stored.flatMap(Double.init) == Double(edit.value) : stored == edit.value
+                if !same { lost += 1 }
+            }
+            return (winners.count, lost)
+        }
+    }
+
+    /// Upserts every id, a batch per request: new rows, or (`winning`) updates with a newer pair.
+    /// With `stamps` the rows carry column_stamps as a column-merge device sends them: a new
+    /// row every column at its pair, an update only the changed title at the newer pair.
+    static func push(
+        _ ids: [String], winning: Bool, stamps: Bool, into table: String, as user: String, on connection: Connection,
+        backend: Int32
+    ) throws -> ServerBench.Cost {
+        var columns = ["id", "user_id", "title", "note", "color", "tag", "position", "updated_ms", "device_id"]
+        if stamps { columns.append("column_stamps") }
+        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let tuples = (0..<batchSize).map { row in
+            "(" + columns.indices.map { "$\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
+        }
+        let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+        let claims = #"{"role":"authenticated","sub":"\#(user)"}"#
+        var stampsObject = Dictionary(uniqueKeysWithValues: (MergeBench.columns + ["deleted_ms"]).map { ($0, stamp(1, "bench-device")) })
+        if winning { stampsObject["title"] = stamp(2, "bench-device") }
+        let stampsText = json(stampsObject)
+        let updatedMs = winning ? "2" : "1"
+        let cpuBefore = try ServerBench.cpuSeconds(of: backend)
+        let wall = try Measure.seconds {
+            for start in stride(from: 0, to: ids.count, by: batchSize) {
+                var parameters: [String?] = []
+                parameters.reserveCapacity(batchSize * columns.count)
+                for (index, id) in ids[start..<start + batchSize].enumerated() {
+                    parameters += [id, user, winning ? "item \(start + index) renamed" : "item \(start + index)", nil, "#FF0000", nil,
+                                   String(index), updatedMs, "bench-device"]
+                    if stamps { parameters.append(stampsText) }
+                }
+                try connection.transaction { connection in
+                    try connection.execute(
+                        "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)", [claims])
+                    try connection.execute(sql, parameters)
+                }
+            }
+        }
+        return ServerBench.Cost(wall: wall, serverCPU: try ServerBench.cpuSeconds(of: backend) - cpuBefore)
+    }
+}
