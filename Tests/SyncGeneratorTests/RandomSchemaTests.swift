@@ -12,7 +12,7 @@ import Testing
 @Suite struct RandomSchemaTests {
     /// Names the validator accepts (those it refuses, such as `self` or `strings`, have bad-schema tests).
     static let tableNames = ["selves", "local_migrations", "open_row_rules", "pull_orderings", "tables", "migrations",
-                             "note_2s", "note2s", "a_bs", "a__bs", "inits", "codings", "events", "columns_", "rows"]
+                             "note_2s", "note2s", "a_bs", "a__bs", "inits", "codings", "events", "columns_", "row_s"]
     static let columnNames = ["self", "init", "type", "string", "data", "bool", "double", "note_2", "note2", "a_b", "a__b",
                               "server__seq", "coding_keys", "table_schema", "protocol", "foundation", "swift", "sync_runtime",
                               "value", "default_", "x1", "title"]
