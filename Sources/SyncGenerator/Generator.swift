@@ -63,7 +63,8 @@ public struct Generator: Sendable {
 
         let schema = parsed.schema
         let localMigrations = allEntries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
-        let snapshot = Snapshot(schema: schema, migrations: allEntries, serverCode: serverCode)
+        let snapshot = Snapshot(schema: schema, migrations: allEntries, serverCode: serverCode,
+                                perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema))
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [

@@ -145,4 +145,19 @@ import Testing
             #expect(try project.generatedTree() == before)
         }
     }
+
+    @Test func aHandAddedSupabaseMigrationFailsCheckAndGenerate() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(Self.base)
+        #expect(project.run().status == 0)
+        let path = "supabase/migrations/20261201000000_by_hand.sql"
+        try Data("alter table public.sessions add column x text;\n".utf8).write(to: project.generatedURL.appendingPathComponent(path))
+        let before = try project.generatedTree()
+        for arguments in [["--check"], []] {
+            let (console, transcript) = GenerateCommand.Console.recording()
+            #expect(GenerateCommand(console: console, stamp: fixedStamp).run(["--schema", project.schemaPath] + arguments) == GenerateCommand.ExitCode.stale)
+            #expect(transcript.error == "error: Generated/\(path) is not a migration generate made; `supabase db push` would run it on the server, but schema.sql, verify and the devices know nothing of it; remove it and put the change in schema.yaml (keep SQL of your own in a migrations folder outside Generated/)")
+            #expect(try project.generatedTree() == before)
+        }
+    }
 }

@@ -103,16 +103,13 @@ public struct GenerateCommand: Sendable {
             let output = try Generator(templates: templates, stamp: stamp).generate(parsed, existing: existing)
             let writer = OutputWriter(directory: options.outputURL)
             let changes = writer.changes(from: existing, to: output.tree)
-            // A local migration nobody generated would never reach a device (the apps embed the
-            // snapshot's migrations), so it is an error; a Supabase one may be the user's own.
-            let foreignLocal = changes.foreign.filter { $0.hasPrefix("sqlite/") }
-            for path in foreignLocal {
-                console.error("error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml")
-            }
-            if !foreignLocal.isEmpty { return ExitCode.stale }
+            // A migration nobody generated is an error in either folder: a local one would never
+            // reach a device (the apps embed the snapshot's migrations), and a Supabase one would
+            // change the server behind schema.sql, verify and the snapshot, which know nothing of it.
             for path in changes.foreign {
-                console.error("warning: Generated/\(path) is not a migration generate made; left as it is")
+                console.error(Self.foreignMigrationError(path))
             }
+            if !changes.foreign.isEmpty { return ExitCode.stale }
             if options.mode == .check {
                 guard !changes.isEmpty else {
                     console.out("Generated/ is current.")
@@ -140,6 +137,13 @@ public struct GenerateCommand: Sendable {
         } catch {
             return report(Failure("error: \(error)", ExitCode.stale))
         }
+    }
+
+    static func foreignMigrationError(_ path: String) -> String {
+        if path.hasPrefix("sqlite/") {
+            return "error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml"
+        }
+        return "error: Generated/\(path) is not a migration generate made; `supabase db push` would run it on the server, but schema.sql, verify and the devices know nothing of it; remove it and put the change in schema.yaml (keep SQL of your own in a migrations folder outside Generated/)"
     }
 
     private func verify(databaseURL: String, options: CommandLineOptions) -> Int32 {

@@ -11,6 +11,9 @@ public enum MigrationStep: Equatable, Sendable {
     case addIndex(Index, on: Table)
     /// The table's trigger functions are re-created (an ordering option or a rule changed).
     case replaceTriggers(Table)
+    /// The server's copy of a shipped unique index is dropped and created again unique per
+    /// owner; the devices' copy is already per owner (each holds one user's rows).
+    case replaceServerIndex(Index, on: Table)
 }
 
 /// A numbered migration: the steps that take the schema of the previous migration to

@@ -17,6 +17,7 @@ public enum MigrationPlanner {
             else { continue }
             changes.append(.changeTriggers(table: table.name))
         }
+        changes += globalServerIndexes(shipped: snapshot, in: parsed.schema)
         guard !changes.isEmpty else { return nil }
         let schema = parsed.schema
         let steps = changes.flatMap { change -> [MigrationStep] in
@@ -25,6 +26,7 @@ public enum MigrationPlanner {
             case .addColumn(let column, let table): [.addColumn(SyncedColumn(user: column), to: schema.table(named: table)!)]
             case .addIndex(let index, let table): [.addIndex(index, on: schema.table(named: table)!)]
             case .changeTriggers(let table): [.replaceTriggers(schema.table(named: table)!)]
+            case .ownServerIndex(let index, let table): [.replaceServerIndex(index, on: schema.table(named: table)!)]
             case .mergeColumns(let name):
                 { table in [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)] }(schema.table(named: name)!)
             }
@@ -33,8 +35,23 @@ public enum MigrationPlanner {
         return Migration(number: number, name: name(for: changes, isFirst: number == 1), steps: steps, schema: schema)
     }
 
+    /// The shipped unique indexes that the server still holds unique across all owners: those
+    /// of a snapshot that does not list them as per owner. (An index that changed or went away
+    /// is refused by the diff; a new one is made per owner.)
+    static func globalServerIndexes(shipped snapshot: Snapshot?, in schema: Schema) -> [SchemaChange] {
+        guard let snapshot else { return [] }
+        let perOwner = Set(snapshot.perOwnerIndexes ?? [])
+        return snapshot.schema.tables.flatMap { shipped -> [SchemaChange] in
+            guard let table = schema.table(named: shipped.name) else { return [] }
+            return shipped.indexes.filter { index in
+                index.isUnique && table.indexes.contains(index) && !perOwner.contains("\(table.name).\(index.name)")
+            }.map { .ownServerIndex($0, table: table.name) }
+        }
+    }
+
     /// Named after the change: `initial`, `create_tags`, `sessions_add_note`,
-    /// `sessions_add_note_mood`, `sessions_add_index_started_ms`, `update_sessions_tasks`.
+    /// `sessions_add_note_mood`, `sessions_add_index_started_ms`, `update_sessions_tasks`,
+    /// `tags_update_unique_per_owner`.
     static func name(for changes: [SchemaChange], isFirst: Bool) -> String {
         if isFirst { return "initial" }
         var tables: [String] = []
@@ -57,18 +74,24 @@ public enum MigrationPlanner {
             case .mergeColumns(let name):
                 table = name
                 parts.append("column_stamps")
+            case .ownServerIndex(_, let name):
+                table = name
+                parts.append("per_owner")
             }
             if !tables.contains(table) { tables.append(table) }
         }
+        let added = parts.filter { $0 != "triggers" && $0 != "per_owner" }
         let name: String
         if tables.count > 1 {
             name = "update_" + tables.joined(separator: "_")
         } else if parts == ["create"] {
             name = "create_" + tables[0]
-        } else if parts == ["triggers"] {
-            name = tables[0] + "_update_triggers"
+        } else if !added.isEmpty {
+            name = tables[0] + "_add_" + added.joined(separator: "_")
         } else {
-            name = tables[0] + "_add_" + parts.filter { $0 != "triggers" }.joined(separator: "_")
+            // Only server code changes: `sessions_update_triggers`, `tags_update_unique_per_owner`.
+            let updates = ["triggers", "per_owner"].filter(parts.contains).map { $0 == "per_owner" ? "unique_per_owner" : $0 }
+            name = tables[0] + "_update_" + updates.joined(separator: "_")
         }
         return String(name.prefix(60))
     }

@@ -16,6 +16,11 @@ public struct Snapshot: Codable, Equatable, Sendable {
     /// migration re-creates them, so a server never runs older trigger code than the clients
     /// expect. Absent in snapshots written before it existed.
     public var serverCode: [String: String]?
+    /// The unique indexes (`table.index`) the server holds unique per owner. Snapshots written
+    /// before unique indexes were per owner lack it: their shipped unique indexes are unique
+    /// across all owners on the server, and the next migration replaces them. Absent when the
+    /// schema has no unique index, so such projects' snapshots did not change.
+    public var perOwnerIndexes: [String]?
 
     public struct Entry: Codable, Equatable, Sendable {
         public var number: Int
@@ -28,11 +33,19 @@ public struct Snapshot: Codable, Equatable, Sendable {
         public var supabaseSHA256: String
     }
 
-    public init(schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil) {
+    public init(schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil, perOwnerIndexes: [String]? = nil) {
         self.format = Self.currentFormat
         self.schema = schema
         self.migrations = migrations
         self.serverCode = serverCode
+        self.perOwnerIndexes = perOwnerIndexes
+    }
+
+    /// Every unique index of `schema` as `perOwnerIndexes` records it, nil when there is none:
+    /// after any run all of them are per owner on the server (made so, or replaced).
+    public static func perOwnerIndexes(of schema: Schema) -> [String]? {
+        let names = schema.tables.flatMap { table in table.indexes.filter(\.isUnique).map { "\(table.name).\($0.name)" } }
+        return names.isEmpty ? nil : names.sorted()
     }
 
     /// The file stem (`0002_sessions_add_note`) of the migration that introduced a table, a
@@ -63,7 +76,7 @@ extension MigrationStep {
         switch self {
         case .createTable(let table): "table \(table.name)"
         case .addColumn(let column, let table): "column \(table.name).\(column.name)"
-        case .addIndex(let index, let table): "index \(table.name).\(index.name)"
+        case .addIndex(let index, let table), .replaceServerIndex(let index, let table): "index \(table.name).\(index.name)"
         case .replaceTriggers(let table): "triggers \(table.name)"
         }
     }

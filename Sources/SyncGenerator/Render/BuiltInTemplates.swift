@@ -162,7 +162,8 @@ enum BuiltInTemplates {
 
             """#,
         "supabase/index.sql.mustache": #"""
-            create {{#unique}}unique {{/unique}}index if not exists {{name}} on public.{{table}} ({{#columns}}{{.}}{{^@last}}, {{/@last}}{{/columns}});
+            {{#replacing}}drop index if exists public.{{name}};
+            {{/replacing}}create {{#unique}}unique {{/unique}}index if not exists {{name}} on public.{{table}} ({{#columns}}{{.}}{{^@last}}, {{/@last}}{{/columns}});
 
             """#,
         "supabase/migration.sql.mustache": #"""

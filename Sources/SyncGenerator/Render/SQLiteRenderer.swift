@@ -21,6 +21,8 @@ public struct SQLiteRenderer: Sendable {
                 ["addIndex": indexContext(index, table: table.name)]
             case .replaceTriggers:
                 nil  // the runtime reads rules from the table list; SQLite has no triggers of ours
+            case .replaceServerIndex:
+                nil  // a device holds one owner's rows, so its unique index is per owner already
             }
         }
         return try templates.render("sqlite/migration.sql.mustache", [

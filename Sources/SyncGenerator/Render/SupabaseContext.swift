@@ -44,13 +44,22 @@ enum SupabaseContext {
         return context
     }
 
-    static func index(name: String, columns: [String], unique: Bool, on table: Table) -> TemplateValue {
+    static func index(_ index: Index, on table: Table, replacing: Bool) -> TemplateValue {
         [
             "table": .text(table.name),
-            "name": .text(name),
-            "columns": .list(columns.map(TemplateValue.text)),
-            "unique": .bool(unique),
+            "name": .text(index.name),
+            "columns": .list(serverColumns(of: index).map(TemplateValue.text)),
+            "unique": .bool(index.isUnique),
+            "replacing": .bool(replacing),
         ]
+    }
+
+    /// The server holds every owner's rows, a device one owner's: a unique index is unique per
+    /// owner on the server (`user_id` first), as each device enforces it, so one user's write
+    /// never fails on, and so never reveals, another user's value.
+    static func serverColumns(of index: Index) -> [String] {
+        guard index.isUnique, index.columns.first != ReservedColumns.owner else { return index.columns }
+        return [ReservedColumns.owner] + index.columns
     }
 
     /// The index every pull uses: an owner's rows in server_seq order.

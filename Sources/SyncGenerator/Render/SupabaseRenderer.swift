@@ -38,6 +38,7 @@ public struct SupabaseRenderer: Sendable {
         case .createTable(let table): try tableSQL(table, upgrading: false)
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)
+        case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
         case .replaceTriggers(let table): try triggersSQL(table, replacing: true)
         }
     }
@@ -50,8 +51,9 @@ public struct SupabaseRenderer: Sendable {
 
     /// A table with everything it needs: columns, indexes, grants, policies, triggers.
     func tableSQL(_ table: Table, upgrading: Bool) throws -> String {
+        // Over an older database, schema.sql also replaces a unique index made across all owners.
         let indexes = try ([pullIndex(table)] + table.indexes).map { index -> TemplateValue in
-            ["sql": .text(try indexSQL(index, on: table))]
+            ["sql": .text(try indexSQL(index, on: table, replacing: upgrading && index.isUnique))]
         }
         var context = SupabaseContext.table(table)
         context["createTable"] = .text(try createTableSQL(table, upgrading: upgrading))
@@ -81,8 +83,10 @@ public struct SupabaseRenderer: Sendable {
         ])
     }
 
-    func indexSQL(_ index: Index, on table: Table) throws -> String {
-        try fragment("index", SupabaseContext.index(name: index.name, columns: index.columns, unique: index.isUnique, on: table))
+    /// `replacing` drops an index of the same name first, so that a unique index made across
+    /// all owners becomes per owner.
+    func indexSQL(_ index: Index, on table: Table, replacing: Bool = false) throws -> String {
+        try fragment("index", SupabaseContext.index(index, on: table, replacing: replacing))
     }
 
     func accessSQL(_ table: Table) throws -> String {

@@ -136,12 +136,21 @@ struct Check {
         ]
     }
 
+    /// Each index by name, then its uniqueness and columns: a unique index must be unique per
+    /// owner (`user_id` first), and one left unique across all owners is replaced.
     private func indexes(of table: Table) throws -> [Finding] {
-        let live = catalog.indexes[table.name] ?? []
-        return try ([renderer.pullIndex(table)] + table.indexes).filter { !live.contains($0.name) }.map { index in
-            Finding(table: table.name, kind: .index, message: "index \(index.name)",
-                    migration: history.adding(index: index.name, on: table.name),
-                    fix: try renderer.indexSQL(index, on: table))
+        let live = catalog.indexes[table.name] ?? [:]
+        return try ([renderer.pullIndex(table)] + table.indexes).compactMap { index in
+            let migration = history.adding(index: index.name, on: table.name)
+            let expected = LiveCatalog.IndexInfo(isUnique: index.isUnique, columns: SupabaseContext.serverColumns(of: index))
+            guard let found = live[index.name] else {
+                return Finding(table: table.name, kind: .index, message: "index \(index.name)",
+                               migration: migration, fix: try renderer.indexSQL(index, on: table))
+            }
+            guard found != expected else { return nil }
+            return Finding(table: table.name, kind: .index,
+                           message: "index \(index.name) is \(found.described), expected \(expected.described)",
+                           migration: migration, fix: try renderer.indexSQL(index, on: table, replacing: true))
         }
     }
 }

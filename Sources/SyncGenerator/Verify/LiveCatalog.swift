@@ -24,7 +24,14 @@ struct LiveCatalog {
     var triggers: [String: [String: Bool]] = [:]
     /// Table name -> policy name -> policy.
     var policies: [String: [String: PolicyInfo]] = [:]
-    var indexes: [String: Set<String>] = [:]
+    /// An index as PostgreSQL keeps it: its plain columns in order (expressions left out).
+    struct IndexInfo: Equatable {
+        var isUnique: Bool
+        var columns: [String]
+    }
+
+    /// Table name -> index name -> index.
+    var indexes: [String: [String: IndexInfo]] = [:]
     /// Relation name (table or sequence) -> grantee -> privileges.
     var grants: [String: [String: Set<String>]] = [:]
     var sequences: Set<String> = []
@@ -59,9 +66,18 @@ struct LiveCatalog {
             policies[row[0]!, default: [:]][row[1]!] = PolicyInfo(
                 command: row[2]!, roles: row[3]!, isPermissive: row[4] == "PERMISSIVE", using: row[5], withCheck: row[6])
         }
-        for row in try connection.execute(
-            "select tablename, indexname from pg_catalog.pg_indexes where schemaname = 'public'").rows {
-            indexes[row[0]!, default: []].insert(row[1]!)
+        for row in try connection.execute("""
+            select t.relname, i.relname, x.indisunique::text,
+                   (select coalesce(string_agg(a.attname, ',' order by k.position), '')
+                    from unnest(x.indkey::int2[]) with ordinality k(attnum, position)
+                    join pg_catalog.pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum)
+            from pg_catalog.pg_index x
+            join pg_catalog.pg_class i on i.oid = x.indexrelid
+            join pg_catalog.pg_class t on t.oid = x.indrelid
+            where t.relnamespace = 'public'::regnamespace
+            """).rows {
+            let columns = row[3]!.isEmpty ? [] : row[3]!.split(separator: ",").map(String.init)
+            indexes[row[0]!, default: [:]][row[1]!] = IndexInfo(isUnique: row[2] == "true", columns: columns)
         }
         for row in try connection.execute(
             "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace").rows {
@@ -87,5 +103,12 @@ extension LiveCatalog.PolicyInfo {
         if using != expected.using { parts.append("using \(using ?? "nothing")") }
         if withCheck != expected.withCheck { parts.append("with check \(withCheck ?? "nothing")") }
         return parts.joined(separator: ", ")
+    }
+}
+
+extension LiveCatalog.IndexInfo {
+    /// `unique on (user_id, name)`, `on (started_ms)`.
+    var described: String {
+        (isUnique ? "unique " : "") + "on (" + columns.joined(separator: ", ") + ")"
     }
 }

@@ -27,8 +27,10 @@ struct MigrationHistory {
         entries.first { $0.changes.contains("column \(table).\(column)") }?.fileStem ?? creating(table: table)
     }
 
+    /// The newest migration that wrote the index: the one that made a unique index per owner,
+    /// when one did.
     func adding(index: String, on table: String) -> String? {
-        entries.first { $0.changes.contains("index \(table).\(index)") }?.fileStem ?? creating(table: table)
+        entries.last { $0.changes.contains("index \(table).\(index)") }?.fileStem ?? creating(table: table)
     }
 
     /// The newest migration that wrote the table's triggers.

@@ -8,6 +8,9 @@ public enum SchemaChange: Equatable, Sendable {
     /// A whole-row lww table starts merging column by column: both databases add
     /// `column_stamps` and the server's trigger is re-created.
     case mergeColumns(table: String)
+    /// A shipped unique index that the server holds unique across all owners (as hope-sync
+    /// made them before they were per owner) is made unique per owner there; devices keep theirs.
+    case ownServerIndex(Index, table: String)
 }
 
 /// Compares the schema of the newest migration with schema.yaml. Every destructive change is
@@ -77,7 +80,11 @@ public enum SchemaDiff {
                 }
             }
             for index in table.indexes where !oldTable.indexes.contains(where: { $0.name == index.name }) {
-                changes.append(.addIndex(index, table: table.name))
+                if let problem = uniqueIndexProblem(index, old: oldTable, new: table, at: here) {
+                    problems.append(problem)
+                } else {
+                    changes.append(.addIndex(index, table: table.name))
+                }
             }
             if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules,
                !changes.contains(.mergeColumns(table: table.name)) {
@@ -122,6 +129,25 @@ public enum SchemaDiff {
             }
         }
         return problems
+    }
+
+    /// A unique index on a shipped table is refused: devices in the field may already hold rows
+    /// that share its values (written offline, or before the index existed), and a device whose
+    /// local `CREATE UNIQUE INDEX` fails cannot apply the migration and so cannot open its
+    /// database. Nothing in a migration can choose which of a user's rows to give up. It is
+    /// safe only when one of its columns is added in the same change, nullable and without a
+    /// default: every existing row then holds NULL there, and NULLs never collide.
+    private static func uniqueIndexProblem(_ index: Index, old: Table, new: Table, at here: SourceLocation) -> Diagnostic? {
+        guard index.isUnique else { return nil }
+        let fillsNothing = index.columns.contains { name in
+            guard old.column(named: name) == nil, let column = new.column(named: name) else { return false }
+            return column.isNullable && column.defaultValue == nil
+        }
+        if fillsNothing { return nil }
+        return Diagnostic(
+            here, "unique index '\(index.name)' cannot be added to shipped table '\(new.name)': devices may already hold rows that share its values, and a device whose local CREATE UNIQUE INDEX fails cannot open its database",
+            hint: "add the index without 'unique: true', or make it unique in a new table, or over a nullable column without a default added in the same change (every existing row holds NULL there)"
+        )
     }
 
     /// Enum values are fixed once shipped, added ones too: a shipped client decodes the column

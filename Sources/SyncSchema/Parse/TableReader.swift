@@ -26,7 +26,19 @@ extension SchemaReader {
         let known = ColumnNames(implicit: implicit, declared: declared.names, parsed: declared.columns)
         if let node = fields["indexes"] { table.indexes = readIndexes(node, table: name, columns: known) }
         if let node = fields["rules"] { table.rules = readRules(node, table: name, columns: known) }
+        if !exactOrdering, table.openRowRule != nil, let node = fields["exact_ordering"] {
+            refuseLookback(with: table.name, at: node)
+        }
         return table
+    }
+
+    /// The rule reads the owner's rows, so its trigger takes the owner's lock whatever the
+    /// option says, and the server orders the owner's rows exactly anyway. Clients told to
+    /// look back would re-read rows for nothing, and a migration switching the option would
+    /// change nothing on the server: the option has no meaning here, so it is refused.
+    private mutating func refuseLookback(with table: String, at node: YAMLNode) {
+        log.error(node.mark, "'exact_ordering: false' cannot be combined with the one_open_per_owner rule of table '\(table.abbreviated)'",
+                  hint: "the rule takes the owner's lock on the server, so the owner's rows are ordered exactly anyway; remove 'exact_ordering: false'")
     }
 
     private mutating func readSwiftName(_ node: YAMLNode, table: String) -> String? {

@@ -44,7 +44,8 @@ alter table public.tags add column if not exists name text not null;
 alter table public.tags add column if not exists color text;
 create index if not exists tags_user_id_server_seq_idx on public.tags (user_id, server_seq);
 create index if not exists tags_name_idx on public.tags (name);
-create unique index if not exists tags_name_color_key on public.tags (name, color);
+drop index if exists public.tags_name_color_key;
+create unique index if not exists tags_name_color_key on public.tags (user_id, name, color);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
 revoke all on table public.tags from anon, authenticated;

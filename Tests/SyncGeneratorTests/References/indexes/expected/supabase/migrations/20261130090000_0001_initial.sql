@@ -41,7 +41,7 @@ create table if not exists public.tags (
 );
 create index if not exists tags_user_id_server_seq_idx on public.tags (user_id, server_seq);
 create index if not exists tags_name_idx on public.tags (name);
-create unique index if not exists tags_name_color_key on public.tags (name, color);
+create unique index if not exists tags_name_color_key on public.tags (user_id, name, color);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
 revoke all on table public.tags from anon, authenticated;
