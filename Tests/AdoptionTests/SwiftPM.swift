@@ -22,18 +22,11 @@ struct SwiftPM {
 
     /// `swift <arguments> --scratch-path <scratch>` in `package`, standard output and error together.
     static func run(_ arguments: [String], in package: URL) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst()
-        process.currentDirectoryURL = package
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        try execute("swift", [arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst(), in: package)
     }
+
+    /// The habit app's executable, after `swift build`.
+    static var habitAppBinary: String { scratch.appendingPathComponent("debug/HabitApp").path }
 
     /// The fixture, copied with hope-sync as an absolute path dependency.
     private static func copyOfHabitApp() throws -> URL {

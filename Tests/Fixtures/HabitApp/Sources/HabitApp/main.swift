@@ -4,6 +4,9 @@ import SyncRuntime
 
 // Two devices of one user: the phone adds a habit and checks it off, both sync through the
 // in-memory server, and the laptop shows what the phone wrote. Exits 1 when it does not.
+//
+// `HabitApp write FILE` / `HabitApp read FILE`: saves a habit into / lists the habits of a
+// database file, for the tests that share one file with the Rust client.
 
 let user = UUID()
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("habit-app-\(UUID().uuidString)")
@@ -34,6 +37,21 @@ func phoneToLaptop() async throws -> Bool {
     print("phone pushed \(pushed.pushed), laptop pulled \(pulled.pulled)")
     print("laptop sees: \(habits.map { "\($0.name) (\($0.perWeek) a week)" }), check-ins on \(checkIns.map(\.day))")
     return habits.map(\.name) == ["Read 10 pages"] && checkIns.map(\.habitId) == [reading.id]
+}
+
+/// The user both runtimes use for a shared file.
+let sharedUser = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.count == 2, let mode = arguments.first, let path = arguments.last {
+    let store = try SyncStore(path: path, schema: schema, userID: sharedUser)
+    if mode == "write" {
+        _ = try store.write { tx in try tx.save(Habit(name: "Written by Swift", perWeek: 2)) }
+    }
+    for habit in try store.read({ try $0.fetchAll(Habit.self) }).sorted(by: { $0.name < $1.name }) {
+        print("habit: \(habit.name), \(habit.perWeek) a week")
+    }
+    exit(0)
 }
 
 let agreed = try await phoneToLaptop()
