@@ -14,7 +14,10 @@ let package = Package(
         .library(name: "SyncGenerator", targets: ["SyncGenerator"]),
         .library(name: "SyncRuntime", targets: ["SyncRuntime"]),
         .library(name: "SyncPostgres", targets: ["SyncPostgres"]),
-        .library(name: "HopeSchema", targets: ["HopeSchema"]),
+        // `swift package --allow-writing-to-package-directory generate-sync`: generate as a command.
+        .plugin(name: "GenerateSyncCommand", targets: ["GenerateSyncCommand"]),
+        // Fails an app's build, with the fix, when its Generated/ is stale for schema.yaml.
+        .plugin(name: "CheckGeneratedSync", targets: ["CheckGeneratedSync"]),
     ],
     targets: [
         // System libraries (Debian: libyaml-dev, libsqlite3-dev, libpq-dev).
@@ -30,12 +33,23 @@ let package = Package(
         .target(name: "SyncSchema", dependencies: ["CYaml"]),
         .target(name: "SyncGenerator", dependencies: ["SyncSchema", "Postgres"]),
         .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
+        .plugin(
+            name: "GenerateSyncCommand",
+            capability: .command(
+                intent: .custom(verb: "generate-sync", description: "Write Generated/ for the package's schema.yaml"),
+                permissions: [.writeToPackageDirectory(reason: "generate writes the migrations, row types and table lists into Generated/")]
+            ),
+            dependencies: ["generate"]
+        ),
+        .plugin(name: "CheckGeneratedSync", capability: .buildTool(), dependencies: ["generate"]),
 
         // Runtime: local store, sync engine, transports, conflicts.
         .target(name: "SyncRuntime", dependencies: ["SQLite"]),
         .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres"]),
 
-        // The committed output of `generate` for schema.yaml, compiled as it ships.
+        // The committed output of `generate` for schema.yaml (the time-tracker example), compiled
+        // as it ships. Deliberately not a product: target names are global across a package
+        // graph, and an app's own generated module must be free to take any name.
         .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
 
         .executableTarget(name: "sync-demo", dependencies: ["SyncRuntime", "SyncPostgres", "HopeSchema"]),
@@ -65,6 +79,9 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
+        // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
+        // and the Rust client in Tests/Fixtures/RustClient with cargo.
+        .testTarget(name: "AdoptionTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SyncTestSupport"]

@@ -14,6 +14,25 @@ import Testing
         #expect(project.run("--output").status == 2)
     }
 
+    /// The build plugin's mode: a stamp file when current; when stale, no stamp and an error
+    /// that names both fixes.
+    @Test func checkWithStampWritesTheStampOnlyWhenCurrent() throws {
+        let project = try ScratchProject()
+        try project.writeSchema(ColumnAddTests.before)
+        #expect(project.run().status == 0)
+        let stamp = project.root.appendingPathComponent("stamp.swift")
+        #expect(project.run("--check", "--stamp", stamp.path).status == 0)
+        #expect(try String(contentsOf: stamp, encoding: .utf8).hasPrefix("// hope-sync: Generated/ was current"))
+        try FileManager.default.removeItem(at: stamp)
+        try project.writeSchema(ColumnAddTests.after)
+        let stale = project.run("--check", "--stamp", stamp.path)
+        #expect(stale.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: stamp.path))
+        #expect(stale.error.contains("error: Generated/ is stale for"))
+        #expect(stale.error.contains("swift package --allow-writing-to-package-directory generate-sync"))
+        #expect(project.run("--stamp", stamp.path).status == 2)
+    }
+
     @Test func aMissingSchemaFileIsAUsageError() throws {
         let project = try ScratchProject()
         let result = project.run()

@@ -17,6 +17,12 @@ import Testing
         try expectCurrent(folder, templates: TemplateSet(directory: nil), fix: "swift run generate --schema Tests/Fixtures/Upgrade/\(version)/schema.yaml")
     }
 
+    /// The app that follows the README (Tests/Fixtures/HabitApp); its build checks this too.
+    @Test func habitAppFixtureIsCurrent() throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/HabitApp")
+        try expectCurrent(folder, templates: TemplateSet(directory: nil), fix: "swift run generate --schema Tests/Fixtures/HabitApp/schema.yaml")
+    }
+
     private func expectCurrent(_ folder: URL, templates: TemplateSet, fix: String) throws {
         let source = try String(contentsOf: folder.appendingPathComponent("schema.yaml"), encoding: .utf8)
         let existing = try GeneratedTree.read(from: folder.appendingPathComponent("Generated"))

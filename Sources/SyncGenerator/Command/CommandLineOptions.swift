@@ -14,9 +14,11 @@ struct CommandLineOptions: Sendable {
     var schemaPath = "schema.yaml"
     var outputPath: String?
     var templatesPath: String?
+    /// With `--check`: the file written when Generated/ is current (a build plugin's output).
+    var stampPath: String?
 
     static let usage = """
-        USAGE: generate [--schema PATH] [--output DIR] [--templates DIR] [--check]
+        USAGE: generate [--schema PATH] [--output DIR] [--templates DIR] [--check [--stamp FILE]]
                generate verify --database-url URL [--schema PATH] [--output DIR]
                generate --init-templates DIR
 
@@ -30,6 +32,8 @@ struct CommandLineOptions: Sendable {
                                 beside the schema, when it exists)
           --check               write nothing; exit 1 when Generated/ is stale, a migration is
                                 pending, or a shipped migration was edited
+          --stamp FILE          with --check: write FILE when Generated/ is current, and report
+                                a stale Generated/ as an error (for build plugins)
           --init-templates DIR  write the built-in templates into DIR, to edit them
           -h, --help            show this help
 
@@ -61,6 +65,7 @@ struct CommandLineOptions: Sendable {
             case "--schema": options.schemaPath = try value()
             case "--output": options.outputPath = try value()
             case "--templates": options.templatesPath = try value()
+            case "--stamp": options.stampPath = try value()
             case "--check":
                 guard options.mode == .write else { throw UsageError(description: "--check cannot be combined with \(options.mode)") }
                 options.mode = .check
@@ -71,6 +76,9 @@ struct CommandLineOptions: Sendable {
             case "-h", "--help": options.mode = .help
             default: throw UsageError(description: "unknown argument '\(argument)'")
             }
+        }
+        if options.stampPath != nil, options.mode != .check {
+            throw UsageError(description: "--stamp belongs to --check")
         }
         if options.mode == .verify(databaseURL: "") {
             throw UsageError(description: "verify needs --database-url URL")

@@ -112,8 +112,16 @@ public struct GenerateCommand: Sendable {
             if !changes.foreign.isEmpty { return ExitCode.stale }
             if options.mode == .check {
                 guard !changes.isEmpty else {
+                    if let stampPath = options.stampPath { try writeStamp(to: stampPath, options) }
                     console.out("Generated/ is current.")
                     return ExitCode.success
+                }
+                if options.stampPath != nil {
+                    // For a build log: the error and the fix first, then which files, no diff.
+                    console.error(Self.staleForBuild(options))
+                    let paths = changes.added + changes.modified + changes.removed
+                    console.error("  stale: " + paths.sorted().map { "Generated/\($0)" }.joined(separator: ", "))
+                    return ExitCode.stale
                 }
                 if let migration = output.newMigration {
                     console.out("pending migration: \(migration.fileStem) (schema.yaml changed since the last generate)")
@@ -144,6 +152,22 @@ public struct GenerateCommand: Sendable {
             return "error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml"
         }
         return "error: Generated/\(path) is not a migration generate made; `supabase db push` would run it on the server, but schema.sql, verify and the devices know nothing of it; remove it and put the change in schema.yaml (keep SQL of your own in a migrations folder outside Generated/)"
+    }
+
+    /// A build plugin's error: what is stale and the two commands that fix it.
+    static func staleForBuild(_ options: CommandLineOptions) -> String {
+        """
+        \(options.outputURL.path): error: Generated/ is stale for \(options.schemaPath); \
+        run `swift package --allow-writing-to-package-directory generate-sync` \
+        (or `swift run generate`) in the package, then build again and commit Generated/
+        """
+    }
+
+    /// The build plugin's output: a Swift file with nothing but a comment, so the check reruns
+    /// only when schema.yaml or Generated/ changes.
+    private func writeStamp(to path: String, _ options: CommandLineOptions) throws {
+        let text = "// hope-sync: Generated/ was current for \(options.schemaURL.lastPathComponent) when this target was built.\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     private func verify(databaseURL: String, options: CommandLineOptions) -> Int32 {

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Builds and runs Tests/Fixtures/RustClient with cargo, offline (its .cargo/config.toml points
+/// at Debian's crate sources), into a target folder under hope-sync's .build.
+struct Cargo {
+    static let client = SwiftPM.root.appendingPathComponent("Tests/Fixtures/RustClient")
+    static let target = SwiftPM.root.appendingPathComponent(".build/fixtures/rust-target")
+    static var binary: URL { target.appendingPathComponent("debug/habit-rust-client") }
+
+    /// `cargo build` with warnings denied for the client's own code (crates' lints are capped).
+    static func build() throws -> SwiftPM.Result {
+        try execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
+    }
+
+    static func client(_ arguments: String...) throws -> SwiftPM.Result {
+        try execute(binary.path, arguments, in: client)
+    }
+
+    /// cargo from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
+    private static func cargo() -> String {
+        let rustup = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cargo/bin/cargo"
+        return FileManager.default.isExecutableFile(atPath: rustup) ? rustup : "cargo"
+    }
+}
+
+/// Runs `executable` (a path, or a name looked up on the PATH), output and error together.
+func execute(_ executable: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> SwiftPM.Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [executable] + arguments
+    process.currentDirectoryURL = directory
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return SwiftPM.Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}

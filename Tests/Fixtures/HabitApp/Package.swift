@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import Foundation
+import PackageDescription
+
+// A habit tracker that adopts hope-sync exactly as hope-sync's README says ("Use it in your
+// app"). It lives inside hope-sync's own tests, so it depends on it by path; a path dependency's
+// identity is its folder's name ("hope-sync" in a clone of that name), so it is read from the
+// path here rather than spelled out.
+let hopeSyncPath = "../../.."
+let hopeSync = URL(fileURLWithPath: hopeSyncPath, relativeTo: URL(fileURLWithPath: #filePath).deletingLastPathComponent())
+    .standardizedFileURL.lastPathComponent
+
+let package = Package(
+    name: "HabitApp",
+    platforms: [.macOS(.v14), .iOS(.v17), .watchOS(.v10)],
+    dependencies: [
+        .package(path: hopeSyncPath),
+    ],
+    targets: [
+        // `generate`'s Swift output, checked against schema.yaml on every build.
+        .target(
+            name: "HabitSchema",
+            dependencies: [.product(name: "SyncRuntime", package: hopeSync)],
+            path: "Generated/swift",
+            plugins: [.plugin(name: "CheckGeneratedSync", package: hopeSync)]
+        ),
+        .executableTarget(
+            name: "HabitApp",
+            dependencies: ["HabitSchema", .product(name: "SyncRuntime", package: hopeSync)]
+        ),
+    ]
+)
