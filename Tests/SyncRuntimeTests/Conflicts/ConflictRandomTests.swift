@@ -12,16 +12,26 @@ import Testing
     static let firstSeed = UInt64(ProcessInfo.processInfo.environment["SYNC_RANDOM_SEED"] ?? "") ?? 1
 
     @Test func devicesEditingTheSameRowsConverge() async throws {
-        var failures: [String] = []
-        for seed in Self.firstSeed..<(Self.firstSeed + Self.runs) {
-            let problems = try await run(seed: seed)
-            if !problems.isEmpty { failures.append("seed \(seed):\n" + problems.prefix(4).joined(separator: "\n")) }
-            if failures.count == 3 { break }
+        // Runs are independent (own server, own files): a few at a time keeps the suite fast.
+        let seeds = Array(Self.firstSeed..<(Self.firstSeed + Self.runs))
+        let failures = try await withThrowingTaskGroup(of: (UInt64, [String]).self) { group in
+            var failures: [(UInt64, [String])] = []
+            var next = seeds.makeIterator()
+            for _ in 0..<4 {
+                if let seed = next.next() { group.addTask { (seed, try await Self.run(seed: seed)) } }
+            }
+            while let (seed, problems) = try await group.next() {
+                if !problems.isEmpty { failures.append((seed, problems)) }
+                if let seed = next.next() { group.addTask { (seed, try await Self.run(seed: seed)) } }
+            }
+            return failures.sorted { $0.0 < $1.0 }
         }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        for (seed, problems) in failures.prefix(3) {
+            Issue.record("seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(4).joined(separator: "\n"))")
+        }
     }
 
-    private func run(seed: UInt64) async throws -> [String] {
+    private static func run(seed: UInt64) async throws -> [String] {
         var random = SeededGenerator(seed: seed)
         let scene = ConflictScene()
         var devices = try (0..<3).map { try scene.device("d\($0)") }
