@@ -84,7 +84,10 @@ let package = Package(
         .testTarget(name: "AdoptionTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SyncTestSupport"]
+            dependencies: [
+                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SyncTestSupport",
+                "UpgradeSchemaV1", "UpgradeSchemaV2",
+            ]
         ),
     ]
 )
