@@ -201,7 +201,7 @@ private enum RuntimeBenchmark {
 
     static func rawDatabase(_ path: String) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path)
-        try queue.inDatabase { db in try db.execute(GeneratedSchema.migrations[0].sql) }
+        try queue.inDatabase { db in for migration in GeneratedSchema.migrations { try db.execute(migration.sql) } }
         return queue
     }
 
@@ -223,15 +223,21 @@ private enum RuntimeBenchmark {
         return [
             .text(id(index)), .text(user.uuidString.lowercased()), .text(activities[index % 20]), .integer(start),
             .integer(start + 30_000), index % 3 == 0 ? .text("note \(index)") : .null, .text(sources[index % 3]),
-            .integer(base + Int64(index)), .null, .text("server-device"), .integer(Int64(index + 1)),
+            .integer(base + Int64(index)), .null, .text("server-device"), .text(stamps(index)), .integer(Int64(index + 1)),
         ]
+    }
+
+    /// Row `index`'s column_stamps as the server keeps them: every column written by one write.
+    static func stamps(_ index: Int) -> String {
+        let stamp = "\"\(String(repeating: "0", count: 2))\(base + Int64(index)):server-device\""
+        return "{" + ["activity_id", "deleted_ms", "ended_ms", "note", "source", "started_ms"].map { "\"\($0)\":\(stamp)" }.joined(separator: ",") + "}"
     }
 
     /// Row `index` as PostgREST writes it (server_seq = index + 1).
     static func json(_ index: Int) -> String {
         let start = base + Int64(index) * 60_000
         let note = index % 3 == 0 ? "\"note \(index)\"" : "null"
-        return #"{"id":"\#(id(index))","user_id":"\#(user.uuidString.lowercased())","activity_id":"\#(activities[index % 20])","started_ms":\#(start),"ended_ms":\#(start + 30_000),"note":\#(note),"source":"\#(sources[index % 3])","updated_ms":\#(base + Int64(index)),"deleted_ms":null,"device_id":"server-device","server_seq":\#(index + 1)}"#
+        return #"{"id":"\#(id(index))","user_id":"\#(user.uuidString.lowercased())","activity_id":"\#(activities[index % 20])","started_ms":\#(start),"ended_ms":\#(start + 30_000),"note":\#(note),"source":"\#(sources[index % 3])","updated_ms":\#(base + Int64(index)),"deleted_ms":null,"device_id":"server-device","column_stamps":\#(stamps(index)),"server_seq":\#(index + 1)}"#
     }
 }
 

@@ -23,13 +23,14 @@ struct RowMerge: Sendable {
 
     /// The row's stamps: its `column_stamps`, or, for a row that has none (written by the
     /// whole-row protocol, or before its table had stamps), its pair for every column.
-    /// Stamps of columns this build does not know (a newer schema's) are left out: they never
-    /// travel from a device that cannot hold their values.
+    /// Stamps of columns this build does not know (a newer schema's) ride along unused: they
+    /// never win on the server, since they came from it. An upgrade that adds those columns
+    /// drops them (StoreMigrator), so the re-pull brings the values they stamp.
     func stamps(of values: [String: SyncValue]) -> ColumnStamps {
         guard case .text(let text)? = values[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: text) else {
             return wholeRowStamps(values)
         }
-        return ColumnStamps(stamps.stamps.filter { stamped.contains($0.key) })
+        return stamps
     }
 
     func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {

@@ -50,11 +50,7 @@ extension SyncStore {
                     try database.execute("DELETE FROM \(quoted(table.name)) WHERE id = ?", [key])
                     return
                 }
-                var values = table.columnNames.map { server[$0] ?? .null }
-                if let merge = sql.merge, let index = sql.index(of: ReservedColumn.columnStamps) {
-                    // Only the stamps of columns this build holds (see RowMerge.stamps(of:)).
-                    values[index] = .text(merge.stamps(of: sql.row(from: values)).json)
-                }
+                let values = table.columnNames.map { server[$0] ?? .null }
                 let statement = try database.cachedStatement(sql.writeRow)
                 try statement.execute(values.map(\.databaseValue) + [.integer(DirtyState.clean.rawValue)])
             }

@@ -60,22 +60,33 @@ struct StoreMigrator {
     /// have no values for them yet, so the table is pulled again from the start (a version
     /// or whole-row table's rows apply again once their server_seq is forgotten) before any of
     /// its writes goes out.
-    private func markForRepull(_ tables: [String], _ database: Database) throws {
-        for table in tables {
+    private func markForRepull(_ tables: [String: Set<String>], _ database: Database) throws {
+        for (table, added) in tables {
             try database.inTransaction {
                 try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
                 try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
+                // Stamps pulled before this build knew the columns stamp values it could not keep.
+                let hasStamps = try database.fetchOne(
+                    "SELECT 1 FROM pragma_table_info(?) WHERE name = 'column_stamps'", [.text(table)]
+                ) { _ in true } ?? false
+                if hasStamps, !added.isEmpty {
+                    let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
+                    try database.execute("UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
+                }
                 try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text("repull:" + table)])
             }
         }
     }
 
-    private func tablesWithNewColumns(before: [String: Set<String>], _ database: Database) throws -> [String] {
+    /// The synced tables that existed before and gained columns, with the columns they gained.
+    private func tablesWithNewColumns(before: [String: Set<String>], _ database: Database) throws -> [String: Set<String>] {
         let after = try columns(of: syncedTables, database)
-        return syncedTables.filter { table in
-            guard let old = before[table], !old.isEmpty, let new = after[table] else { return false }
-            return !new.isSubset(of: old)
+        var result: [String: Set<String>] = [:]
+        for table in syncedTables {
+            guard let old = before[table], !old.isEmpty, let new = after[table], !new.isSubset(of: old) else { continue }
+            result[table] = new.subtracting(old)
         }
+        return result
     }
 
     private func columns(of tables: [String], _ database: Database) throws -> [String: Set<String>] {

@@ -165,14 +165,14 @@ extension SyncStore {
     /// pulled one). Returns whether the pulled row changed any value.
     private func applyMerging(_ values: [SyncValue], _ sql: TableSQL, _ database: Database) throws -> Bool {
         guard let merge = sql.merge else { return false }
+        let insert = try database.cachedStatement(sql.insertIfAbsent)
+        insert.reset()
+        for (offset, value) in values.enumerated() { try insert.bind(value.databaseValue, at: offset + 1) }
+        try insert.run()
+        if database.changes > 0 { return true }
         let pulledValues = sql.row(from: values)
         let pulled = RowMerge.Row(values: pulledValues, stamps: merge.stamps(of: pulledValues))
-        guard let local = try sql.storedRow(pulledValues[ReservedColumn.id]?.text ?? "", database) else {
-            var fresh = pulled
-            fresh.values[ReservedColumn.columnStamps] = .text(pulled.stamps.json)   // only the columns this build holds
-            try sql.write(fresh, dirty: .clean, database)
-            return true
-        }
+        guard let local = try sql.storedRow(pulledValues[ReservedColumn.id]?.text ?? "", database) else { return false }
         let holdsMore = merge.stamped.contains { column in
             guard let mine = local.row.stamps[column] else { return false }
             return pulled.stamps[column].map { mine > $0 } ?? true

@@ -22,6 +22,9 @@ struct TableSQL: Sendable {
     let merge: RowMerge?
     let selectForMerge: String
     let writeRow: String
+    /// A pulled row of a column-merge table that this device does not have yet (most rows of a
+    /// first sync): inserted as it came, with no merge to do.
+    let insertIfAbsent: String
 
     init(_ table: TableSchema) {
         self.table = table
@@ -84,6 +87,7 @@ struct TableSQL: Sendable {
         // Writes every column and the dirty state: a merged row, or the server's copy of a row.
         selectForMerge = "SELECT \(list), _dirty FROM \(t) WHERE \(id) = ?"
         let everyUpdate = table.columns.filter { $0.role != .id }.map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
+        insertIfAbsent = "INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0) ON CONFLICT (\(id)) DO NOTHING"
         writeRow = """
             INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count + 1)))
             ON CONFLICT (\(id)) DO UPDATE SET \((everyUpdate + ["_dirty = excluded._dirty"]).joined(separator: ", "))

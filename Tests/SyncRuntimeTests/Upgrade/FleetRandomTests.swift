@@ -114,7 +114,8 @@ private struct FleetRun {
         guard let row = stored[key] else { return ["habits \(key): an acknowledged write never reached the server"] }
         guard let mine = write["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) else { return ["habits \(key): a write without stamps"] }
         let theirs = row["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) ?? ColumnStamps()
-        return mine.stamps.compactMap { column, stamp in
+        // Only the columns the writer's build holds: it carries the stamps of newer columns unused.
+        return mine.stamps.filter { write.columns.contains($0.key) }.compactMap { column, stamp in
             let server = theirs[column]
             if let server, server > stamp { return nil }
             if server == stamp, row[column] == write[column] { return nil }
