@@ -82,6 +82,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_color text;
   s_archived text;
@@ -137,6 +140,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -150,6 +156,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -159,6 +168,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
+      end if;
+      if s_color collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.color is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.color := old.color;
@@ -170,6 +182,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
+      if s_archived collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.archived is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.archived := old.archived;
       s_archived := coalesce(stored ->> 'archived', old_default);
@@ -179,6 +194,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_sort_order, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_sort_order, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.sort_order is not a stamp';
+      end if;
+      if s_sort_order collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.sort_order is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.sort_order := old.sort_order;
@@ -190,6 +208,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_metadata, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.metadata is not a stamp';
       end if;
+      if s_metadata collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.metadata is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.metadata := old.metadata;
       s_metadata := coalesce(stored ->> 'metadata', old_default);
@@ -199,6 +220,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -304,6 +328,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_activity_id text;
   s_started_ms text;
   s_ended_ms text;
@@ -360,6 +387,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -373,6 +403,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_activity_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.activity_id is not a stamp';
       end if;
+      if s_activity_id collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.activity_id is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.activity_id := old.activity_id;
       s_activity_id := coalesce(stored ->> 'activity_id', old_default);
@@ -382,6 +415,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
+      end if;
+      if s_started_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.started_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.started_ms := old.started_ms;
@@ -393,6 +429,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
+      if s_ended_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ended_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ended_ms := old.ended_ms;
       s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
@@ -402,6 +441,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
+      end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.note := old.note;
@@ -413,6 +455,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_source, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.source is not a stamp';
       end if;
+      if s_source collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.source is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.source := old.source;
       s_source := coalesce(stored ->> 'source', old_default);
@@ -422,6 +467,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -90,8 +90,8 @@ enum SyncBenchmark {
                 insert into public.activities (id, user_id, name, metadata, updated_ms, device_id)
                   select gen_random_uuid(), \(owner), 'Activity ' || n, jsonb_build_object('n', n), 1, 'bench' from generate_series(1, 20) n;
                 insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, note, source, updated_ms, device_id)
-                  select gen_random_uuid(), \(owner), gen_random_uuid(), 1800000000000 + n * 60000, 1800000000000 + n * 60000 + 30000,
-                    case when n % 3 = 0 then 'note ' || n end, (array['desktop', 'phone', 'watch'])[1 + n % 3], 1800000000000 + n, 'bench'
+                  select gen_random_uuid(), \(owner), gen_random_uuid(), 1700000000000 + n * 60000, 1700000000000 + n * 60000 + 30000,
+                    case when n % 3 = 0 then 'note ' || n end, (array['desktop', 'phone', 'watch'])[1 + n % 3], 1700000000000 + n, 'bench'
                   from generate_series(1::bigint, \(sessions)) n;
                 insert into public.tasks (id, user_id, title, due_at)
                   select gen_random_uuid(), \(owner), 'Task ' || n, now() + n * interval '1 hour' from generate_series(1, 200) n;

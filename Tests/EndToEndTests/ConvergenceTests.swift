@@ -12,7 +12,7 @@ import Testing
         let server = try TestServer()
         let user = UUID()
         let devices = try (0..<count).map {
-            try Device("device-\($0)", user: user, transport: server.transport, clock: WallClock(1_800_000_000_000 + Int64($0) * 7))
+            try Device("device-\($0)", user: user, transport: server.transport, clock: WallClock(WallClock.anHourAgo + Int64($0) * 7))
         }
         // Offline, each device writes a row of every table.
         var activities: [Activity] = []

@@ -389,6 +389,31 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
     }
 
     // (i) What is not a stamp is refused.
+    /// Issue 9: one device whose clock is far ahead cannot win a column for good: a claim more
+    /// than a day past the server's clock is refused (22008), on an update and on a new row, in
+    /// both merge modes; a claim an hour ahead still lands.
+    @Test func aStampMoreThanADayAheadOfTheServerIsRefused() throws {
+        let server = try ServerDatabase.make()
+        try server.upsert("activities", as: user, [baseActivity.row])
+        let now = Int(Date().timeIntervalSince1970 * 1_000)
+        func sqlState(_ row: [String: String?]) -> String? {
+            do {
+                try server.upsert("activities", as: user, [row])
+                return nil
+            } catch let error as PostgresError {
+                return error.sqlState
+            } catch {
+                return "\(error)"
+            }
+        }
+        let yearAhead = now + 365 * 86_400_000
+        #expect(sqlState(baseActivity.setting("color", to: "#222222", at: yearAhead, by: "b").row) == "22008")
+        var fresh = baseActivity.setting("color", to: "#222222", at: yearAhead, by: "b")
+        fresh.values["id"] = UUID().text
+        #expect(sqlState(fresh.row) == "22008")
+        #expect(sqlState(baseActivity.setting("color", to: "#333333", at: now + 3_600_000, by: "b").row) == nil)
+    }
+
     @Test func malformedStampsAndOutOfRangeMillisecondsAreRefused() throws {
         let server = try ServerDatabase.make()
         try server.upsert("activities", as: user, [baseActivity.row])

@@ -252,6 +252,9 @@ enum BuiltInTemplates {
               newest text;
               oldest text;
               took boolean := false;
+              -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+              -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+              horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
             {{#stamped}}
               s_{{name}} text;
             {{/stamped}}
@@ -294,6 +297,9 @@ enum BuiltInTemplates {
                     detail = pg_catalog.left(incoming::text, 500);
                 end if;
               end if;
+              if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+                raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+              end if;
               if tg_op = 'UPDATE' then
                 stored := old.column_stamps;
                 if stored is null then
@@ -307,6 +313,9 @@ enum BuiltInTemplates {
                   if in_default is null and (pg_catalog.substr(s_{{name}}, 16, 1) <> ':'
                       or pg_catalog.ltrim(pg_catalog.substr(s_{{name}}, 1, 15), '0123456789') <> '') then
                     raise exception using errcode = '22P02', message = 'column_stamps.{{name}} is not a stamp';
+                  end if;
+                  if s_{{name}} collate "C" > horizon collate "C" then
+                    raise exception using errcode = '22008', message = 'column_stamps.{{name}} is more than a day past the server''s clock: check the device''s clock';
                   end if;
                 else
                   new.{{name}} := old.{{name}};
@@ -333,6 +342,12 @@ enum BuiltInTemplates {
               later_start public.{{table}}.{{start}}%type;
             {{/openRow}}
             begin
+            {{#lww}}
+              -- A day past the server's clock at most (see the column-merge branch).
+              if new.updated_ms > (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000 then
+                raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+              end if;
+            {{/lww}}
               if tg_op = 'UPDATE' then
             {{#lww}}
                 -- Last writer wins: an update whose (updated_ms, device_id) does not beat the stored pair

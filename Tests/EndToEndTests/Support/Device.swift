@@ -59,9 +59,13 @@ final class WallClock: @unchecked Sendable {
     private let lock = NSLock()
     private var ms: Int64
 
-    init(_ ms: Int64 = 1_800_000_000_000) {
+    /// Starts at the real time (an hour ago): the server refuses stamps more than a day ahead
+    /// of its own clock.
+    init(_ ms: Int64 = WallClock.anHourAgo) {
         self.ms = ms
     }
+
+    static var anHourAgo: Int64 { Int64(Date().timeIntervalSince1970 * 1_000) - 3_600_000 }
 
     var now: Int64 { lock.withLock { ms } }
 

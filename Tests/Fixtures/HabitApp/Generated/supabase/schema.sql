@@ -77,6 +77,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_per_week text;
   s_archived text;
@@ -124,6 +127,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -137,6 +143,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -146,6 +155,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_per_week, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_per_week, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.per_week is not a stamp';
+      end if;
+      if s_per_week collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.per_week is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.per_week := old.per_week;
@@ -157,6 +169,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
+      if s_archived collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.archived is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.archived := old.archived;
       s_archived := coalesce(stored ->> 'archived', old_default);
@@ -166,6 +181,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -265,6 +283,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_habit_id text;
   s_day text;
   s_note text;
@@ -312,6 +333,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -325,6 +349,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_habit_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.habit_id is not a stamp';
       end if;
+      if s_habit_id collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.habit_id is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.habit_id := old.habit_id;
       s_habit_id := coalesce(stored ->> 'habit_id', old_default);
@@ -334,6 +361,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_day, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_day, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.day is not a stamp';
+      end if;
+      if s_day collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.day is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.day := old.day;
@@ -345,6 +375,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.note := old.note;
       s_note := coalesce(stored ->> 'note', old_default);
@@ -354,6 +387,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

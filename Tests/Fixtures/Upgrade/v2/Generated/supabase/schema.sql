@@ -79,6 +79,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_color text;
   s_streak text;
@@ -130,6 +133,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -143,6 +149,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -152,6 +161,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
+      end if;
+      if s_color collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.color is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.color := old.color;
@@ -163,6 +175,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_streak, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.streak is not a stamp';
       end if;
+      if s_streak collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.streak is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.streak := old.streak;
       s_streak := coalesce(stored ->> 'streak', old_default);
@@ -173,6 +188,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_emoji, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.emoji is not a stamp';
       end if;
+      if s_emoji collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.emoji is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.emoji := old.emoji;
       s_emoji := coalesce(stored ->> 'emoji', old_default);
@@ -182,6 +200,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -89,6 +89,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_label text;
   s_count text;
   s_ratio text;
@@ -160,6 +163,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -173,6 +179,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.label is not a stamp';
       end if;
+      if s_label collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.label is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.label := old.label;
       s_label := coalesce(stored ->> 'label', old_default);
@@ -182,6 +191,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_count, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_count, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.count is not a stamp';
+      end if;
+      if s_count collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.count is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.count := old.count;
@@ -193,6 +205,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ratio, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ratio is not a stamp';
       end if;
+      if s_ratio collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ratio is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ratio := old.ratio;
       s_ratio := coalesce(stored ->> 'ratio', old_default);
@@ -202,6 +217,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_flag, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_flag, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.flag is not a stamp';
+      end if;
+      if s_flag collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.flag is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.flag := old.flag;
@@ -213,6 +231,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_owner_ref, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.owner_ref is not a stamp';
       end if;
+      if s_owner_ref collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.owner_ref is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.owner_ref := old.owner_ref;
       s_owner_ref := coalesce(stored ->> 'owner_ref', old_default);
@@ -222,6 +243,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_seen_at, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_seen_at, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.seen_at is not a stamp';
+      end if;
+      if s_seen_at collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.seen_at is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.seen_at := old.seen_at;
@@ -233,6 +257,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_payload, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.payload is not a stamp';
       end if;
+      if s_payload collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.payload is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.payload := old.payload;
       s_payload := coalesce(stored ->> 'payload', old_default);
@@ -242,6 +269,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_blob, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_blob, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.blob is not a stamp';
+      end if;
+      if s_blob collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.blob is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.blob := old.blob;
@@ -253,6 +283,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_kind, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.kind is not a stamp';
       end if;
+      if s_kind collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.kind is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.kind := old.kind;
       s_kind := coalesce(stored ->> 'kind', old_default);
@@ -262,6 +295,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -125,6 +125,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_self text;
   s_note_2 text;
   s_note2 text;
@@ -264,6 +267,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -277,6 +283,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.self is not a stamp';
       end if;
+      if s_self collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.self is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.self := old.self;
       s_self := coalesce(stored ->> 'self', old_default);
@@ -286,6 +295,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_note_2, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_note_2, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note_2 is not a stamp';
+      end if;
+      if s_note_2 collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note_2 is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.note_2 := old.note_2;
@@ -297,6 +309,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_note2, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note2 is not a stamp';
       end if;
+      if s_note2 collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note2 is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.note2 := old.note2;
       s_note2 := coalesce(stored ->> 'note2', old_default);
@@ -306,6 +321,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_a_b, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_a_b, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.a_b is not a stamp';
+      end if;
+      if s_a_b collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.a_b is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.a_b := old.a_b;
@@ -317,6 +335,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_a__b, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.a__b is not a stamp';
       end if;
+      if s_a__b collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.a__b is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.a__b := old.a__b;
       s_a__b := coalesce(stored ->> 'a__b', old_default);
@@ -326,6 +347,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_server__seq, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_server__seq, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.server__seq is not a stamp';
+      end if;
+      if s_server__seq collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.server__seq is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.server__seq := old.server__seq;
@@ -337,6 +361,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_init, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.init is not a stamp';
       end if;
+      if s_init collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.init is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.init := old.init;
       s_init := coalesce(stored ->> 'init', old_default);
@@ -346,6 +373,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_type, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_type, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.type is not a stamp';
+      end if;
+      if s_type collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.type is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.type := old.type;
@@ -357,6 +387,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_string, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.string is not a stamp';
       end if;
+      if s_string collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.string is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.string := old.string;
       s_string := coalesce(stored ->> 'string', old_default);
@@ -366,6 +399,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_coding_keys, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_coding_keys, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.coding_keys is not a stamp';
+      end if;
+      if s_coding_keys collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.coding_keys is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.coding_keys := old.coding_keys;
@@ -377,6 +413,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_table_schema, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.table_schema is not a stamp';
       end if;
+      if s_table_schema collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.table_schema is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.table_schema := old.table_schema;
       s_table_schema := coalesce(stored ->> 'table_schema', old_default);
@@ -386,6 +425,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_protocol, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_protocol, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.protocol is not a stamp';
+      end if;
+      if s_protocol collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.protocol is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.protocol := old.protocol;
@@ -397,6 +439,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_data, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.data is not a stamp';
       end if;
+      if s_data collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.data is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.data := old.data;
       s_data := coalesce(stored ->> 'data', old_default);
@@ -406,6 +451,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_bool, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_bool, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.bool is not a stamp';
+      end if;
+      if s_bool collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.bool is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.bool := old.bool;
@@ -417,6 +465,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_double, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.double is not a stamp';
       end if;
+      if s_double collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.double is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.double := old.double;
       s_double := coalesce(stored ->> 'double', old_default);
@@ -426,6 +477,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_foundation, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_foundation, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.foundation is not a stamp';
+      end if;
+      if s_foundation collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.foundation is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.foundation := old.foundation;
@@ -437,6 +491,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_payload, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.payload is not a stamp';
       end if;
+      if s_payload collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.payload is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.payload := old.payload;
       s_payload := coalesce(stored ->> 'payload', old_default);
@@ -446,6 +503,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_flag, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_flag, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.flag is not a stamp';
+      end if;
+      if s_flag collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.flag is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.flag := old.flag;
@@ -457,6 +517,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ratio, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ratio is not a stamp';
       end if;
+      if s_ratio collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ratio is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ratio := old.ratio;
       s_ratio := coalesce(stored ->> 'ratio', old_default);
@@ -466,6 +529,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_label, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.label is not a stamp';
+      end if;
+      if s_label collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.label is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.label := old.label;
@@ -477,6 +543,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ref_key, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ref_key is not a stamp';
       end if;
+      if s_ref_key collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ref_key is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ref_key := old.ref_key;
       s_ref_key := coalesce(stored ->> 'ref_key', old_default);
@@ -486,6 +555,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_tab, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_tab, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.tab is not a stamp';
+      end if;
+      if s_tab collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.tab is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.tab := old.tab;
@@ -497,6 +569,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_carriage, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.carriage is not a stamp';
       end if;
+      if s_carriage collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.carriage is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.carriage := old.carriage;
       s_carriage := coalesce(stored ->> 'carriage', old_default);
@@ -506,6 +581,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_hashes, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_hashes, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.hashes is not a stamp';
+      end if;
+      if s_hashes collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.hashes is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.hashes := old.hashes;
@@ -517,6 +595,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_quotes, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.quotes is not a stamp';
       end if;
+      if s_quotes collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.quotes is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.quotes := old.quotes;
       s_quotes := coalesce(stored ->> 'quotes', old_default);
@@ -527,6 +608,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_bidi, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.bidi is not a stamp';
       end if;
+      if s_bidi collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.bidi is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.bidi := old.bidi;
       s_bidi := coalesce(stored ->> 'bidi', old_default);
@@ -536,6 +620,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -631,6 +718,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_self text;
   s_deleted_ms text;
 begin
@@ -670,6 +760,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -683,6 +776,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_self, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.self is not a stamp';
       end if;
+      if s_self collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.self is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.self := old.self;
       s_self := coalesce(stored ->> 'self', old_default);
@@ -692,6 +788,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -787,6 +886,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_note text;
   s_deleted_ms text;
 begin
@@ -826,6 +928,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -839,6 +944,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.note := old.note;
       s_note := coalesce(stored ->> 'note', old_default);
@@ -848,6 +956,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -1060,6 +1171,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_note text;
   s_deleted_ms text;
 begin
@@ -1099,6 +1213,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -1112,6 +1229,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.note := old.note;
       s_note := coalesce(stored ->> 'note', old_default);
@@ -1121,6 +1241,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -72,6 +72,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_started_ms text;
   s_ended_ms text;
   s_deleted_ms text;
@@ -116,6 +119,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -129,6 +135,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
       end if;
+      if s_started_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.started_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.started_ms := old.started_ms;
       s_started_ms := coalesce(stored ->> 'started_ms', old_default);
@@ -139,6 +148,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
+      if s_ended_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ended_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ended_ms := old.ended_ms;
       s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
@@ -148,6 +160,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -20,6 +20,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_color text;
   s_archived text;
@@ -75,6 +78,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -88,6 +94,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -97,6 +106,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
+      end if;
+      if s_color collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.color is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.color := old.color;
@@ -108,6 +120,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
+      if s_archived collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.archived is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.archived := old.archived;
       s_archived := coalesce(stored ->> 'archived', old_default);
@@ -117,6 +132,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_sort_order, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_sort_order, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.sort_order is not a stamp';
+      end if;
+      if s_sort_order collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.sort_order is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.sort_order := old.sort_order;
@@ -128,6 +146,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_metadata, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.metadata is not a stamp';
       end if;
+      if s_metadata collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.metadata is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.metadata := old.metadata;
       s_metadata := coalesce(stored ->> 'metadata', old_default);
@@ -137,6 +158,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -206,6 +230,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_activity_id text;
   s_started_ms text;
   s_ended_ms text;
@@ -262,6 +289,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -275,6 +305,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_activity_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.activity_id is not a stamp';
       end if;
+      if s_activity_id collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.activity_id is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.activity_id := old.activity_id;
       s_activity_id := coalesce(stored ->> 'activity_id', old_default);
@@ -284,6 +317,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
+      end if;
+      if s_started_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.started_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.started_ms := old.started_ms;
@@ -295,6 +331,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
+      if s_ended_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ended_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ended_ms := old.ended_ms;
       s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
@@ -304,6 +343,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
+      end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.note := old.note;
@@ -315,6 +357,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_source, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.source is not a stamp';
       end if;
+      if s_source collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.source is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.source := old.source;
       s_source := coalesce(stored ->> 'source', old_default);
@@ -324,6 +369,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -433,6 +481,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_color text;
   s_archived text;
@@ -488,6 +539,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -501,6 +555,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -510,6 +567,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_color, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.color is not a stamp';
+      end if;
+      if s_color collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.color is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.color := old.color;
@@ -521,6 +581,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
+      if s_archived collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.archived is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.archived := old.archived;
       s_archived := coalesce(stored ->> 'archived', old_default);
@@ -530,6 +593,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_sort_order, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_sort_order, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.sort_order is not a stamp';
+      end if;
+      if s_sort_order collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.sort_order is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.sort_order := old.sort_order;
@@ -541,6 +607,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_metadata, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.metadata is not a stamp';
       end if;
+      if s_metadata collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.metadata is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.metadata := old.metadata;
       s_metadata := coalesce(stored ->> 'metadata', old_default);
@@ -550,6 +619,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -617,6 +689,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_activity_id text;
   s_started_ms text;
   s_ended_ms text;
@@ -673,6 +748,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -686,6 +764,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_activity_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.activity_id is not a stamp';
       end if;
+      if s_activity_id collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.activity_id is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.activity_id := old.activity_id;
       s_activity_id := coalesce(stored ->> 'activity_id', old_default);
@@ -695,6 +776,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_started_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_started_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.started_ms is not a stamp';
+      end if;
+      if s_started_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.started_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.started_ms := old.started_ms;
@@ -706,6 +790,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_ended_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.ended_ms is not a stamp';
       end if;
+      if s_ended_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.ended_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.ended_ms := old.ended_ms;
       s_ended_ms := coalesce(stored ->> 'ended_ms', old_default);
@@ -715,6 +802,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_note, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
+      end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.note := old.note;
@@ -726,6 +816,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_source, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.source is not a stamp';
       end if;
+      if s_source collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.source is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.source := old.source;
       s_source := coalesce(stored ->> 'source', old_default);
@@ -735,6 +828,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;

@@ -73,6 +73,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_name text;
   s_per_week text;
   s_archived text;
@@ -120,6 +123,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -133,6 +139,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_name, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.name is not a stamp';
       end if;
+      if s_name collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.name is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.name := old.name;
       s_name := coalesce(stored ->> 'name', old_default);
@@ -142,6 +151,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_per_week, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_per_week, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.per_week is not a stamp';
+      end if;
+      if s_per_week collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.per_week is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.per_week := old.per_week;
@@ -153,6 +165,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_archived, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.archived is not a stamp';
       end if;
+      if s_archived collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.archived is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.archived := old.archived;
       s_archived := coalesce(stored ->> 'archived', old_default);
@@ -162,6 +177,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
@@ -256,6 +274,9 @@ declare
   newest text;
   oldest text;
   took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   s_habit_id text;
   s_day text;
   s_note text;
@@ -303,6 +324,9 @@ begin
         detail = pg_catalog.left(incoming::text, 500);
     end if;
   end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
   if tg_op = 'UPDATE' then
     stored := old.column_stamps;
     if stored is null then
@@ -316,6 +340,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_habit_id, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.habit_id is not a stamp';
       end if;
+      if s_habit_id collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.habit_id is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.habit_id := old.habit_id;
       s_habit_id := coalesce(stored ->> 'habit_id', old_default);
@@ -325,6 +352,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_day, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_day, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.day is not a stamp';
+      end if;
+      if s_day collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.day is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.day := old.day;
@@ -336,6 +366,9 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_note, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.note is not a stamp';
       end if;
+      if s_note collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.note is more than a day past the server''s clock: check the device''s clock';
+      end if;
     else
       new.note := old.note;
       s_note := coalesce(stored ->> 'note', old_default);
@@ -345,6 +378,9 @@ begin
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
         raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
       end if;
     else
       new.deleted_ms := old.deleted_ms;
