@@ -414,6 +414,26 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         #expect(sqlState(baseActivity.setting("color", to: "#333333", at: now + 3_600_000, by: "b").row) == nil)
     }
 
+    /// Issue 9: JSON nested deeper than the devices read (256 levels) is refused on the server
+    /// too, so no client can store a value the others cannot read.
+    @Test func jsonNestedDeeperThanDevicesReadIsRefused() throws {
+        let server = try ServerDatabase.make()
+        func sqlState(depth: Int) -> String? {
+            var row = baseActivity.setting("metadata", to: String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth), at: 300, by: "b").row
+            row["id"] = UUID().text
+            do {
+                try server.upsert("activities", as: user, [row])
+                return nil
+            } catch let error as PostgresError {
+                return error.sqlState
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(sqlState(depth: 200) == nil)
+        #expect(sqlState(depth: 300) == "22023")
+    }
+
     @Test func malformedStampsAndOutOfRangeMillisecondsAreRefused() throws {
         let server = try ServerDatabase.make()
         try server.upsert("activities", as: user, [baseActivity.row])

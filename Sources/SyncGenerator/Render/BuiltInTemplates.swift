@@ -262,6 +262,13 @@ enum BuiltInTemplates {
               later_start public.{{table}}.{{start}}%type;
             {{/openRow}}
             begin
+            {{#jsonColumns}}
+              -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
+              -- would be stored here and unreadable everywhere else.
+              if new.{{name}} is not null and pg_catalog.jsonb_path_exists(new.{{name}}, '$.**{256 to last}') then
+                raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
+              end if;
+            {{/jsonColumns}}
               if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
                 raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
               end if;
@@ -342,6 +349,13 @@ enum BuiltInTemplates {
               later_start public.{{table}}.{{start}}%type;
             {{/openRow}}
             begin
+            {{#jsonColumns}}
+              -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
+              -- would be stored here and unreadable everywhere else.
+              if new.{{name}} is not null and pg_catalog.jsonb_path_exists(new.{{name}}, '$.**{256 to last}') then
+                raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
+              end if;
+            {{/jsonColumns}}
             {{#lww}}
               -- A day past the server's clock at most (see the column-merge branch).
               if new.updated_ms > (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000 then

@@ -24,6 +24,7 @@ enum SupabaseContext {
         let stamped = table.syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }
         context["stamped"] = .list(stamped.map { ["name": .text($0.name)] })
         context["written"] = .list(stamped.filter { $0.role == .user }.map { ["name": .text($0.name)] })
+        context["jsonColumns"] = .list(table.columns.filter { $0.type == .json }.map { ["name": .text($0.name)] })
         return context
     }
 

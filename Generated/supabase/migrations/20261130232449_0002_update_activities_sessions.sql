@@ -30,6 +30,11 @@ declare
   s_metadata text;
   s_deleted_ms text;
 begin
+  -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
+  -- would be stored here and unreadable everywhere else.
+  if new.metadata is not null and pg_catalog.jsonb_path_exists(new.metadata, '$.**{256 to last}') then
+    raise exception using errcode = '22023', message = 'metadata nests deeper than 256 levels';
+  end if;
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
@@ -491,6 +496,11 @@ declare
   s_metadata text;
   s_deleted_ms text;
 begin
+  -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
+  -- would be stored here and unreadable everywhere else.
+  if new.metadata is not null and pg_catalog.jsonb_path_exists(new.metadata, '$.**{256 to last}') then
+    raise exception using errcode = '22023', message = 'metadata nests deeper than 256 levels';
+  end if;
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
