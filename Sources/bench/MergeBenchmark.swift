@@ -8,13 +8,9 @@ import SyncSchema
 /// column-merge upsert costs beside the same table plain and beside `merge: row`. Starts its
 /// own throwaway cluster. `BENCH_SEED` picks another history.
 func runMergeBenchmark() async throws {
-    let cluster = try TemporaryCluster()
-    defer { cluster.stop() }
-    let admin = try Connection(url: cluster.url())
-    try admin.execute(script: SupabasePrelude.roles)
-    try admin.execute("create database bench")
-    let connection = try Connection(url: cluster.url(database: "bench"))
-    try connection.execute(script: SupabasePrelude.database)
+    let bench = try BenchCluster.start()
+    defer { bench.stop() }
+    let connection = bench.connection
     let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
     try connection.execute(script: try renderer.schemaSQL(Schema(tables: [
         MergeBench.table("history_by_column", .column), MergeBench.table("history_by_row", .row),

@@ -11,13 +11,9 @@ import SyncSchema
 /// same table with no triggers, policies or row-level security: new rows, then updates that
 /// win, then repeats that lose.
 func runServerBenchmark() async throws {
-    let cluster = try TemporaryCluster()
-    defer { cluster.stop() }
-    let admin = try Connection(url: cluster.url())
-    try admin.execute(script: SupabasePrelude.roles)
-    try admin.execute("create database bench")
-    let connection = try Connection(url: cluster.url(database: "bench"))
-    try connection.execute(script: SupabasePrelude.database)
+    let bench = try BenchCluster.start()
+    defer { bench.stop() }
+    let connection = bench.connection
 
     let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
     try connection.execute(script: try renderer.schemaSQL(Schema(tables: [ServerBench.table, ServerBench.unorderedTable])))

@@ -396,16 +396,7 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         let server = try ServerDatabase.make()
         try server.upsert("activities", as: user, [baseActivity.row])
         let now = Int(Date().timeIntervalSince1970 * 1_000)
-        func sqlState(_ row: [String: String?]) -> String? {
-            do {
-                try server.upsert("activities", as: user, [row])
-                return nil
-            } catch let error as PostgresError {
-                return error.sqlState
-            } catch {
-                return "\(error)"
-            }
-        }
+        func sqlState(_ row: [String: String?]) -> String? { server.refusal(upserting: row, into: "activities", as: user) }
         let yearAhead = now + 365 * 86_400_000
         #expect(sqlState(baseActivity.setting("color", to: "#222222", at: yearAhead, by: "b").row) == "22008")
         var fresh = baseActivity.setting("color", to: "#222222", at: yearAhead, by: "b")
@@ -421,14 +412,7 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         func sqlState(depth: Int) -> String? {
             var row = baseActivity.setting("metadata", to: String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth), at: 300, by: "b").row
             row["id"] = UUID().text
-            do {
-                try server.upsert("activities", as: user, [row])
-                return nil
-            } catch let error as PostgresError {
-                return error.sqlState
-            } catch {
-                return "\(error)"
-            }
+            return server.refusal(upserting: row, into: "activities", as: user)
         }
         #expect(sqlState(depth: 200) == nil)
         #expect(sqlState(depth: 300) == "22023")
@@ -437,16 +421,7 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
     @Test func malformedStampsAndOutOfRangeMillisecondsAreRefused() throws {
         let server = try ServerDatabase.make()
         try server.upsert("activities", as: user, [baseActivity.row])
-        func refusal(_ row: [String: String?]) -> String? {
-            do {
-                try server.upsert("activities", as: user, [row])
-                return nil
-            } catch let error as PostgresError {
-                return error.sqlState
-            } catch {
-                return "\(error)"
-            }
-        }
+        func refusal(_ row: [String: String?]) -> String? { server.refusal(upserting: row, into: "activities", as: user) }
         for ms in [-1, 1_000_000_000_000_000] {
             var row = baseActivity.row
             row["updated_ms"] = String(ms)

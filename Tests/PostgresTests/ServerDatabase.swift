@@ -45,6 +45,18 @@ struct ServerDatabase {
     func row(_ table: String, _ id: UUID) throws -> QueryResult.Row? {
         try connection.execute("select * from public.\(table) where id = $1", [id.text]).rows.first
     }
+
+    /// The SQLSTATE the server refuses an upsert of `row` with; nil when it takes it.
+    func refusal(upserting row: [String: String?], into table: String, as user: UUID) -> String? {
+        do {
+            try upsert(table, as: user, [row])
+            return nil
+        } catch let error as PostgresError {
+            return error.sqlState
+        } catch {
+            return "\(error)"
+        }
+    }
 }
 
 extension UUID {
