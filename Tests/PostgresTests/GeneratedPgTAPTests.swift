@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PostgresFixture
 import SyncGenerator
+import SyncSchema
 import Testing
 
 /// The generated pgTAP file (Generated/supabase/tests/sync_test.sql) passes on the test cluster,
@@ -25,6 +26,44 @@ import Testing
     @Test(arguments: fixtures)
     func eachFixturesGeneratedTestsPass(_ path: String) throws {
         try Self.runGenerated(in: Self.packageRoot.appendingPathComponent(path).appendingPathComponent("Generated"))
+    }
+
+    /// The paths no schema above takes: whole-row merge with the open-row rule, a version table
+    /// with it, and a table whose columns cannot take three values (no column-merge tests).
+    @Test func generatedTestsPassForRowMergeAndVersionOpenRows() throws {
+        let yaml = """
+            tables:
+              stopwatches:
+                merge: row
+                columns:
+                  started_ms: int
+                  ended_ms: int?
+                  running: bool
+                rules:
+                  - one_open_per_owner: { start: started_ms, end: ended_ms }
+              shifts:
+                conflict: { mode: version, version: integer }
+                columns:
+                  started_ms: int
+                  ended_ms: int?
+                  label: { type: enum, values: [a, b] }
+                rules:
+                  - one_open_per_owner: { start: started_ms, end: ended_ms }
+              switches:
+                columns:
+                  enabled: bool
+                  kind: { type: enum, values: [x] }
+            """
+        let schema = try SchemaParser.parse(yaml).schema
+        let templates = try TemplateSet(directory: nil)
+        let connection = try PostgresCluster.createDatabase().connect()
+        try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema))
+        try connection.execute("create extension pgtap")
+        let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
+        #expect(run.allPassed, "\(run.report)")
+        #expect(run.passed.contains { $0.hasSuffix("stopwatches: a write with an older pair changes nothing") })
+        #expect(run.passed.contains { $0.hasSuffix("shifts: a new open row closes the earlier one at its start") })
+        #expect(!run.lines.contains { $0.contains("switches: concurrent edits") })
     }
 
     /// The tests roll back: the tables hold the same rows before and after, and a second run

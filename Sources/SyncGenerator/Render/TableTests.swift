@@ -63,7 +63,10 @@ struct TableTests {
         case nil:
             break
         }
-        if lww { context["insertMergeRow"] = .text(insert(row: 2, pair: (1000, "device-a"))) }
+        if lww {
+            context["mergeRowId"] = .text(id(2))
+            context["insertMergeRow"] = .text(insert(row: 2, pair: (1000, "device-a")))
+        }
         if table.mergesColumns, let (a, b) = Self.mergeColumns(of: table) {
             columnMergeContext(a: a, b: b, into: &context)
         }
@@ -104,7 +107,6 @@ struct TableTests {
         let bName = b?.name ?? "deleted_ms"
         let bEdited = b.map { Self.value($0, row: row, variant: 1) } ?? "2000::bigint"
         context["columnMerge"] = true
-        context["mergeRowId"] = .text(id(row))
         context["a"] = .text(a.name)
         context["b"] = .text(bName)
         context["aEdited"] = .text(Self.value(a, row: row, variant: 1))
