@@ -8,6 +8,8 @@ public final class Connection: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// Made once, so ``cancel()`` needs neither the lock nor the connection's thread.
     private let cancelHandle: OpaquePointer?
+    /// What the server sent beside results; see ``takeNotices()``.
+    private let noticeLog = NoticeLog()
 
     /// Connects with a libpq URL or key/value string, e.g.
     /// `postgresql://postgres@127.0.0.1:5432/app`. Gives up after 10 seconds unless the URL
@@ -25,10 +27,17 @@ public final class Connection: @unchecked Sendable {
             PQfinish(handle)
             throw PostgresError(message: "cannot connect: " + Redaction.removingPassword(of: url, from: reason))
         }
-        // The server's notices ("already exists, skipping") would go to stderr by default.
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
         cancelHandle = PQgetCancel(handle)
+        // The server's notices ("already exists, skipping") would go to stderr by default;
+        // they are kept for ``takeNotices()`` instead.
+        PQsetNoticeReceiver(handle, { arg, result in NoticeLog.receive(arg, result) }, Unmanaged.passUnretained(noticeLog).toOpaque())
+    }
+
+    /// The notices (and warnings) the server sent since the connection opened or since the
+    /// last call, oldest first; at most the last thousand.
+    public func takeNotices() -> [Notice] {
+        noticeLog.take()
     }
 
     deinit {
@@ -63,6 +72,28 @@ public final class Connection: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         _ = try consume(PQexec(handle, script))
+    }
+
+    /// Runs several statements like ``execute(script:)`` and returns each one's result, in
+    /// order (a pgTAP file's TAP lines are the rows of its statements' results). The first
+    /// error is thrown once the server has finished with the script.
+    public func results(ofScript script: String) throws(PostgresError) -> [QueryResult] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard PQsendQuery(handle, script) == 1 else {
+            throw PostgresError(message: Self.text(PQerrorMessage(handle)) ?? "cannot send the script")
+        }
+        var results: [QueryResult] = []
+        var firstError: PostgresError?
+        while let result = PQgetResult(handle) {
+            do {
+                results.append(try consume(result))
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+        return results
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.

@@ -71,6 +71,7 @@ public struct Generator: Sendable {
             { try SwiftRenderer(templates: templates).files(for: schema, migrations: localMigrations).map { ("swift/" + $0, $1) } },
             { [("rust/tables.rs", try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations))] },
             { [("supabase/schema.sql", try supabase.schemaSQL(schema))] },
+            { [(SupabaseTestRenderer.path, try SupabaseTestRenderer(templates: templates).testsSQL(schema))] },
             { [(Snapshot.fileName, try snapshot.encoded())] },
         ]
         for files in try Self.inParallel(renders, { try $0() }) {
