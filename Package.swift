@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
             name: "SyncGeneratorTests",
-            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema"],
+            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres"],
             exclude: ["References"]
         ),
         // One small app's generated code at schema v1 and at v2 (a column more in each table), for

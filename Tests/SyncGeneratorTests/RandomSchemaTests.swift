@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import PostgresFixture
 import SyncGenerator
 import SyncSchema
 import Testing
@@ -7,7 +9,8 @@ import Testing
 /// type names, near-collisions once camel-cased) and defaults (quotes, `\#`, control
 /// characters, bidirectional overrides, unicode): each is either refused with diagnostics or
 /// generates Swift that type-checks, Rust that compiles and embeds the migrations exactly, and
-/// SQLite migrations that apply with the text defaults intact. A few schemas per run (seeded by
+/// SQLite migrations that apply with the text defaults intact, and Supabase migrations that apply
+/// in order on PostgreSQL 15, with schema.sql pasted over them twice. A few schemas per run (seeded by
 /// the run, printed on failure); `HOPE_RANDOM_SCHEMAS=n` runs more.
 @Suite struct RandomSchemaTests {
     /// Names the validator accepts (those it refuses, such as `self` or `strings`, have bad-schema tests).
@@ -42,9 +45,24 @@ import Testing
             try SwiftOutputTests.typeCheck(scratch.appendingPathComponent("swift"), name: name)
             try RustOutputTests.compileAndCompareMigrations(scratch)
             try ReferenceSQLiteTests.applyAndCompareDefaults(parse(yaml).schema, sqlite: scratch.appendingPathComponent("sqlite"), name: name)
+            try applyOnPostgreSQL(output.tree, name: name)
         }
         // The pool is meant to reach the compilers: most schemas must be accepted.
         #expect(refusals.count * 3 <= count, "seed \(seed): \(refusals.count) of \(count) refused:\n\(refusals.joined(separator: "\n"))")
+    }
+
+    /// The Supabase migrations in order, then schema.sql twice, as a project's owner would.
+    private func applyOnPostgreSQL(_ tree: GeneratedTree, name: String) throws {
+        let connection = try PostgresCluster.createDatabase().connect()
+        let migrations = tree.files.keys.filter { $0.hasPrefix("supabase/migrations/") }.sorted()
+        #expect(!migrations.isEmpty, "\(name)")
+        do {
+            for path in migrations + ["supabase/schema.sql", "supabase/schema.sql"] {
+                try connection.execute(script: try #require(tree[path]))
+            }
+        } catch {
+            Issue.record("\(name)\nPostgreSQL refused it: \(error)")
+        }
     }
 
     static func schema(using random: inout SplitMix) -> String {
