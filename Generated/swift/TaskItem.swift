@@ -10,7 +10,7 @@ public struct TaskItem: SyncRuntime.SyncRecord {
     public var title: Swift.String
     public var notes: Swift.String?
     public var done: Swift.Bool
-    public var dueAt: Swift.String?
+    public var dueAt: SyncRuntime.SyncTimestamp?
     public var deletedMs: Swift.Int64?
     public var updatedAt: Swift.String?
     public var serverSeq: Swift.Int64?
@@ -21,7 +21,7 @@ public struct TaskItem: SyncRuntime.SyncRecord {
         title: Swift.String,
         notes: Swift.String? = nil,
         done: Swift.Bool = false,
-        dueAt: Swift.String? = nil,
+        dueAt: SyncRuntime.SyncTimestamp? = nil,
         deletedMs: Swift.Int64? = nil,
         updatedAt: Swift.String? = nil,
         serverSeq: Swift.Int64? = nil

@@ -21,7 +21,7 @@ import Testing
             activities.append(activity)
             try await device.store.write { writer in
                 _ = try writer.save(Session(activityId: activity.id, startedMs: 1_000 * Int64(index), endedMs: 1_000 * Int64(index) + 500, note: "from \(index)"))
-                _ = try writer.save(TaskItem(title: "Task \(index)", dueAt: "2026-10-18T13:00:27.486123+00:00"))
+                _ = try writer.save(TaskItem(title: "Task \(index)", dueAt: SyncTimestamp("2026-10-18T13:00:27.486123+00:00")))
                 _ = try writer.save(TaskList(name: "List \(index)", icon: Data([0, UInt8(index), 255])))
             }
         }

@@ -89,6 +89,26 @@ import Testing
         #expect(saved.sortOrder == 0 && saved.sortOrder.sign == .plus)
     }
 
+    struct Settings: Codable, Equatable {
+        var color: String
+        var tags: [String]
+        var limit: Int?
+    }
+
+    @Test func jsonColumnsReadAndWriteTypedValues() async throws {
+        let (a, b) = (try TestDevice("a", user: user, transport: server), try TestDevice("b", user: user, transport: server))
+        let settings = Settings(color: "#ff0000", tags: ["work", "a/b"], limit: nil)
+        let text = try SyncJSON.text(of: settings)
+        #expect(text == ##"{"color":"#ff0000","tags":["work","a/b"]}"##)
+        let saved = try await a.store.write { try $0.save(Activity(name: "Work", metadata: text)) }
+        try await a.sync()
+        try await b.sync()
+        let pulled = try #require(try await b.store.read { try $0.fetchOne(Activity.self, id: saved.id) })
+        #expect(pulled.metadata == text)
+        #expect(try SyncJSON.decode(Settings.self, from: try #require(pulled.metadata)) == settings)
+        #expect(throws: DecodingError.self) { try SyncJSON.decode(Settings.self, from: #"{"color":1}"#) }
+    }
+
     @Test func aStoreFileOpenedForAnotherUserIsRefusedAndLeftUnchanged() throws {
         let path = TestDevice.temporaryPath("owner")
         let first = try SyncStore(path: path, schema: HopeFixture.app(), userID: user)

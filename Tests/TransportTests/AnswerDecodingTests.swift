@@ -56,6 +56,31 @@ struct AnswerDecodingTests {
         #expect(second["updated_ms"] == .int(.min))
     }
 
+    @Test func pulledTimestampsAreCanonicalAndTheVersionIsKeptAsSent() async throws {
+        let table = TableSchema(
+            name: "tasks",
+            columns: [
+                ColumnSchema("id", .uuid, role: .id),
+                ColumnSchema("due_at", .timestamp, nullable: true),
+                ColumnSchema("updated_at", .timestamp, role: .version),
+                ColumnSchema("server_seq", .int, role: .serverSeq),
+            ],
+            conflict: .version(column: "updated_at", kind: .timestamp),
+            ordering: .lookback(50)
+        )
+        // A server whose session is not in UTC writes its offset; the version is compared as sent.
+        let body = """
+        [{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","due_at":"2026-10-18T15:00:06.48+02:00","updated_at":"2026-10-18T15:00:27.486123+02:00","server_seq":1},
+         {"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6d","due_at":"next tuesday","updated_at":"2026-10-18T13:00:27+00:00","server_seq":2}]
+        """
+        let server = StubServer(answers: [.respond(status: 200, body: body)])
+        let page = try await Fixtures.transport(server).pull(table, after: 0, limit: 100, as: Fixtures.user)
+        #expect(page.rows.count == 1)
+        #expect(page.rows.first?["due_at"] == .text("2026-10-18T13:00:06.48+00:00"))
+        #expect(page.rows.first?["updated_at"] == .text("2026-10-18T15:00:27.486123+02:00"))
+        #expect(page.undecodable.first?.reason == "column due_at: expected a timestamp with an offset")
+    }
+
     @Test func pullReportsRowsThatDoNotDecodeAndKeepsTheRest() async throws {
         let good = #"{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7","kind":"work","note":null,"started_ms":1,"ended_ms":null,"updated_ms":2,"deleted_ms":null,"device_id":"d","server_seq":10}"#
         let unknownKind = good.replacing(#""kind":"work""#, with: #""kind":"meeting""#).replacing("\"server_seq\":10", with: "\"server_seq\":11")

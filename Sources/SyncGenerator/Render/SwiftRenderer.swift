@@ -67,7 +67,10 @@ public struct SwiftRenderer: Sendable {
 
     private func swiftType(_ column: SyncedColumn) -> String {
         switch column.type {
-        case .text, .timestamp, .json: "Swift.String"
+        // The version column stays the exact text the server sent, which the guarded replay compares.
+        case .timestamp where column.role == .version: "Swift.String"
+        case .timestamp: "SyncRuntime.SyncTimestamp"
+        case .text, .json: "Swift.String"
         case .uuid: "Foundation.UUID"
         case .int: "Swift.Int64"
         case .double: "Swift.Double"
@@ -77,8 +80,8 @@ public struct SwiftRenderer: Sendable {
         }
     }
 
-    /// The initializer's default: the column's schema default, nil for optionals, a fresh id,
-    /// and placeholders the store overwrites when it stamps a write.
+    /// The initializer's default: the column's schema default (`now` the current instant), nil
+    /// for optionals, a fresh id, and placeholders the store overwrites when it stamps a write.
     private func defaultLiteral(_ column: SyncedColumn, optional: Bool) -> String? {
         switch column.role {
         case .id: return "Foundation.UUID()"
@@ -102,7 +105,7 @@ public struct SwiftRenderer: Sendable {
             case .double(let number): return SQLLiteral.number(number)
             case .bool(let flag): return flag ? "true" : "false"
             case .json(let text): return SwiftLiteral.string(text)
-            case .now: return optional ? "nil" : nil
+            case .now: return "SyncRuntime.SyncTimestamp.now"
             }
         }
         return optional ? "nil" : nil

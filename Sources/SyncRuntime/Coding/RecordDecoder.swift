@@ -113,7 +113,8 @@ extension SyncValue {
         case (is Bool.Type, .bool(let bool)): result = bool
         case (is Bool.Type, .int(let int)): result = int != 0
         case (is Data.Type, .bytes(let data)): result = data
-        case (is UUID.Type, _), (is String.Type, _), (is Int64.Type, _), (is Int.Type, _),
+        case (is SyncTimestamp.Type, .text(let text)): result = SyncTimestamp(text)
+        case (is UUID.Type, _), (is SyncTimestamp.Type, _), (is String.Type, _), (is Int64.Type, _), (is Int.Type, _),
              (is Double.Type, _), (is Bool.Type, _), (is Data.Type, _):
             throw mismatch()
         default:

@@ -87,6 +87,7 @@ extension SyncValue {
     static func encoding<T: Encodable>(_ value: T) throws -> SyncValue {
         switch value {
         case let uuid as UUID: return .text(uuid.lowercasedString)
+        case let timestamp as SyncTimestamp: return .text(timestamp.text)
         case let data as Data: return .bytes(data)
         case let int as Int64: return .int(int)
         case let string as String: return .text(string)

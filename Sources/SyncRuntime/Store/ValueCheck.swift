@@ -4,7 +4,8 @@ import Foundation
 /// device could not hold exactly is refused at save, naming the table and column, instead of
 /// being cut on the way or failing every push after it.
 enum ValueCheck {
-    /// The values to store for `values` (JSON in its canonical text, -0.0 as 0.0), or an error.
+    /// The values to store for `values` (JSON and timestamps in their canonical text, -0.0 as
+    /// 0.0), or an error.
     static func checked(_ values: [SyncValue], of table: TableSchema) throws(SyncError) -> [SyncValue] {
         var result = values
         for (index, column) in table.columns.enumerated() where index < values.count {
@@ -19,6 +20,14 @@ enum ValueCheck {
         case .text(let text):
             if text.utf8.contains(0) {
                 throw SyncError(.invalidRequest, "\(name) holds a NUL character, which PostgreSQL text cannot store")
+            }
+            if column.type == .timestamp {
+                // The version column stays the exact text the server sent: the guarded replay compares it.
+                guard column.role != .version else { return value }
+                guard let timestamp = SyncTimestamp(text) else {
+                    throw SyncError(.invalidRequest, "\(name) is not a timestamp with an offset, such as 2026-10-18T13:00:27.486123+00:00")
+                }
+                return .text(timestamp.text)
             }
             guard column.type == .json else { return value }
             guard let json = try? JSONValue(parsing: text, maximumDepth: JSONValue.maximumColumnDepth) else {

@@ -160,18 +160,7 @@ extension InMemoryServer {
 
     /// PostgREST's timestamptz text: microseconds with trailing zeros trimmed, offset with minutes.
     static func timestampText(microseconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(microseconds / 1_000_000))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
-        let fraction = microseconds % 1_000_000
-        if fraction != 0 {
-            var digits = String(format: "%06lld", fraction)
-            while digits.hasSuffix("0") { digits.removeLast() }
-            text += "." + digits
-        }
-        return text + "+00:00"
+        (SyncTimestamp(microsecondsSinceEpoch: microseconds) ?? .latest).text
     }
 
     static func pair(_ values: [String: SyncValue]) -> (Int64, String) {

@@ -130,8 +130,13 @@ enum PostgRESTRowCoding {
             return .null
         }
         switch (column.type, json) {
-        case (.text, .string(let text)), (.timestamp, .string(let text)):
+        case (.text, .string(let text)):
             return .text(text)
+        case (.timestamp, .string(let text)) where column.role == .version:
+            return .text(text)   // compared as the exact text the server sent
+        case (.timestamp, .string(let text)):
+            guard let timestamp = SyncTimestamp(text) else { throw mismatch("a timestamp with an offset") }
+            return .text(timestamp.text)   // the canonical form, whatever the server's time zone
         case (.uuid, .string(let text)):
             guard let uuid = UUID(text: text) else { throw mismatch("a uuid") }
             return .text(uuid.lowercasedString)

@@ -12,7 +12,7 @@ public struct Thing: SyncRuntime.SyncRecord {
     public var ratio: Swift.Double
     public var flag: Swift.Bool
     public var ownerRef: Foundation.UUID?
-    public var seenAt: Swift.String
+    public var seenAt: SyncRuntime.SyncTimestamp
     public var payload: Swift.String
     public var blob: Foundation.Data?
     public var kind: Kind
@@ -35,7 +35,7 @@ public struct Thing: SyncRuntime.SyncRecord {
         ratio: Swift.Double = 0.25,
         flag: Swift.Bool = true,
         ownerRef: Foundation.UUID? = nil,
-        seenAt: Swift.String,
+        seenAt: SyncRuntime.SyncTimestamp = SyncRuntime.SyncTimestamp.now,
         payload: Swift.String = #"{"a":[1,2]}"#,
         blob: Foundation.Data? = nil,
         kind: Kind = .small,
