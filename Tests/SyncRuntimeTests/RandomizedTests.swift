@@ -11,27 +11,8 @@ import Testing
 /// write by the rule (rows ever refused excepted). Runs: SYNC_RANDOM_RUNS (default 200); seed
 /// offset: SYNC_RANDOM_SEED.
 @Suite struct RandomizedTests {
-    static let runs = Int(ProcessInfo.processInfo.environment["SYNC_RANDOM_RUNS"] ?? "") ?? 200
-    static let firstSeed = UInt64(ProcessInfo.processInfo.environment["SYNC_RANDOM_SEED"] ?? "") ?? 1
-
     @Test func devicesConvergeAndKeepEveryAcknowledgedWrite() async throws {
-        // Runs are independent (own server, own files): a few at a time keeps the suite fast.
-        let seeds = Array(Self.firstSeed..<(Self.firstSeed + UInt64(Self.runs)))
-        let failures = try await withThrowingTaskGroup(of: (UInt64, [String]).self) { group in
-            var failures: [(UInt64, [String])] = []
-            var next = seeds.makeIterator()
-            for _ in 0..<4 {
-                if let seed = next.next() { group.addTask { (seed, try await RandomRun(seed: seed).run()) } }
-            }
-            while let (seed, problems) = try await group.next() {
-                if !problems.isEmpty { failures.append((seed, problems)) }
-                if let seed = next.next() { group.addTask { (seed, try await RandomRun(seed: seed).run()) } }
-            }
-            return failures.sorted { $0.0 < $1.0 }
-        }
-        for (seed, problems) in failures.prefix(3) {
-            Issue.record("seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(5).joined(separator: "\n"))")
-        }
+        try await SeededRuns.recordFailures(defaultRuns: 200) { seed in try await RandomRun(seed: seed).run() }
     }
 }
 

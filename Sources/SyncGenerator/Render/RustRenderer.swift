@@ -21,7 +21,7 @@ public struct RustRenderer: Sendable {
     private func tableContext(_ table: Table) -> TemplateValue {
         let conflict: String = switch table.conflict {
         case .lww where table.merge == .column:
-            "ConflictMode::LastWriterWinsByColumn { stamped: &[\(Self.stampedColumns(table).map { "\"\($0)\"" }.joined(separator: ", "))] }"
+            "ConflictMode::LastWriterWinsByColumn { stamped: &[\(table.stampedColumns.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
         case .lww: "ConflictMode::LastWriterWinsByRow"
         case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
         }
@@ -39,10 +39,5 @@ public struct RustRenderer: Sendable {
             "lookback": .text(table.exactOrdering ? "0" : "50"),
             "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
         ]
-    }
-
-    /// The columns that are each their own register: the user's and deleted_ms.
-    static func stampedColumns(_ table: Table) -> [String] {
-        table.syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }.map(\.name)
     }
 }

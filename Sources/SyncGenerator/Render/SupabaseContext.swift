@@ -21,7 +21,7 @@ enum SupabaseContext {
         context["columnMerge"] = .bool(table.mergesColumns)
         context["rowMerge"] = .bool(table.conflict == .lww && !table.mergesColumns)
         // Each a register of its own (column merge): the user's columns, then deleted_ms.
-        let stamped = table.syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }
+        let stamped = table.stampedColumns
         context["stamped"] = .list(stamped.map { ["name": .text($0.name)] })
         context["written"] = .list(stamped.filter { $0.role == .user }.map { ["name": .text($0.name)] })
         context["jsonColumns"] = .list(table.columns.filter { $0.type == .json }.map { ["name": .text($0.name)] })

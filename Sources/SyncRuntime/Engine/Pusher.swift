@@ -11,11 +11,14 @@ struct Pusher {
     let transport: any SyncTransport
     let credentials: Credentials
     let batchSize: Int
+    /// Per table, the rows the server failed alone with a 5xx and for how many passes running:
+    /// the engine keeps it from pass to pass (in memory: a restart gives the server a fresh chance).
+    var failingAlone: [String: [String: Int]] = [:]
 
     /// Pushes every table; returns the schema drift refusals of the tables it passed over. A
     /// table the server fails goes on being retried; the other tables still go, and the first
     /// failure is thrown once they have.
-    func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
+    mutating func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
         var drifts: [ServerError] = []
         var failure: SyncError?
         for table in store.schema.tables {
@@ -31,7 +34,7 @@ struct Pusher {
         return drifts
     }
 
-    private func push(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
+    private mutating func push(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
         var after: Int64 = 0
         while true {
             let batch = try storeCall { try store.dirtyRows(in: table, after: after, limit: batchSize) }
@@ -42,8 +45,11 @@ struct Pusher {
             if let failure = outcome.serverFailures.first {
                 // Failing alone while others landed, or alone pass after pass: the rows' own
                 // fault. Otherwise the server's, and everything stays queued.
-                let keys = outcome.serverFailures.map { "\(table.name) \($0.row.values[0])" }
-                guard outcome.landed > 0 || store.state.countServerFailures(keys, in: table.name) >= Self.passesBeforeSettingAside else {
+                let previous = failingAlone[table.name] ?? [:]
+                let ids = outcome.serverFailures.map { $0.row[ReservedColumn.id]?.text ?? "" }
+                let counts = Dictionary(ids.map { ($0, (previous[$0] ?? 0) + 1) }, uniquingKeysWith: max)
+                failingAlone[table.name] = counts
+                guard outcome.landed > 0 || counts.values.min() ?? 0 >= Self.passesBeforeSettingAside else {
                     throw failure.error
                 }
                 for (row, error) in outcome.serverFailures {
@@ -53,6 +59,7 @@ struct Pusher {
             }
             if batch.count < batchSize { break }
         }
+        failingAlone[table.name] = nil   // every row of the table landed or went aside
     }
 
     /// How many passes running a row may fail alone with a 5xx before it goes aside.

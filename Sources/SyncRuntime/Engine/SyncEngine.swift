@@ -20,6 +20,8 @@ public actor SyncEngine {
     var waitCount = 0
     var passRunning = false
     var passWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What the pusher learned of rows the server fails alone (see ``Pusher/failingAlone``).
+    var rowsFailingAlone: [String: [String: Int]] = [:]
 
     /// - Parameter credentials: the signed-in user and a fresh token, or nil when nobody is
     ///   signed in. Called before every pass, so a refreshed token is picked up.
@@ -157,12 +159,15 @@ public actor SyncEngine {
             drifts += drifted
             try storeCall { try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } }) }
         }
+        var pusher = Pusher(
+            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone
+        )
         do {
-            drifts += try await Pusher(store: store, transport: transport, credentials: user, batchSize: configuration.batchSize)
-                .push(into: &report)
+            drifts += try await pusher.push(into: &report)
         } catch where error.code == .server {
             held = error
         }
+        rowsFailingAlone = pusher.failingAlone
         do {
             try await GuardedReplay(
                 store: store, transport: transport, credentials: user,

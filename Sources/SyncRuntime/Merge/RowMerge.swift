@@ -34,8 +34,7 @@ struct RowMerge: Sendable {
     }
 
     func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {
-        let pair = WriteStamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
-        return ColumnStamps(Dictionary(uniqueKeysWithValues: stamped.map { ($0, pair) }))
+        ColumnStamps(stamping: stamped, with: WriteStamp(pairOf: values))
     }
 
     /// `incoming` laid over `stored`, register by register; nil when no register took anything

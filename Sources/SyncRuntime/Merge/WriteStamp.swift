@@ -20,6 +20,11 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.deviceID = deviceID
     }
 
+    /// A row's own pair: its `updated_ms` and `device_id`.
+    init(pairOf values: [String: SyncValue]) {
+        self.init(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
+    }
+
     public init?(text: String) {
         let utf8 = Array(text.utf8)
         guard utf8.count >= 16, utf8[15] == UInt8(ascii: ":"), utf8[..<15].allSatisfy({ (48...57).contains($0) }) else { return nil }
@@ -47,6 +52,11 @@ public struct ColumnStamps: Hashable, Sendable {
 
     public init(_ stamps: [String: WriteStamp] = [:]) {
         self.stamps = stamps
+    }
+
+    /// Every one of `columns` stamped by one write.
+    init(stamping columns: [String], with stamp: WriteStamp) {
+        self.init(Dictionary(uniqueKeysWithValues: columns.map { ($0, stamp) }))
     }
 
     public subscript(column: String) -> WriteStamp? {

@@ -18,6 +18,11 @@ struct HybridClock {
         self.last = last
     }
 
+    /// Resumed from the largest stamp stored, counted no further than a day past the wall clock.
+    init(resumingAt stored: Int64, wallMs: Int64) {
+        self.init(last: min(stored, wallMs + Self.maxAheadMs))
+    }
+
     mutating func next(wallMs: Int64) -> Int64 {
         last = max(wallMs, last < WriteStamp.maxMs ? last + 1 : last)
         return last

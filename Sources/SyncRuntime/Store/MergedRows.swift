@@ -66,7 +66,7 @@ extension StoreWriter {
         if let stored = try writeColumns(row, of: id, sql) { return stored }
         guard let merge = sql.merge else { preconditionFailure("saveMerging on a table without column merge") }
         let stamp = WriteStamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
-        var new = RowMerge.Row(values: row, stamps: ColumnStamps(Dictionary(uniqueKeysWithValues: merge.stamped.map { ($0, stamp) })))
+        var new = RowMerge.Row(values: row, stamps: ColumnStamps(stamping: merge.stamped, with: stamp))
         new.values[ReservedColumn.serverSeq] = .null
         merge.settle(&new)
         try sql.write(new, dirty: .dirty, database)

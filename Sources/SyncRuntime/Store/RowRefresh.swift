@@ -61,15 +61,15 @@ extension SyncStore {
     /// Tables whose local migration added columns: pulled again from the start before anything
     /// of theirs is pushed, so the device shows the server's values of the new columns.
     func tablesAwaitingRepull() throws -> [TableSchema] {
-        let names = try access { database in
-            try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { String(($0.text(at: 0) ?? "").dropFirst(7)) }
-        }
-        return schema.tables.filter { names.contains($0.name) }
+        let keys = Set(try access { database in
+            try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { $0.text(at: 0) ?? "" }
+        })
+        return schema.tables.filter { keys.contains(StoreMigrator.repullKey($0.name)) }
     }
 
     func finishRepull(of tables: [TableSchema]) throws {
         try access { database in
-            for table in tables { try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text("repull:" + table.name)]) }
+            for table in tables { try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(StoreMigrator.repullKey(table.name))]) }
         }
     }
 }

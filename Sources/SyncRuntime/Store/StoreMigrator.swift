@@ -49,44 +49,37 @@ struct StoreMigrator {
                 PRIMARY KEY (domain, version)
             )
             """)
-        // App tables first: the runtime's migrations may refer to `_sync_cursors`.
-        let before = applied[.app] == nil ? [:] : try columns(of: syncedTables, database)
+        // App tables first: the runtime's migrations may refer to `_sync_cursors`. Only an
+        // upgrade of a database already in use is watched for columns it adds.
+        let upgrading = applied[.app].map { version in appMigrations.contains { $0.version > version } } ?? false
+        let before = upgrading ? try columns(of: syncedTables, database) : [:]
         try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
         try apply(Self.runtimeMigrations, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
-        try markForRepull(tablesWithNewColumns(before: before, database), database)
+        guard upgrading else { return }
+        for (table, columns) in try columns(of: syncedTables, database) {
+            guard let old = before[table], !old.isEmpty, !columns.isSubset(of: old) else { continue }
+            try markForRepull(table, added: columns.subtracting(old), holdsStamps: columns.contains(ReservedColumn.columnStamps), database)
+        }
     }
+
+    /// The `_sync_meta` key of a table to pull again from the start.
+    static func repullKey(_ table: String) -> String { "repull:" + table }
 
     /// An upgrade that adds columns to a table the device already synced: the rows it holds
     /// have no values for them yet, so the table is pulled again from the start (a version
     /// or whole-row table's rows apply again once their server_seq is forgotten) before any of
     /// its writes goes out.
-    private func markForRepull(_ tables: [String: Set<String>], _ database: Database) throws {
-        for (table, added) in tables {
-            try database.inTransaction {
-                try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
-                try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
-                // Stamps pulled before this build knew the columns stamp values it could not keep.
-                let hasStamps = try database.fetchOne(
-                    "SELECT 1 FROM pragma_table_info(?) WHERE name = 'column_stamps'", [.text(table)]
-                ) { _ in true } ?? false
-                if hasStamps, !added.isEmpty {
-                    let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
-                    try database.execute("UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
-                }
-                try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text("repull:" + table)])
+    private func markForRepull(_ table: String, added: Set<String>, holdsStamps: Bool, _ database: Database) throws {
+        try database.inTransaction {
+            try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
+            try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
+            // Stamps pulled before this build knew the columns stamp values it could not keep.
+            if holdsStamps {
+                let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
+                try database.execute("UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
             }
+            try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text(Self.repullKey(table))])
         }
-    }
-
-    /// The synced tables that existed before and gained columns, with the columns they gained.
-    private func tablesWithNewColumns(before: [String: Set<String>], _ database: Database) throws -> [String: Set<String>] {
-        let after = try columns(of: syncedTables, database)
-        var result: [String: Set<String>] = [:]
-        for table in syncedTables {
-            guard let old = before[table], !old.isEmpty, let new = after[table], !new.isSubset(of: old) else { continue }
-            result[table] = new.subtracting(old)
-        }
-        return result
     }
 
     private func columns(of tables: [String], _ database: Database) throws -> [String: Set<String>] {

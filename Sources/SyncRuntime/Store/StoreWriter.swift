@@ -23,10 +23,9 @@ public struct StoreWriter {
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         if sql.merge != nil {
             let saved = try saveMerging(values, sql)
-            if let rule = sql.table.openRowRule, isOpen(sql.table.columnNames.map { saved[$0] ?? .null }, rule, sql) {
-                try enforceOpenRowRule(sql, owner: store.userID)
-            }
-            return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: sql.table.columnNames.map { saved[$0] ?? .null })
+            let stored = sql.table.columnNames.map { saved[$0] ?? .null }
+            if let rule = sql.table.openRowRule, isOpen(stored, rule, sql) { try enforceOpenRowRule(sql, owner: store.userID) }
+            return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: stored)
         }
         stamp(&values, sql)
         if try queueGuardedUpdate(values, sql) {

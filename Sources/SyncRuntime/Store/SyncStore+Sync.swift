@@ -199,10 +199,7 @@ extension SyncStore {
     /// A row's pair is its newest write's, which may be a write of a column this build does not
     /// hold: the pulled row's pair when that is newer.
     private static func keepNewestPair(_ row: inout RowMerge.Row, _ pulled: [String: SyncValue]) {
-        let pair = { (values: [String: SyncValue]) in
-            WriteStamp(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
-        }
-        guard pair(pulled) > pair(row.values) else { return }
+        guard WriteStamp(pairOf: pulled) > WriteStamp(pairOf: row.values) else { return }
         row.values[ReservedColumn.updatedMs] = pulled[ReservedColumn.updatedMs]
         row.values[ReservedColumn.deviceID] = pulled[ReservedColumn.deviceID]
     }

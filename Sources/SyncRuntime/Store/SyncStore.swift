@@ -42,9 +42,7 @@ public final class SyncStore: @unchecked Sendable {
                 }
             }
             self.deviceID = device
-            // Resumed no further than a day past the wall clock (see HybridClock).
-            let now = wallClock()
-            state = StoreState(clock: HybridClock(last: min(clock, now + HybridClock.maxAheadMs)), wallClock: wallClock)
+            state = StoreState(clock: HybridClock(resumingAt: clock, wallMs: wallClock()), wallClock: wallClock)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -187,20 +185,6 @@ final class StoreState: @unchecked Sendable {
     }
 
     func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
-
-    /// Rows the server failed alone with a 5xx, and how many passes running (kept in memory: a
-    /// restart gives the server a fresh chance).
-    private var serverFailures: [String: Int] = [:]
-
-    /// Counts one more failing pass for each of `keys` (rows of `table`), forgetting the table's
-    /// rows no longer failing; returns the smallest count among them.
-    func countServerFailures(_ keys: [String], in table: String) -> Int {
-        observerLock.withLock {
-            serverFailures = serverFailures.filter { !$0.key.hasPrefix(table + " ") || keys.contains($0.key) }
-            for key in keys { serverFailures[key] = (serverFailures[key] ?? 0) + 1 }
-            return keys.compactMap { serverFailures[$0] }.min() ?? 0
-        }
-    }
 
     var localWriteHandler: (@Sendable () -> Void)? {
         get { observerLock.withLock { writeHandler } }

@@ -53,7 +53,7 @@ extension InMemoryServer {
             guard let merged = mergeColumns(values, over: existing?.values, table) else { return [] }
             row = merged
         case .lastWriterWins:
-            if let existing, !(Self.pair(row) > Self.pair(existing.values)) { return [] }
+            if let existing, !(WriteStamp(pairOf: row) > WriteStamp(pairOf: existing.values)) { return [] }
         case .version(let column, let kind):
             row[column] = nextVersion(kind, after: existing?.values[column])
         }
@@ -69,8 +69,10 @@ extension InMemoryServer {
     /// exactly the stored ones, claims every column at its pair.
     private func mergeColumns(_ values: [String: SyncValue], over stored: [String: SyncValue]?, _ table: TableSchema) -> [String: SyncValue]? {
         let merge = RowMerge(table)
+        // As the trigger sees it: a new row with no stamps, or an update whose stamps are the
+        // stored ones (PostgREST leaves an unnamed column as it is).
         let sent = values[ReservedColumn.columnStamps]
-        let wholeRow = sent == nil || sent == .null && stored == nil || stored.map { sent == $0[ReservedColumn.columnStamps] ?? .null } == true
+        let wholeRow = sent == nil || sent == (stored.map { $0[ReservedColumn.columnStamps] ?? .null } ?? .null)
         let claims = wholeRow ? merge.wholeRowStamps(values) : sent == .null ? ColumnStamps() : merge.stamps(of: values)
         let incoming = RowMerge.Row(values: values, stamps: claims)
         guard let stored else {
@@ -80,7 +82,7 @@ extension InMemoryServer {
         }
         // A whole-row write at the stored pair is a repeat (of a whole-row client, or of a
         // device whose stamps equal the server's): it changes nothing.
-        if wholeRow, Self.pair(values) == Self.pair(stored) { return nil }
+        if wholeRow, WriteStamp(pairOf: values) == WriteStamp(pairOf: stored) { return nil }
         return merge.merge(incoming, into: RowMerge.Row(values: stored, stamps: merge.stamps(of: stored)))?.values
     }
 
@@ -111,7 +113,7 @@ extension InMemoryServer {
             if case .version(let column, let kind) = table.conflict {
                 closed.values[column] = nextVersion(kind, after: closed.values[column])
             } else {
-                closeByServer(&closed.values, rule, table, after: Self.pair(row).0)
+                closeByServer(&closed.values, rule, table, after: WriteStamp(pairOf: row).ms)
             }
             sequence += 1
             closed.seq = sequence
@@ -139,7 +141,7 @@ extension InMemoryServer {
             merge.settle(&merged)
             row = merged.values
         case .lastWriterWins:
-            row["updated_ms"] = .int(max(Self.pair(row).0 + 1, after ?? 0))
+            row["updated_ms"] = .int(max(WriteStamp(pairOf: row).ms + 1, after ?? 0))
             row["device_id"] = .text(WriteStamp.serverDeviceID)
         case .version:
             break // the version moves on every write anyway
@@ -161,10 +163,6 @@ extension InMemoryServer {
     /// PostgREST's timestamptz text: microseconds with trailing zeros trimmed, offset with minutes.
     static func timestampText(microseconds: Int64) -> String {
         (SyncTimestamp(microsecondsSinceEpoch: microseconds) ?? .latest).text
-    }
-
-    static func pair(_ values: [String: SyncValue]) -> (Int64, String) {
-        (values["updated_ms"].flatMap(\.int) ?? 0, values["device_id"].flatMap(\.text) ?? "")
     }
 
     static func isOpen(_ values: [String: SyncValue], _ rule: OpenRowRule) -> Bool {

@@ -78,6 +78,12 @@ extension Table {
         return result
     }
 
+    /// The columns that are each a register of their own under column merge: the user's
+    /// columns and `deleted_ms`.
+    public var stampedColumns: [SyncedColumn] {
+        syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }
+    }
+
     /// The stamps of a column-merge table, kept by the server's trigger and by every device.
     public var columnStampsColumn: SyncedColumn {
         SyncedColumn(ReservedColumns.columnStamps, .json, nullable: true, role: .columnStamps)

@@ -8,27 +8,8 @@ import Testing
 /// stop and every device syncs a few times, every device holds exactly the server's rows and no
 /// write waits anywhere. Runs: SYNC_RANDOM_RUNS (default 100); seed offset: SYNC_RANDOM_SEED.
 @Suite struct ConflictRandomTests {
-    static let runs = UInt64(ProcessInfo.processInfo.environment["SYNC_RANDOM_RUNS"] ?? "") ?? 100
-    static let firstSeed = UInt64(ProcessInfo.processInfo.environment["SYNC_RANDOM_SEED"] ?? "") ?? 1
-
     @Test func devicesEditingTheSameRowsConverge() async throws {
-        // Runs are independent (own server, own files): a few at a time keeps the suite fast.
-        let seeds = Array(Self.firstSeed..<(Self.firstSeed + Self.runs))
-        let failures = try await withThrowingTaskGroup(of: (UInt64, [String]).self) { group in
-            var failures: [(UInt64, [String])] = []
-            var next = seeds.makeIterator()
-            for _ in 0..<4 {
-                if let seed = next.next() { group.addTask { (seed, try await Self.run(seed: seed)) } }
-            }
-            while let (seed, problems) = try await group.next() {
-                if !problems.isEmpty { failures.append((seed, problems)) }
-                if let seed = next.next() { group.addTask { (seed, try await Self.run(seed: seed)) } }
-            }
-            return failures.sorted { $0.0 < $1.0 }
-        }
-        for (seed, problems) in failures.prefix(3) {
-            Issue.record("seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(4).joined(separator: "\n"))")
-        }
+        try await SeededRuns.recordFailures(defaultRuns: 100) { seed in try await Self.run(seed: seed) }
     }
 
     private static func run(seed: UInt64) async throws -> [String] {
