@@ -29,8 +29,12 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
 
+        // The vocabulary both halves speak: column types and roles, conflict and merge modes,
+        // reserved names, the dirty states, canonical JSON. A leaf: it imports nothing.
+        .target(name: "SyncModel"),
+
         // Generator: schema.yaml -> Schema -> plan -> rendered files -> Generated/.
-        .target(name: "SyncSchema", dependencies: ["CYaml"]),
+        .target(name: "SyncSchema", dependencies: ["SyncModel", "CYaml"]),
         .target(name: "SyncGenerator", dependencies: ["SyncSchema", "Postgres"]),
         .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
         .plugin(
@@ -44,7 +48,7 @@ let package = Package(
         .plugin(name: "CheckGeneratedSync", capability: .buildTool(), dependencies: ["generate"]),
 
         // Runtime: local store, sync engine, transports, conflicts.
-        .target(name: "SyncRuntime", dependencies: ["SQLite"]),
+        .target(name: "SyncRuntime", dependencies: ["SyncModel", "SQLite"]),
         .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres"]),
 
         // The committed output of `generate` for schema.yaml (the time-tracker example), compiled
@@ -62,6 +66,7 @@ let package = Package(
         // forwarding transports for watching what the engine sends.
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
         .target(name: "SyncTestSupport", dependencies: ["SyncRuntime"], path: "Tests/SyncTestSupport"),
+        .testTarget(name: "SyncModelTests", dependencies: ["SyncModel"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
             name: "SyncGeneratorTests",

@@ -73,7 +73,7 @@ public struct Activity: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact
     )
 }

@@ -79,7 +79,7 @@ public struct Session: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact,
         openRowRule: SyncRuntime.OpenRowRule(start: "started_ms", end: "ended_ms")
     )

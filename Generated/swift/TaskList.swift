@@ -57,7 +57,7 @@ public struct TaskList: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("version", .int, role: .version),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .version(column: "version", kind: .integer),
+        conflict: .version(.integer),
         ordering: .exact
     )
 }

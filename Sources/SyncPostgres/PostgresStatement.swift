@@ -122,19 +122,3 @@ struct PostgresStatement {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
-
-extension ColumnKind {
-    /// The server's type of a column of this kind (the generated Supabase SQL's).
-    var postgresType: String {
-        switch self {
-        case .text, .enumeration: "text"
-        case .int: "bigint"
-        case .double: "double precision"
-        case .bool: "boolean"
-        case .uuid: "uuid"
-        case .timestamp: "timestamptz"
-        case .json: "jsonb"
-        case .bytes: "bytea"
-        }
-    }
-}

@@ -100,7 +100,7 @@ struct VersionedTable: Sendable, CustomTestStringConvertible {
     static let taskLists = VersionedTable(table: TaskList.table, text: "name", other: "position", otherValue: .double(2))
 
     var version: String {
-        guard case .version(let column, _) = table.conflict else { return "" }
+        guard let column = table.conflict.versionColumn else { return "" }
         return column
     }
 

@@ -43,7 +43,7 @@ import Testing
         }
     }
 
-    private func sqliteType(_ kind: ColumnKind) -> String {
+    private func sqliteType(_ kind: ColumnType) -> String {
         switch kind {
         case .text, .uuid, .timestamp, .json, .enumeration: "TEXT"
         case .int, .bool: "INTEGER"

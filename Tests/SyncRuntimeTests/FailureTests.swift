@@ -180,7 +180,7 @@ import Testing
         let newerSessions = TableSchema(
             name: "sessions",
             columns: sessions.columns.map { $0.name == "source" ? ColumnSchema("source", .enumeration(["desktop", "phone", "watch", "tablet"])) : $0 },
-            conflict: .lastWriterWins, ordering: .exact, openRowRule: sessions.openRowRule
+            conflict: .lww, ordering: .exact, openRowRule: sessions.openRowRule
         )
         let newer = InMemoryServer(tables: [HopeFixture.activities, newerSessions, HopeFixture.tasks, HopeFixture.taskLists])
         let writer = try TestDevice("writer", user: user, transport: newer)

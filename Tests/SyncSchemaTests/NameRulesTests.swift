@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func reservedNamesAreRefusedOnlyForTheirKind() {
-        for name in ReservedColumns.names {
+        for name in ReservedColumn.names {
             #expect(Identifier.problem(with: name, as: .column)?.message == "column name '\(name)' is reserved")
         }
         #expect(Identifier.problem(with: "version", as: .table) == nil)

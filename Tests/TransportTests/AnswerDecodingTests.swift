@@ -65,7 +65,7 @@ struct AnswerDecodingTests {
                 ColumnSchema("updated_at", .timestamp, role: .version),
                 ColumnSchema("server_seq", .int, role: .serverSeq),
             ],
-            conflict: .version(column: "updated_at", kind: .timestamp),
+            conflict: .version(.timestamp),
             ordering: .lookback(50)
         )
         // A server whose session is not in UTC writes its offset; the version is compared as sent.

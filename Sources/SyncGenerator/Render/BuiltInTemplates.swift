@@ -105,12 +105,12 @@ enum BuiltInTemplates {
             {{#columns}}
                 {{name}} {{type}}{{#primaryKey}} PRIMARY KEY{{/primaryKey}}{{#notNull}} NOT NULL{{/notNull}}{{#default}} DEFAULT {{default}}{{/default}}{{#check}} CHECK ({{check}}){{/check}},
             {{/columns}}
-                _dirty INTEGER NOT NULL DEFAULT 0
+                _dirty INTEGER NOT NULL DEFAULT {{cleanState}}
             );
             {{#indexes}}
             CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
             {{/indexes}}
-            CREATE INDEX {{name}}__dirty_idx ON {{name}} (_dirty) WHERE _dirty = 1;
+            CREATE INDEX {{name}}__dirty_idx ON {{name}} (_dirty) WHERE _dirty = {{dirtyState}};
             {{/createTable}}
             {{#addColumn}}
 

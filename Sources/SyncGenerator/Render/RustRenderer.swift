@@ -31,12 +31,12 @@ public struct RustRenderer: Sendable {
             "columns": .list(table.syncedColumns.map { column in
                 [
                     "name": .text(column.name),
-                    "type": .text(SQLiteRenderer.sqliteType(column.type)),
+                    "type": .text(column.type.sqliteType),
                     "nullable": .text(SQLiteRenderer.isNullable(column) ? "true" : "false"),
                 ]
             }),
             "conflict": .text(conflict),
-            "lookback": .text(table.exactOrdering ? "0" : "50"),
+            "lookback": .text(table.exactOrdering ? "0" : String(PullOrdering.defaultLookback)),
             "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
         ]
     }

@@ -30,6 +30,10 @@ public struct SQLiteRenderer: Sendable {
             "name": .text(migration.name),
             "isFirst": .bool(migration.number == 1),
             "steps": .list(steps),
+            // The runtime's flags for a row (SyncModel's DirtyState): the partial index holds
+            // the rows waiting to be pushed.
+            "cleanState": .text(String(DirtyState.clean.rawValue)),
+            "dirtyState": .text(String(DirtyState.dirty.rawValue)),
         ])
     }
 
@@ -53,7 +57,7 @@ public struct SQLiteRenderer: Sendable {
     private func columnContext(_ column: SyncedColumn) -> TemplateValue {
         var context: [String: TemplateValue] = [
             "name": .text(column.name),
-            "type": .text(Self.sqliteType(column.type)),
+            "type": .text(column.type.sqliteType),
             "primaryKey": .bool(column.role == .id),
             "notNull": .bool(!Self.isNullable(column)),
         ]
@@ -68,14 +72,6 @@ public struct SQLiteRenderer: Sendable {
         column.isNullable || column.role == .version
     }
 
-    static func sqliteType(_ type: ColumnType) -> String {
-        switch type {
-        case .text, .uuid, .timestamp, .json, .enumeration: "TEXT"
-        case .int, .bool: "INTEGER"
-        case .double: "REAL"
-        case .bytes: "BLOB"
-        }
-    }
 
     static func literal(_ value: DefaultValue) -> String {
         switch value {

@@ -33,7 +33,7 @@ enum SupabaseContext {
         var context: [String: TemplateValue] = [
             "table": .text(table.name),
             "name": .text(column.name),
-            "type": .text(sqlType(column.type)),
+            "type": .text(column.type.postgresType),
             "primaryKey": .bool(column.role == .id),
             "notNull": .bool(!column.isNullable && column.role != .id),
         ]
@@ -59,25 +59,13 @@ enum SupabaseContext {
     /// owner on the server (`user_id` first), as each device enforces it, so one user's write
     /// never fails on, and so never reveals, another user's value.
     static func serverColumns(of index: Index) -> [String] {
-        guard index.isUnique, index.columns.first != ReservedColumns.owner else { return index.columns }
-        return [ReservedColumns.owner] + index.columns
+        guard index.isUnique, index.columns.first != ReservedColumn.owner else { return index.columns }
+        return [ReservedColumn.owner] + index.columns
     }
 
     /// The index every pull uses: an owner's rows in server_seq order.
     static func pullIndexName(_ table: Table) -> String { "\(table.name)_user_id_server_seq_idx" }
 
-    static func sqlType(_ type: ColumnType) -> String {
-        switch type {
-        case .text, .enumeration: "text"
-        case .int: "bigint"
-        case .double: "double precision"
-        case .bool: "boolean"
-        case .uuid: "uuid"
-        case .timestamp: "timestamptz"
-        case .json: "jsonb"
-        case .bytes: "bytea"
-        }
-    }
 
     private static func defaultExpression(_ column: SyncedColumn) -> String? {
         switch column.role {

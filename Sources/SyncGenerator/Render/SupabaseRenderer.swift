@@ -100,7 +100,7 @@ public struct SupabaseRenderer: Sendable {
     }
 
     func pullIndex(_ table: Table) -> Index {
-        Index(name: SupabaseContext.pullIndexName(table), columns: [ReservedColumns.owner, ReservedColumns.serverSeq])
+        Index(name: SupabaseContext.pullIndexName(table), columns: [ReservedColumn.owner, ReservedColumn.serverSeq])
     }
 
     private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {

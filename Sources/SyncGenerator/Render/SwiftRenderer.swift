@@ -36,7 +36,7 @@ public struct SwiftRenderer: Sendable {
             "enums": .list(columns.compactMap(enumContext)),
             "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
             "conflict": .text(conflictLiteral(table.conflict)),
-            "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(50)"),
+            "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(\(PullOrdering.defaultLookback))"),
             "openRowRule": .text(table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? ""),
         ]
     }
@@ -127,8 +127,8 @@ public struct SwiftRenderer: Sendable {
 
     private func conflictLiteral(_ mode: ConflictMode) -> String {
         switch mode {
-        case .lww: ".lastWriterWins"
-        case .version(let kind): ".version(column: \(SwiftLiteral.string(kind.columnName)), kind: .\(kind.rawValue))"
+        case .lww: ".lww"
+        case .version(let kind): ".version(.\(kind.rawValue))"
         }
     }
 }

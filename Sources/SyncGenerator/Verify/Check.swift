@@ -48,7 +48,7 @@ struct Check {
                 continue
             }
             if found.type != type {
-                let sqlType = SupabaseContext.sqlType(column.type)
+                let sqlType = column.type.postgresType
                 findings.append(Finding(
                     table: table.name, kind: .columnType, message: "column \(column.name) is \(found.type), expected \(type)",
                     migration: migration,
@@ -128,7 +128,7 @@ struct Check {
 
     /// What the generated SQL creates, as PostgreSQL 15 spells it back in `pg_policies`.
     static func ownerPolicies(of table: Table) -> [(name: String, policy: LiveCatalog.PolicyInfo)] {
-        let owner = "(\(ReservedColumns.owner) = ( SELECT auth.uid() AS uid))"
+        let owner = "(\(ReservedColumn.owner) = ( SELECT auth.uid() AS uid))"
         return [
             ("\(table.name)_select_own", .init(command: "SELECT", roles: "{authenticated}", isPermissive: true, using: owner, withCheck: nil)),
             ("\(table.name)_insert_own", .init(command: "INSERT", roles: "{authenticated}", isPermissive: true, using: nil, withCheck: owner)),

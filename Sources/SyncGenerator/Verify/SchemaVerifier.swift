@@ -50,7 +50,7 @@ public struct SchemaVerifier: Sendable {
     static func catalogType(_ type: ColumnType) -> String {
         switch type {
         case .timestamp: "timestamp with time zone"
-        default: SupabaseContext.sqlType(type)
+        default: type.postgresType
         }
     }
 }

@@ -11,7 +11,7 @@ extension SyncStore {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
         let sql = try tableSQL(entry.table)
-        guard case .version(let versionColumn, _) = sql.table.conflict else {
+        guard let versionColumn = sql.table.conflict.versionColumn else {
             throw SyncError(.configuration, "The table \(entry.table) has no version column")
         }
         var resent: ColumnValues?

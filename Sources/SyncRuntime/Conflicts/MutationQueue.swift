@@ -9,7 +9,7 @@ extension StoreWriter {
     /// Queues `values` (every column of the row) as a guarded update when the row is synced;
     /// returns false when the write is not one to guard.
     func queueGuardedUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter] = []) throws -> Bool {
-        guard case .version(let versionColumn, _) = sql.table.conflict,
+        guard let versionColumn = sql.table.conflict.versionColumn,
               let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(text: id),
               let current = try LocalRow.values(of: key, sql, reader.database),
               let version = current.row[versionColumn], let baseVersion = version.versionText,
@@ -26,7 +26,7 @@ extension StoreWriter {
     /// Queues a soft delete of a synced row as a guarded update of `deleted_ms` that only a row
     /// not yet deleted meets; returns false when the row is not one to guard.
     func queueGuardedDelete(_ key: UUID, _ sql: TableSQL) throws -> Bool {
-        guard case .version(let versionColumn, _) = sql.table.conflict,
+        guard let versionColumn = sql.table.conflict.versionColumn,
               let current = try LocalRow.values(of: key, sql, reader.database),
               let baseVersion = current.row[versionColumn]?.versionText,
               current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
@@ -99,7 +99,7 @@ enum LocalRow {
     /// the device saw (so a later write still meets the move), and the rows with queued writes
     /// get them back.
     static func overlayQueuedWrites(in page: [ColumnValues], _ sql: TableSQL, _ database: Database) throws {
-        guard case .version(let versionColumn, _) = sql.table.conflict else { return }
+        guard let versionColumn = sql.table.conflict.versionColumn else { return }
         let parked = try database.fetchAll(
             "SELECT row_id, base FROM _sync_conflicted WHERE table_name = ? ORDER BY id DESC", [.text(sql.table.name)]
         ) { ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "[]") }

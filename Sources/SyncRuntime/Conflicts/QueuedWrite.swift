@@ -17,7 +17,7 @@ struct QueuedWrite: Sendable {
     let createdMs: Int64
 
     var versionColumn: String {
-        guard case .version(let column, _) = table.conflict else { return "" }
+        guard let column = table.conflict.versionColumn else { return "" }
         return column
     }
 

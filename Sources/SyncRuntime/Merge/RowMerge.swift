@@ -68,19 +68,8 @@ struct RowMerge: Sendable {
         }
         if let newest = row.stamps.newest {
             row.values[ReservedColumn.updatedMs] = .int(newest.ms)
-            row.values[ReservedColumn.deviceID] = .text(newest.deviceID)
+            row.values[ReservedColumn.deviceId] = .text(newest.deviceID)
         }
         row.values[ReservedColumn.columnStamps] = .text(row.stamps.json)
     }
-}
-
-/// The names of the runtime's reserved columns (the generator's `ReservedColumns`).
-enum ReservedColumn {
-    static let id = "id"
-    static let owner = "user_id"
-    static let updatedMs = "updated_ms"
-    static let deletedMs = "deleted_ms"
-    static let deviceID = "device_id"
-    static let serverSeq = "server_seq"
-    static let columnStamps = "column_stamps"
 }

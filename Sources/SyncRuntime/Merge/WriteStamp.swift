@@ -22,7 +22,7 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// A row's own pair: its `updated_ms` and `device_id`.
     init(pairOf values: [String: SyncValue]) {
-        self.init(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceID]?.text ?? "")
+        self.init(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceId]?.text ?? "")
     }
 
     public init?(text: String) {

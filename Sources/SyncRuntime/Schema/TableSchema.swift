@@ -7,7 +7,7 @@ public struct TableSchema: Sendable, Equatable {
     /// Every column the server and the device share, in table order.
     public let columns: [ColumnSchema]
     public let primaryKey: String
-    public let conflict: ConflictStrategy
+    public let conflict: ConflictMode
     public let ordering: PullOrdering
     /// One open row per owner: open while `end` is null, closed at a later row's `start`.
     public let openRowRule: OpenRowRule?
@@ -16,7 +16,7 @@ public struct TableSchema: Sendable, Equatable {
         name: String,
         columns: [ColumnSchema],
         primaryKey: String = "id",
-        conflict: ConflictStrategy,
+        conflict: ConflictMode,
         ordering: PullOrdering,
         openRowRule: OpenRowRule? = nil
     ) {
@@ -43,7 +43,7 @@ public struct TableSchema: Sendable, Equatable {
     /// The version column a guarded update of `values` is sent against; a table without one, or
     /// an update that sets nothing, is refused before anything is sent.
     public func guardedVersionColumn(setting values: ColumnValues) throws(SyncError) -> ColumnSchema {
-        guard case .version(let name, _) = conflict, let version = column(named: name) else {
+        guard let kind = conflict.versionKind, let version = column(named: kind.columnName) else {
             throw SyncError(.configuration, "Table \(self.name) has no version column to guard a write with")
         }
         guard !values.columns.isEmpty else { throw SyncError(.invalidRequest, "A guarded update of \(self.name) sets nothing") }
@@ -67,46 +67,16 @@ public struct TableSchema: Sendable, Equatable {
 
 public struct ColumnSchema: Sendable, Equatable {
     public let name: String
-    public let type: ColumnKind
+    public let type: ColumnType
     public let isNullable: Bool
     public let role: ColumnRole
 
-    public init(_ name: String, _ type: ColumnKind, nullable: Bool = false, role: ColumnRole = .user) {
+    public init(_ name: String, _ type: ColumnType, nullable: Bool = false, role: ColumnRole = .user) {
         self.name = name
         self.type = type
         self.isNullable = nullable
         self.role = role
     }
-}
-
-public enum ColumnKind: Sendable, Equatable {
-    case text, int, double, bool, uuid, timestamp, json, bytes
-    case enumeration([String])
-}
-
-public enum ColumnRole: String, Sendable, Equatable {
-    case id, owner, user, updatedMs, deletedMs, deviceId, version, serverSeq
-    /// `column_stamps`: each column's (updated_ms, device_id), kept by the store and the server.
-    case columnStamps
-}
-
-public enum ConflictStrategy: Sendable, Equatable {
-    /// Last writer wins on (updated_ms, device_id).
-    case lastWriterWins
-    /// Queued updates and deletes replay only while the server row has the version seen.
-    case version(column: String, kind: VersionKind)
-
-    public enum VersionKind: String, Sendable, Equatable {
-        case timestamp, integer
-    }
-}
-
-/// How far behind its cursor a pull starts.
-public enum PullOrdering: Sendable, Equatable {
-    /// The server commits one owner's rows in server_seq order: start at the cursor.
-    case exact
-    /// Commits may land out of order: start this many sequence numbers behind the cursor.
-    case lookback(Int64)
 }
 
 public struct OpenRowRule: Sendable, Equatable {

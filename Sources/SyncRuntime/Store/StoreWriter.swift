@@ -63,7 +63,7 @@ public struct StoreWriter {
         let key = DatabaseValue.text(id.lowercasedString)
         if sql.merge != nil {
             return try writeColumns([ReservedColumn.deletedMs: .int(store.state.wallClock())], of: id.lowercasedString, sql) != nil
-        } else if sql.table.conflict == .lastWriterWins {
+        } else if sql.table.conflict == .lww {
             let stamp = store.state.nextStamp()
             try database.execute(
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
@@ -138,7 +138,7 @@ public struct StoreWriter {
         for (id, _, _) in open.dropFirst() {
             if sql.merge != nil {
                 try writeColumns([rule.end: keeper.2], of: id, sql)
-            } else if sql.table.conflict == .lastWriterWins {
+            } else if sql.table.conflict == .lww {
                 try database.execute(
                     "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
                     [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]

@@ -201,7 +201,7 @@ extension SyncStore {
     private static func keepNewestPair(_ row: inout RowMerge.Row, _ pulled: [String: SyncValue]) {
         guard WriteStamp(pairOf: pulled) > WriteStamp(pairOf: row.values) else { return }
         row.values[ReservedColumn.updatedMs] = pulled[ReservedColumn.updatedMs]
-        row.values[ReservedColumn.deviceID] = pulled[ReservedColumn.deviceID]
+        row.values[ReservedColumn.deviceId] = pulled[ReservedColumn.deviceId]
     }
 
     private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {

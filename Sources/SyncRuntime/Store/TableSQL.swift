@@ -56,7 +56,7 @@ struct TableSQL: Sendable {
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = 0"]
         let guardClause: String
         switch table.conflict {
-        case .lastWriterWins:
+        case .lww:
             guardClause = """
                 (excluded.updated_ms, excluded.device_id) > (\(t).updated_ms, \(t).device_id)
                 OR ((excluded.updated_ms, excluded.device_id) = (\(t).updated_ms, \(t).device_id)
@@ -103,14 +103,4 @@ func quoted(_ identifier: String) -> String {
 
 private func placeholders(_ count: Int) -> String {
     Array(repeating: "?", count: count).joined(separator: ", ")
-}
-
-/// What `_dirty` holds: the generated migrations declare it; these are the runtime's values.
-enum DirtyState: Int64 {
-    case clean = 0
-    case dirty = 1
-    /// The server refused the write: on the rejected list, not retried until edited again.
-    case rejected = 2
-    /// A version-table row with guarded writes in `_sync_mutations` (not pushed as a whole row).
-    case queued = 3
 }

@@ -33,7 +33,7 @@ enum ValueCheck {
             guard let json = try? JSONValue(parsing: text, maximumDepth: JSONValue.maximumColumnDepth) else {
                 throw SyncError(.invalidRequest, "\(name) is not JSON, or nests deeper than \(JSONValue.maximumColumnDepth) levels")
             }
-            return .text(json.serialized(sortingKeys: true))
+            return .text(json.canonicalText)
         case .double(let number):
             guard number.isFinite else {
                 throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")

@@ -49,13 +49,13 @@ extension InMemoryServer {
         let existing = stores[table.name]?[key]
         var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
-        case .lastWriterWins where table.mergesColumns:
+        case .lww where table.mergesColumns:
             guard let merged = mergeColumns(values, over: existing?.values, table) else { return [] }
             row = merged
-        case .lastWriterWins:
+        case .lww:
             if let existing, !(WriteStamp(pairOf: row) > WriteStamp(pairOf: existing.values)) { return [] }
-        case .version(let column, let kind):
-            row[column] = nextVersion(kind, after: existing?.values[column])
+        case .version(let kind):
+            row[kind.columnName] = nextVersion(kind, after: existing?.values[kind.columnName])
         }
         if let existing { row["user_id"] = existing.values["user_id"] }
         if let rule = table.openRowRule { closeIfLate(&row, key: key, in: table, rule) }
@@ -110,8 +110,8 @@ extension InMemoryServer {
         for (closedKey, var closed) in openRows(of: row["user_id"], in: table, rule, except: key)
         where OpenOrder(start: closed.values[rule.start] ?? .null, key: closedKey) < mine {
             closed.values[rule.end] = row[rule.start] ?? .null
-            if case .version(let column, let kind) = table.conflict {
-                closed.values[column] = nextVersion(kind, after: closed.values[column])
+            if let kind = table.conflict.versionKind {
+                closed.values[kind.columnName] = nextVersion(kind, after: closed.values[kind.columnName])
             } else {
                 closeByServer(&closed.values, rule, table, after: WriteStamp(pairOf: row).ms)
             }
@@ -133,14 +133,14 @@ extension InMemoryServer {
     /// what it closes (the end column's stamp, or the row's pair) or `after`, whichever is later.
     private func closeByServer(_ row: inout [String: SyncValue], _ rule: OpenRowRule, _ table: TableSchema, after: Int64?) {
         switch table.conflict {
-        case .lastWriterWins where table.mergesColumns:
+        case .lww where table.mergesColumns:
             let merge = RowMerge(table)
             var merged = RowMerge.Row(values: row, stamps: merge.stamps(of: row))
             let ms = max((merged.stamps[rule.end]?.ms ?? 0) + 1, after ?? 0)
             merged.stamps[rule.end] = WriteStamp(ms: ms, deviceID: WriteStamp.serverDeviceID)
             merge.settle(&merged)
             row = merged.values
-        case .lastWriterWins:
+        case .lww:
             row["updated_ms"] = .int(max(WriteStamp(pairOf: row).ms + 1, after ?? 0))
             row["device_id"] = .text(WriteStamp.serverDeviceID)
         case .version:
@@ -148,7 +148,7 @@ extension InMemoryServer {
         }
     }
 
-    private func nextVersion(_ kind: ConflictStrategy.VersionKind, after current: SyncValue?) -> SyncValue {
+    private func nextVersion(_ kind: VersionKind, after current: SyncValue?) -> SyncValue {
         switch kind {
         case .integer:
             if case .int(let version) = current ?? .null { return .int(version + 1) }

@@ -113,7 +113,7 @@ public actor InMemoryServer: SyncTransport {
         try admit()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
-        guard case .version(let versionColumn, _) = table.conflict,
+        guard let versionColumn = table.conflict.versionColumn,
               var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.lowercasedString),
               hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
               row.values[versionColumn].map(Self.versionText) == baseVersion,

@@ -55,7 +55,7 @@ enum PostgRESTRowCoding {
     }
 
     private static func writeValue(
-        _ value: SyncValue, as kind: ColumnKind, to output: inout String, failure: (String) -> SyncError
+        _ value: SyncValue, as kind: ColumnType, to output: inout String, failure: (String) -> SyncError
     ) throws(SyncError) {
         switch value {
         case .null: output += "null"
@@ -156,7 +156,7 @@ enum PostgRESTRowCoding {
         case (.bool, .bool(let flag)):
             return .bool(flag)
         case (.json, _):
-            return .text(json.serialized(sortingKeys: true))
+            return .text(json.canonicalText)
         case (.bytes, .string(let text)):
             guard let data = bytes(fromBytea: text) else { throw mismatch("bytea hex text (\\x...)") }
             return .bytes(data)
@@ -230,15 +230,5 @@ enum PostgRESTRowCoding {
             index += 2
         }
         return data
-    }
-}
-
-/// The value of one ASCII hex digit, either case.
-func hexDigitValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
     }
 }

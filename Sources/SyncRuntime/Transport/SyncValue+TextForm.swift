@@ -19,6 +19,6 @@ extension SyncValue {
     /// keeping its last value), as the HTTP transport keeps it; nil when `text` is not JSON.
     public init?(canonicalJSON text: String) {
         guard let json = try? JSONValue(parsing: text) else { return nil }
-        self = .text(json.serialized(sortingKeys: true))
+        self = .text(json.canonicalText)
     }
 }

@@ -13,7 +13,7 @@ extension Column {
         let keyword = try container.decode(String.self, forKey: .type)
         if keyword == "enum" {
             type = .enumeration(try container.decode([String].self, forKey: .values))
-        } else if let simple = ColumnType.simple(keyword) {
+        } else if let simple = ColumnType(simpleKeyword: keyword) {
             type = simple
         } else {
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown type \(keyword)")
@@ -50,43 +50,6 @@ extension Column {
         case .json(let text)?: try container.encode(text, forKey: .default)
         }
         try container.encodeIfPresent(references, forKey: .references)
-    }
-}
-
-extension ColumnType {
-    static func simple(_ keyword: String) -> ColumnType? {
-        switch keyword {
-        case "text": .text
-        case "int": .int
-        case "double": .double
-        case "bool": .bool
-        case "uuid": .uuid
-        case "timestamp": .timestamp
-        case "json": .json
-        case "bytes": .bytes
-        default: nil
-        }
-    }
-}
-
-extension ConflictMode {
-    /// `lww`, `version-timestamp` or `version-integer`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        switch try container.decode(String.self) {
-        case "lww": self = .lww
-        case "version-timestamp": self = .version(.timestamp)
-        case "version-integer": self = .version(.integer)
-        case let other: throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown conflict mode \(other)")
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .lww: try container.encode("lww")
-        case .version(let kind): try container.encode("version-\(kind.rawValue)")
-        }
     }
 }
 

@@ -58,41 +58,6 @@ public struct Table: Codable, Equatable, Sendable {
     public var mergesColumns: Bool { conflict == .lww && merge == .column }
 }
 
-/// How concurrent writes to one row are settled.
-public enum ConflictMode: Codable, Equatable, Sendable {
-    /// Last writer wins on (updated_ms, device_id); deletes are soft (deleted_ms).
-    case lww
-    /// A server-moved version column guards queued updates and deletes.
-    case version(VersionKind)
-
-    public var versionKind: VersionKind? {
-        if case .version(let kind) = self { return kind }
-        return nil
-    }
-}
-
-/// What one last-writer-wins write claims: every column it sets (`column`: each column is its
-/// own register on (updated_ms, device_id), so concurrent edits of different columns both
-/// survive) or the whole row (`row`: the seed's rule; the larger pair replaces every column).
-public enum MergeMode: String, Codable, Equatable, Sendable, CaseIterable {
-    case column
-    case row
-}
-
-public enum VersionKind: String, Codable, Equatable, Sendable, CaseIterable {
-    /// `updated_at timestamptz`, moved by moddatetime on every update.
-    case timestamp
-    /// `version bigint`, bumped by one on every update.
-    case integer
-
-    public var columnName: String {
-        switch self {
-        case .timestamp: "updated_at"
-        case .integer: "version"
-        }
-    }
-}
-
 public struct Column: Codable, Equatable, Sendable {
     public var name: String
     public var type: ColumnType
@@ -115,36 +80,6 @@ public struct Column: Codable, Equatable, Sendable {
         self.defaultValue = defaultValue
         self.references = references
     }
-}
-
-public enum ColumnType: Codable, Equatable, Sendable {
-    case text
-    case int
-    case double
-    case bool
-    case uuid
-    case timestamp
-    case json
-    case bytes
-    /// A string restricted to these values (a CHECK constraint on both databases).
-    case enumeration([String])
-
-    /// The name schema.yaml uses for the type.
-    public var keyword: String {
-        switch self {
-        case .text: "text"
-        case .int: "int"
-        case .double: "double"
-        case .bool: "bool"
-        case .uuid: "uuid"
-        case .timestamp: "timestamp"
-        case .json: "json"
-        case .bytes: "bytes"
-        case .enumeration: "enum"
-        }
-    }
-
-    public static let keywords = ["text", "int", "double", "bool", "uuid", "timestamp", "json", "bytes", "enum"]
 }
 
 /// A column default, already checked against the column's type.

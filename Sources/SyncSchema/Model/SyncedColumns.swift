@@ -1,17 +1,3 @@
-/// What a column is for. The toolchain adds every role but `.user` itself.
-public enum ColumnRole: String, Codable, Equatable, Sendable {
-    case id
-    case owner
-    case user
-    case updatedMs
-    case deletedMs
-    case deviceId
-    case version
-    /// `column_stamps`: each column's (updated_ms, device_id), for column-by-column merge.
-    case columnStamps
-    case serverSeq
-}
-
 /// A column as both databases hold it: the user's columns with the implicit ones around them.
 public struct SyncedColumn: Equatable, Sendable {
     public var name: String
@@ -38,43 +24,26 @@ public struct SyncedColumn: Equatable, Sendable {
     }
 }
 
-/// Names the toolchain owns. A user column may not take one, whatever the table's conflict
-/// mode, so a table's implicit columns never depend on what the user called theirs.
-public enum ReservedColumns {
-    public static let id = "id"
-    public static let owner = "user_id"
-    public static let updatedMs = "updated_ms"
-    public static let deletedMs = "deleted_ms"
-    public static let deviceId = "device_id"
-    public static let serverSeq = "server_seq"
-    public static let columnStamps = "column_stamps"
-
-    public static let names: Set<String> = [
-        id, owner, updatedMs, deletedMs, deviceId, serverSeq, columnStamps,
-        VersionKind.timestamp.columnName, VersionKind.integer.columnName,
-    ]
-}
-
 extension Table {
     /// Every column the server and the device share, in table order: id, owner, the user's
     /// columns, the conflict columns, server_seq.
     public var syncedColumns: [SyncedColumn] {
         var result = [
-            SyncedColumn(ReservedColumns.id, .uuid, role: .id),
-            SyncedColumn(ReservedColumns.owner, .uuid, role: .owner),
+            SyncedColumn(ReservedColumn.id, .uuid, role: .id),
+            SyncedColumn(ReservedColumn.owner, .uuid, role: .owner),
         ]
         result += columns.map(SyncedColumn.init(user:))
         switch conflict {
         case .lww:
-            result.append(SyncedColumn(ReservedColumns.updatedMs, .int, role: .updatedMs))
-            result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
-            result.append(SyncedColumn(ReservedColumns.deviceId, .text, role: .deviceId))
+            result.append(SyncedColumn(ReservedColumn.updatedMs, .int, role: .updatedMs))
+            result.append(SyncedColumn(ReservedColumn.deletedMs, .int, nullable: true, role: .deletedMs))
+            result.append(SyncedColumn(ReservedColumn.deviceId, .text, role: .deviceId))
             if merge == .column { result.append(columnStampsColumn) }
         case .version(let kind):
-            result.append(SyncedColumn(ReservedColumns.deletedMs, .int, nullable: true, role: .deletedMs))
+            result.append(SyncedColumn(ReservedColumn.deletedMs, .int, nullable: true, role: .deletedMs))
             result.append(SyncedColumn(kind.columnName, kind == .timestamp ? .timestamp : .int, role: .version))
         }
-        result.append(SyncedColumn(ReservedColumns.serverSeq, .int, nullable: true, role: .serverSeq))
+        result.append(SyncedColumn(ReservedColumn.serverSeq, .int, nullable: true, role: .serverSeq))
         return result
     }
 
@@ -86,7 +55,7 @@ extension Table {
 
     /// The stamps of a column-merge table, kept by the server's trigger and by every device.
     public var columnStampsColumn: SyncedColumn {
-        SyncedColumn(ReservedColumns.columnStamps, .json, nullable: true, role: .columnStamps)
+        SyncedColumn(ReservedColumn.columnStamps, .json, nullable: true, role: .columnStamps)
     }
 
     /// The rule that keeps one open row per owner, if the table declares it.

@@ -22,7 +22,7 @@ extension SchemaReader {
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
         // rather than report an index on `version` that may well be right.
-        let implicit = conflict == nil ? ReservedColumns.names : Set(table.syncedColumns.filter { $0.role != .user }.map(\.name))
+        let implicit = conflict == nil ? ReservedColumn.names : Set(table.syncedColumns.filter { $0.role != .user }.map(\.name))
         let known = ColumnNames(implicit: implicit, declared: declared.names, parsed: declared.columns)
         if let node = fields["indexes"] { table.indexes = readIndexes(node, table: name, columns: known) }
         if let node = fields["rules"] { table.rules = readRules(node, table: name, columns: known) }

@@ -40,7 +40,7 @@ enum Identifier {
                 return ("table name '\(shown)' starts with '\(prefix)'", "table names starting with '\(prefix)' are reserved for the toolchain and the databases; pick another name")
             }
         case .column:
-            if ReservedColumns.names.contains(name) {
+            if ReservedColumn.names.contains(name) {
                 return ("column name '\(name)' is reserved", "the toolchain adds '\(name)' to every table itself; remove it or pick another name")
             }
             if SQLKeywords.systemColumns.contains(name) {

@@ -18,7 +18,7 @@ enum Fixtures {
             ColumnSchema("device_id", .text, role: .deviceId),
             ColumnSchema("server_seq", .int, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact,
         openRowRule: OpenRowRule(start: "started_ms", end: "ended_ms")
     )
@@ -35,7 +35,7 @@ enum Fixtures {
             ColumnSchema("updated_at", .timestamp, role: .version),
             ColumnSchema("server_seq", .int, role: .serverSeq),
         ],
-        conflict: .version(column: "updated_at", kind: .timestamp),
+        conflict: .version(.timestamp),
         ordering: .lookback(50)
     )
 
@@ -52,7 +52,7 @@ enum Fixtures {
             ColumnSchema("device_id", .text, role: .deviceId),
             ColumnSchema("server_seq", .int, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact
     )
 

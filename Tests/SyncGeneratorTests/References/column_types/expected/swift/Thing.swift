@@ -99,7 +99,7 @@ public struct Thing: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact
     )
 }

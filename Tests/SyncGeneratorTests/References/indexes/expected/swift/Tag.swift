@@ -58,7 +58,7 @@ public struct Tag: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .exact
     )
 }

@@ -53,7 +53,7 @@ public struct Event: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .lastWriterWins,
+        conflict: .lww,
         ordering: .lookback(50)
     )
 }

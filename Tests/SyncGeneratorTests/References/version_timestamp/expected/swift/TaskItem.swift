@@ -52,7 +52,7 @@ public struct TaskItem: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("updated_at", .timestamp, role: .version),
             SyncRuntime.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
-        conflict: .version(column: "updated_at", kind: .timestamp),
+        conflict: .version(.timestamp),
         ordering: .exact
     )
 }

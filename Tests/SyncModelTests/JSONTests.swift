@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import SyncRuntime
+@testable import SyncModel
 
-/// The JSON reader and writer the transport uses instead of JSONSerialization, so integers stay
-/// exact and bodies are written byte for byte.
+/// The one JSON reader and writer (transports, local storage, schema defaults), used instead of
+/// JSONSerialization so integers stay exact and bodies are written byte for byte.
 struct JSONTests {
     @Test func numbersKeepTheirLiteralText() throws {
         let value = try JSONValue(parsing: "[9223372036854775807, -0, 1.50, 1E+400, 12345678901234567890123]")

@@ -1,0 +1,30 @@
+/// What a column is for. The toolchain adds every role but `.user` itself.
+public enum ColumnRole: String, Codable, Hashable, Sendable {
+    case id
+    case owner
+    case user
+    case updatedMs
+    case deletedMs
+    case deviceId
+    case version
+    /// `column_stamps`: each column's (updated_ms, device_id), for column-by-column merge.
+    case columnStamps
+    case serverSeq
+}
+
+/// Names the toolchain owns. A user column may not take one, whatever the table's conflict
+/// mode, so a table's implicit columns never depend on what the user called theirs.
+public enum ReservedColumn {
+    public static let id = "id"
+    public static let owner = "user_id"
+    public static let updatedMs = "updated_ms"
+    public static let deletedMs = "deleted_ms"
+    public static let deviceId = "device_id"
+    public static let serverSeq = "server_seq"
+    public static let columnStamps = "column_stamps"
+
+    public static let names: Set<String> = [
+        id, owner, updatedMs, deletedMs, deviceId, serverSeq, columnStamps,
+        VersionKind.timestamp.columnName, VersionKind.integer.columnName,
+    ]
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A JSON value: a page of rows as PostgREST sends it, a json column's document, a default in
+/// schema.yaml. Numbers keep their literal text, so a bigint above 2^53
+/// stays exact and a json column's numbers are written back as they came.
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in the order they were read.
+    case object([(key: String, value: JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+
+    /// The member named `key` (the last one, as jsonb keeps it), when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+}
+
+/// Why a text is not JSON: the byte offset and what was expected there (never the text itself).
+public struct JSONSyntaxError: Error, Equatable {
+    public let offset: Int
+    public let reason: String
+}
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259), rejecting trailing bytes and nesting deeper than
+    /// `maximumDepth` (a page of rows holds a json column's value two levels down).
+    public init(parsing data: Data, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) {
+        var parser = JSONParser(bytes: [UInt8](data), maximumDepth: maximumDepth)
+        self = try parser.parseDocument()
+    }
+
+    public init(parsing text: String, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) {
+        try self.init(parsing: Data(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    /// Deep enough for any page of rows; guards the stack against hostile nesting.
+    public static let maximumDocumentDepth = 512
+    /// The deepest a json column's value may nest, checked when it is saved: every part of the
+    /// system (a page of rows, Foundation's encoder, PostgreSQL) reads and writes it.
+    public static let maximumColumnDepth = 256
+
+    /// The one canonical text of a json document, on every device, in every default and on the
+    /// server's side of the comparison: compact, members sorted by their keys' UTF-8 bytes.
+    public var canonicalText: String { serialized(sortingKeys: true) }
+
+    /// Compact JSON text. With `sortingKeys`, object members are ordered by key (and duplicate
+    /// keys collapse to the last, as jsonb does): the canonical text of a json column.
+    public func serialized(sortingKeys: Bool = false) -> String {
+        var output = ""
+        write(to: &output, sortingKeys: sortingKeys)
+        return output
+    }
+
+    public func write(to output: inout String, sortingKeys: Bool) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let literal): output += literal
+        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.write(to: &output, sortingKeys: sortingKeys)
+            }
+            output += "]"
+        case .object(var members):
+            if sortingKeys {
+                var lastByKey: [String: JSONValue] = [:]
+                for member in members { lastByKey[member.key] = member.value }
+                members = lastByKey.sorted { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }
+                    .map { (key: $0.key, value: $0.value) }
+            }
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                JSONValue.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output, sortingKeys: sortingKeys)
+            }
+            output += "}"
+        }
+    }
+
+    /// Escapes only what JSON requires: the quote, the backslash and control characters.
+    public static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case let control where control.value < 0x20:
+                output += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
