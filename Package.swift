@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SyncGenerator", targets: ["SyncGenerator"]),
         .library(name: "SyncRuntime", targets: ["SyncRuntime"]),
         .library(name: "SyncPostgres", targets: ["SyncPostgres"]),
+        .library(name: "SyncRuntimeTesting", targets: ["SyncRuntimeTesting"]),
         // `swift package --allow-writing-to-package-directory generate-sync`: generate as a command.
         .plugin(name: "GenerateSyncCommand", targets: ["GenerateSyncCommand"]),
         // Fails an app's build, with the fix, when its Generated/ is stale for schema.yaml.
@@ -50,22 +51,25 @@ let package = Package(
         // Runtime: local store, sync engine, transports, conflicts.
         .target(name: "SyncRuntime", dependencies: ["SyncModel", "SQLite"]),
         .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres"]),
+        // Test doubles for apps' and our own tests: the in-memory server with its fault
+        // switches. Kept out of SyncRuntime, so what an iPhone or Watch app links holds none.
+        .target(name: "SyncRuntimeTesting", dependencies: ["SyncRuntime"]),
 
         // The committed output of `generate` for schema.yaml (the time-tracker example), compiled
         // as it ships. Deliberately not a product: target names are global across a package
         // graph, and an app's own generated module must be free to take any name.
         .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
 
-        .executableTarget(name: "sync-demo", dependencies: ["SyncRuntime", "SyncPostgres", "HopeSchema"]),
+        .executableTarget(name: "sync-demo", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema"]),
         .executableTarget(
             name: "bench",
-            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
+            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
         ),
 
         // Test support shared by the test targets: the PostgreSQL cluster; a manual clock and
         // forwarding transports for watching what the engine sends.
         .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
-        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime"], path: "Tests/SyncTestSupport"),
+        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncModelTests", dependencies: ["SyncModel"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
@@ -79,7 +83,7 @@ let package = Package(
         .target(name: "UpgradeSchemaV2", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
         .testTarget(
             name: "SyncRuntimeTests",
-            dependencies: ["SyncRuntime", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2"]
+            dependencies: ["SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2"]
         ),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
@@ -90,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncPostgres", "HopeSchema", "SyncTestSupport",
+                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SyncTestSupport",
                 "UpgradeSchemaV1", "UpgradeSchemaV2",
             ]
         ),

@@ -3,6 +3,7 @@ import HopeSchema
 import Postgres
 import SyncPostgres
 import SyncRuntime
+import SyncRuntimeTesting
 
 /// Issue 6's benchmark: a sync pass replaying 1,000 queued guarded updates of `tasks`, with no
 /// conflicts and with 10% of the rows changed elsewhere first (settled by a resolver answering

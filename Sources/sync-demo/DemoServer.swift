@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import SyncPostgres
 import SyncRuntime
+import SyncRuntimeTesting
 
 /// Where the demo's devices sync to: the in-memory server, a PostgreSQL the user names, or a
 /// throwaway PostgreSQL the demo starts and stops itself.

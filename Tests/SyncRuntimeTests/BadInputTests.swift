@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import Testing
 
 /// Issue 9: one bad row never stops the rest; values the server or another device could not

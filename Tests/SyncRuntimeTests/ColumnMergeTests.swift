@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import Testing
 
 /// Issue 14's stories on the in-memory server: concurrent edits of different columns both

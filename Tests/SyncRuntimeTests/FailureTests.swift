@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import Testing
 
 /// Refusals, failures and interruptions: nothing acknowledged is lost, nothing bad blocks the rest.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 @testable import SyncRuntime
+@testable import SyncRuntimeTesting
 import Testing
 
 @Suite struct InMemoryServerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import SyncTestSupport
 import Testing
 

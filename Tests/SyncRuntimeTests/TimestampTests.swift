@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import Testing
 
 /// Issue 11: `timestamp` columns are ``SyncTimestamp`` values, kept to the server's microsecond

@@ -56,13 +56,6 @@ extension SyncStore {
         ])
         try ListBounds.enforce(on: "_sync_conflicted", textColumns: Self.conflictedTextColumns, database)
     }
-
-    /// Empties this user's queue and lists (sign-out).
-    func clearBookkeeping(_ database: Database) throws {
-        for table in ["_sync_mutations", "_sync_conflicted", "_sync_rejected"] {
-            try database.execute("DELETE FROM \(table) WHERE user_id = ? OR user_id = ''", [.text(userID.lowercasedString)])
-        }
-    }
 }
 
 /// What parks a write: the conflict as the replay saw it, and why.

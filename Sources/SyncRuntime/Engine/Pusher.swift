@@ -76,9 +76,9 @@ struct Pusher {
             try storeCall { try store.acknowledge(rows, in: table) }
             report.pushed += rows.count
             outcome.landed += rows.count
-        } catch let error where Self.isRowsFault(error) || Self.isRowsServerFailure(error) {
+        } catch let error where error.isRowsFault || error.isRowsServerFailure {
             guard rows.count > 1 else {
-                if Self.isRowsFault(error) {
+                if error.isRowsFault {
                     try storeCall { try store.reject(rows[0], in: table, error: error.serverError!) }
                     report.rejected += 1
                 } else {
@@ -90,40 +90,5 @@ struct Pusher {
             try await send(Array(rows[..<middle]), table, &report, &outcome)
             try await send(Array(rows[middle...]), table, &report, &outcome)
         }
-    }
-
-    /// A 4xx the rows themselves caused. Not: schema drift (every row fails alike), an expired
-    /// token (401), a timeout or throttling (408, 429).
-    static func isRowsFault(_ error: SyncError) -> Bool {
-        guard error.code == .server, let server = error.serverError else { return false }
-        guard (400..<500).contains(server.status), ![401, 408, 429].contains(server.status) else { return false }
-        return SchemaDrift(server) == nil && server.code != "PGRST102"
-    }
-
-    /// A 5xx that may be one row's doing (a trigger raising on its values, a value too large to
-    /// index); not the transient ones, which every row would meet alike.
-    static func isRowsServerFailure(_ error: SyncError) -> Bool {
-        guard error.code == .server, let server = error.serverError, (500..<600).contains(server.status) else { return false }
-        return !isTransient(server)
-    }
-
-    /// The server's passing troubles: unavailable, a gateway, a timeout, a serialization failure
-    /// or deadlock, PostgREST unable to reach the database.
-    static func isTransient(_ server: ServerError) -> Bool {
-        if [502, 503, 504].contains(server.status) { return true }
-        guard let code = server.code else { return false }
-        return ["40001", "40P01", "57014", "57P01"].contains(code) || code.hasPrefix("08") || code.hasPrefix("53")
-            || code.hasPrefix("PGRST00")
-    }
-}
-
-/// Runs a store call, reporting its failure as a ``SyncError``.
-func storeCall<T>(_ body: () throws -> T) throws(SyncError) -> T {
-    do {
-        return try body()
-    } catch let error as SyncError {
-        throw error
-    } catch {
-        throw SyncError(.configuration, "The local database failed: \(error)")
     }
 }

@@ -6,14 +6,6 @@ import SQLite
 /// queued one), the device holds values the server does not, with a `server_seq` no pull will
 /// pass again. The engine fetches each such row by key on its next pass (or removes it, when
 /// the server has none), so every device converges on the server's copy.
-let refreshMigration = LocalMigration(version: 3, name: "row_refresh", sql: """
-    CREATE TABLE _sync_refresh (
-        table_name TEXT NOT NULL,
-        row_id TEXT NOT NULL,
-        PRIMARY KEY (table_name, row_id)
-    );
-    """)
-
 extension SyncStore {
     func requestRefresh(table: String, rowID: UUID, _ database: Database) throws {
         try database.execute(

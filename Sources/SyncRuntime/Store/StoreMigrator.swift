@@ -4,29 +4,6 @@ import SQLite
 /// Brings a database up to the app's generated migrations and the runtime's own bookkeeping
 /// tables, each migration in its own transaction, recorded in `_sync_schema_migrations`.
 struct StoreMigrator {
-    /// The runtime's tables. Append only: a shipped migration is never edited.
-    static let runtimeMigrations = [
-        LocalMigration(version: 1, name: "bookkeeping", sql: """
-            CREATE TABLE _sync_meta (
-                key TEXT PRIMARY KEY NOT NULL,
-                value TEXT NOT NULL
-            );
-            CREATE TABLE _sync_rejected (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                table_name TEXT NOT NULL,
-                row_id TEXT NOT NULL,
-                status INTEGER NOT NULL,
-                code TEXT,
-                message TEXT NOT NULL,
-                details TEXT,
-                hint TEXT,
-                rejected_ms INTEGER NOT NULL
-            );
-            """),
-        conflictBookkeepingMigration,
-        refreshMigration,
-    ]
-
     enum Domain: String {
         case runtime, app
     }
@@ -38,7 +15,7 @@ struct StoreMigrator {
 
     func migrate(_ database: Database) throws {
         let applied = try appliedVersions(database)
-        try refuseNewer(applied[.runtime], known: Self.runtimeMigrations, what: "sync runtime")
+        try refuseNewer(applied[.runtime], known: RuntimeMigrations.all, what: "sync runtime")
         try refuseNewer(applied[.app], known: appMigrations, what: "app schema")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS _sync_schema_migrations (
@@ -54,7 +31,7 @@ struct StoreMigrator {
         let upgrading = applied[.app].map { version in appMigrations.contains { $0.version > version } } ?? false
         let before = upgrading ? try columns(of: syncedTables, database) : [:]
         try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
-        try apply(Self.runtimeMigrations, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
+        try apply(RuntimeMigrations.all, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
         guard upgrading else { return }
         for (table, columns) in try columns(of: syncedTables, database) {
             guard let old = before[table], !old.isEmpty, !columns.isSubset(of: old) else { continue }

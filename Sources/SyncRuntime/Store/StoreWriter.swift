@@ -28,7 +28,7 @@ public struct StoreWriter {
             return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: stored)
         }
         stamp(&values, sql)
-        if try queueGuardedUpdate(values, sql) {
+        if try store.guardedWrites.queueUpdate(values, sql, filters: [], in: self) {
             flags.wroteLocally = true
             return try fetchOne(Record.self, id: record.id) ?? record
         }
@@ -48,7 +48,7 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         stamp(&values, sql)
-        guard try queueGuardedUpdate(values, sql, filters: conditions) else {
+        guard try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self) else {
             throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")
         }
         flags.wroteLocally = true
@@ -69,7 +69,7 @@ public struct StoreWriter {
                 "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
                 [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
             )
-        } else if try queueGuardedDelete(id, sql) {
+        } else if try store.guardedWrites.queueDelete(id, sql, in: self) {
             flags.wroteLocally = true
             return true
         } else {

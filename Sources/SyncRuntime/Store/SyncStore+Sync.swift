@@ -37,42 +37,6 @@ extension SyncStore {
         }
     }
 
-    /// The server refused `row` for its own sake: it goes on the rejected list and is not sent
-    /// again until it is edited or retried.
-    func reject(_ row: ColumnValues, in table: TableSchema, error: ServerError) throws {
-        let sql = try tableSQL(table.name)
-        let id = row.values[0].databaseValue
-        try access { database in
-            try database.inTransaction {
-                if let mark = sql.markRejected, let stamp = row["updated_ms"] {
-                    try database.execute(mark, [id, stamp.databaseValue])
-                } else {
-                    try database.execute(sql.markRejectedUnguarded, [id])
-                }
-                try recordRejection(RejectionRecord(
-                    table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
-                    message: error.message, createdMs: state.wallClock()
-                ), database)
-            }
-        }
-    }
-
-    /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
-    func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws {
-        let sql = try tableSQL(table)
-        try access { database in
-            try database.inTransaction {
-                try database.execute(
-                    "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
-                    [.integer(dirty.rawValue), .text(rowID.lowercasedString)]
-                )
-                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(entryID)])
-            }
-        }
-        state.notifyObservers()
-        if dirty == .dirty { state.localWriteHandler?() }
-    }
-
     /// The largest server_seq applied (or reported) for `table`.
     func cursor(for table: TableSchema) throws -> Int64 {
         try access { database in
@@ -122,7 +86,7 @@ extension SyncStore {
                     if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
                     if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
                 }
-                try LocalRow.overlayQueuedWrites(in: page.rows, sql, database)
+                try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database)
                 let cursor = max(try currentCursor(table, database), page.lastServerSeq ?? 0)
                 try database.execute(
                     "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
@@ -140,12 +104,6 @@ extension SyncStore {
         return outcome.0
     }
 
-    /// Counts for the status, read at once: a write moving between the queue and a list is
-    /// counted in exactly one of them.
-    func pendingCounts() throws -> WaitingCounts {
-        try performRead { reader in try reader.waitingCounts() }
-    }
-
     /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
     /// clock stay, so later writes still stamp forward.
     public func clearLocalData() throws {
@@ -154,7 +112,7 @@ extension SyncStore {
                 try persistClock(database)
                 for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
                 try database.execute("DELETE FROM _sync_cursors")
-                try clearBookkeeping(database)
+                try RuntimeMigrations.clearBookkeeping(of: userID, database)
             }
         }
         state.notifyObservers()

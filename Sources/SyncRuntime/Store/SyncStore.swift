@@ -14,20 +14,21 @@ public final class SyncStore: @unchecked Sendable {
     /// Mutable state; touched only while `queue` is held.
     let state: StoreState
     let tables: [String: TableSQL]
+    /// Where version tables' edits of synced rows go instead of the next push (the layer above).
+    let guardedWrites: any GuardedWriteQueue
 
-    /// Opens (creating and migrating as needed) the database at `path`.
-    ///
-    /// - Parameters:
-    ///   - deviceID: fixed device id (tests); by default a random one is made on first open.
-    ///   - wallClock: milliseconds since 1970; the hybrid clock never goes behind it.
-    public init(
+    /// Opens (creating and migrating as needed) the database at `path`. The public initializers
+    /// (Conflicts/SyncStore+Open.swift) give it the conflicts layer's queue.
+    init(
         path: String,
         schema: AppSchema,
         userID: UUID,
-        deviceID: String? = nil,
-        wallClock: @escaping @Sendable () -> Int64 = SyncStore.systemClock
+        deviceID: String?,
+        wallClock: @escaping @Sendable () -> Int64,
+        guardedWrites: any GuardedWriteQueue
     ) throws(SyncError) {
         self.schema = schema
+        self.guardedWrites = guardedWrites
         self.userID = userID
         self.path = path
         tables = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, TableSQL($0)) })
@@ -48,17 +49,6 @@ public final class SyncStore: @unchecked Sendable {
         } catch {
             throw SyncError(.configuration, "Cannot open the local database at \(path): \(error)")
         }
-    }
-
-    /// The file for `userID` in `directory`: one database per user, so a sign-in never sees
-    /// another user's rows.
-    public static func databaseURL(for userID: UUID, in directory: URL) -> URL {
-        directory.appendingPathComponent("sync-\(userID.lowercasedString).sqlite")
-    }
-
-    /// Opens `userID`'s database in `directory`.
-    public convenience init(directory: URL, schema: AppSchema, userID: UUID) throws(SyncError) {
-        try self.init(path: Self.databaseURL(for: userID, in: directory).path, schema: schema, userID: userID)
     }
 
     /// Closes the database; later calls fail with `SyncError(.clientClosed)`.

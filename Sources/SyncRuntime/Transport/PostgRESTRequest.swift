@@ -35,7 +35,7 @@ struct PostgRESTRequest: Sendable, Equatable {
             switch (filter.op, filter.value) {
             case (.isNull, _), (.eq, .null): .filter(filter.column, "is", "null")
             case (.neq, .null): .filter(filter.column, "not.is", "null")
-            case (.eq, let value), (.neq, let value): .filter(filter.column, filter.op.rawValue, PostgRESTRowCoding.filterText(value))
+            case (.eq, let value), (.neq, let value): .filter(filter.column, filter.op.rawValue, value.postgresText ?? "null")
             }
         }
 

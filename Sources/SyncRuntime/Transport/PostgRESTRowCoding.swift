@@ -62,7 +62,7 @@ enum PostgRESTRowCoding {
         case .int(let number): output += String(number)
         case .double(let number) where number.isFinite: output += "\(number)"
         // JSON has no NaN or infinity; PostgreSQL reads their words as float8.
-        case .double: JSONValue.writeString(filterText(value), to: &output)
+        case .double: JSONValue.writeString(value.postgresText ?? "null", to: &output)
         case .bool(let flag): output += flag ? "true" : "false"
         case .text(let text) where kind == .json:
             do {
@@ -71,34 +71,10 @@ enum PostgRESTRowCoding {
                 throw failure("its text is not JSON (\(error.reason) at byte \(error.offset))")
             }
         case .text(let text): JSONValue.writeString(text, to: &output)
-        case .bytes(let data): JSONValue.writeString(byteaText(data), to: &output)
+        case .bytes(let data): JSONValue.writeString(SyncValue.byteaText(data), to: &output)
         }
     }
 
-    /// A filter or body value as PostgREST reads it in text form.
-    static func filterText(_ value: SyncValue) -> String {
-        switch value {
-        case .null: "null"
-        case .int(let number): String(number)
-        case .double(let number) where number.isFinite: "\(number)"
-        case .double(let number): number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity"
-        case .bool(let flag): flag ? "true" : "false"
-        case .text(let text): text
-        case .bytes(let data): byteaText(data)
-        }
-    }
-
-    /// PostgreSQL's bytea hex format: `\x` then two lowercase hex digits a byte.
-    static func byteaText(_ data: Data) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        text.reserveCapacity(2 + data.count * 2)
-        for byte in data {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 
     // MARK: Reading
 
@@ -158,7 +134,7 @@ enum PostgRESTRowCoding {
         case (.json, _):
             return .text(json.canonicalText)
         case (.bytes, .string(let text)):
-            guard let data = bytes(fromBytea: text) else { throw mismatch("bytea hex text (\\x...)") }
+            guard case .bytes(let data)? = SyncValue(byteaText: text) else { throw mismatch("bytea hex text (\\x...)") }
             return .bytes(data)
         case (.text, _), (.timestamp, _), (.enumeration, _): throw mismatch("a string")
         case (.uuid, _): throw mismatch("a uuid")
@@ -217,18 +193,4 @@ enum PostgRESTRowCoding {
         return rows
     }
 
-    static func bytes(fromBytea text: String) -> Data? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {
-            return nil
-        }
-        var data = Data(capacity: (utf8.count - 2) / 2)
-        var index = 2
-        while index < utf8.count {
-            guard let high = hexDigitValue(utf8[index]), let low = hexDigitValue(utf8[index + 1]) else { return nil }
-            data.append(high << 4 | low)
-            index += 2
-        }
-        return data
-    }
 }

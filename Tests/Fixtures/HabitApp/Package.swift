@@ -26,7 +26,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "HabitApp",
-            dependencies: ["HabitSchema", .product(name: "SyncRuntime", package: hopeSync)]
+            dependencies: [
+                "HabitSchema",
+                .product(name: "SyncRuntime", package: hopeSync),
+                // The in-memory server the two devices sync through.
+                .product(name: "SyncRuntimeTesting", package: hopeSync),
+            ]
         ),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import Testing
 
 /// The three versions of seed 000's worked example.

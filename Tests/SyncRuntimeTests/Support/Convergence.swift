@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import SyncRuntimeTesting
 
 /// Every table of `device` holds exactly the server's rows for its user, column for column.
 func differences(_ device: TestDevice, _ server: InMemoryServer) async throws -> [String] {

@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import SyncRuntimeTesting
 import SyncTestSupport
 
 /// Sizes of the upserts a transport saw.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncRuntimeTesting
 import SyncTestSupport
 
 /// A wall clock tests move by hand (milliseconds since 1970).

@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import SyncRuntimeTesting
 import UpgradeSchemaV1
 import UpgradeSchemaV2
 

@@ -1,6 +1,7 @@
 import Foundation
 import HabitSchema
 import SyncRuntime
+import SyncRuntimeTesting
 
 // Two devices of one user: the phone adds a habit and checks it off, both sync through the
 // in-memory server, and the laptop shows what the phone wrote. Exits 1 when it does not.

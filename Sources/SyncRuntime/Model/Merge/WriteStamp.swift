@@ -21,7 +21,7 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     /// A row's own pair: its `updated_ms` and `device_id`.
-    init(pairOf values: [String: SyncValue]) {
+    package init(pairOf values: [String: SyncValue]) {
         self.init(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceId]?.text ?? "")
     }
 
@@ -55,7 +55,7 @@ public struct ColumnStamps: Hashable, Sendable {
     }
 
     /// Every one of `columns` stamped by one write.
-    init(stamping columns: [String], with stamp: WriteStamp) {
+    package init(stamping columns: [String], with stamp: WriteStamp) {
         self.init(Dictionary(uniqueKeysWithValues: columns.map { ($0, stamp) }))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SyncRuntime
 
 /// Test controls for version tables: what other devices and the server's policies do to a row
 /// while this device's writes wait, and the stamps the version trigger gives.

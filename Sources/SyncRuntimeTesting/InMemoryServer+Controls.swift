@@ -1,4 +1,5 @@
 import Foundation
+import SyncRuntime
 
 /// Test controls: the failures a real server and network can have, on demand.
 extension InMemoryServer {

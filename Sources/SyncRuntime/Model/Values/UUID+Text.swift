@@ -6,7 +6,7 @@ extension UUID {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The form both databases store: lowercase text.
-    var lowercasedString: String {
+    package var lowercasedString: String {
         withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { buffer in
                 var position = 0
@@ -25,7 +25,7 @@ extension UUID {
     }
 
     /// Reads a UUID's 36-character text in either case; nil for anything else.
-    init?(text: String) {
+    package init?(text: String) {
         var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let parsed: Bool = withUnsafeMutableBytes(of: &bytes) { output in
             var utf8 = text.utf8.makeIterator()

@@ -35,7 +35,7 @@ struct GuardedReplay {
                     write.table, id: write.rowID, baseVersion: write.baseVersion, set: write.body,
                     extraFilters: write.filters, returning: write.returning, as: credentials
                 )
-            } catch where Pusher.isRowsFault(error) {
+            } catch where error.isRowsFault {
                 try storeCall { try store.settleRejected(write, serverError: error.serverError, message: error.message) }
                 report.rejected += 1
                 return
@@ -96,7 +96,7 @@ struct GuardedReplay {
         let conflict = MutationConflict(
             mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
             base: write.base, local: write.operation == .update ? write.body : nil, server: server,
-            changedOnServer: Self.changed(outcome), conflictingColumns: Self.conflicting(outcome)
+            changedOnServer: Self.changedColumns(outcome), conflictingColumns: Self.conflicting(outcome)
         )
         let parked = ParkedConflict(
             server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
@@ -161,12 +161,12 @@ struct GuardedReplay {
 
     private static func stillMoving(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ParkedConflict {
         ParkedConflict(
-            server: server, changedOnServer: changed(outcome), conflictingColumns: conflicting(outcome),
+            server: server, changedOnServer: changedColumns(outcome), conflictingColumns: conflicting(outcome),
             message: "The row kept changing on the server: \(maxSendsPerPass) sends in one pass did not land"
         )
     }
 
-    private static func changed(_ outcome: ReplayOutcome) -> [String] {
+    private static func changedColumns(_ outcome: ReplayOutcome) -> [String] {
         if case .moved(_, let changed, _) = outcome { return changed }
         return []
     }

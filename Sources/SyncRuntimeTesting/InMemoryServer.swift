@@ -1,4 +1,5 @@
 import Foundation
+import SyncRuntime
 
 /// A server in memory with exactly the real server's rules: last writer wins on
 /// (updated_ms, device_id), one global sequence stamping every accepted row, rows owned by their
@@ -177,15 +178,5 @@ public actor InMemoryServer: SyncTransport {
 extension InMemoryServer.StoredRow {
     func value(_ column: String) -> SyncValue {
         column == "server_seq" ? .int(seq) : values[column] ?? .null
-    }
-}
-
-extension Filter {
-    func matches(_ value: SyncValue) -> Bool {
-        switch op {
-        case .eq: value == self.value
-        case .neq: value != self.value && value != .null
-        case .isNull: value == .null
-        }
     }
 }

@@ -6,17 +6,22 @@ import Foundation
 /// different columns both survive and the same column goes to the larger pair, in any arrival
 /// order. A write of any column newer than the delete brings a deleted row back. The store (saves
 /// and pulls) and the in-memory server use this one implementation.
-struct RowMerge: Sendable {
+package struct RowMerge: Sendable {
     /// A row's values by column name, with its stamps.
-    struct Row: Equatable {
-        var values: [String: SyncValue]
-        var stamps: ColumnStamps
+    package struct Row: Equatable {
+        package var values: [String: SyncValue]
+        package var stamps: ColumnStamps
+
+        package init(values: [String: SyncValue], stamps: ColumnStamps) {
+            self.values = values
+            self.stamps = stamps
+        }
     }
 
-    let stamped: [String]
-    let written: [String]
+    package let stamped: [String]
+    package let written: [String]
 
-    init(_ table: TableSchema) {
+    package init(_ table: TableSchema) {
         stamped = table.stampedColumns.map(\.name)
         written = table.stampedColumns.filter { $0.role == .user }.map(\.name)
     }
@@ -26,21 +31,21 @@ struct RowMerge: Sendable {
     /// Stamps of columns this build does not know (a newer schema's) ride along unused: they
     /// never win on the server, since they came from it. An upgrade that adds those columns
     /// drops them (StoreMigrator), so the re-pull brings the values they stamp.
-    func stamps(of values: [String: SyncValue]) -> ColumnStamps {
+    package func stamps(of values: [String: SyncValue]) -> ColumnStamps {
         guard case .text(let text)? = values[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: text) else {
             return wholeRowStamps(values)
         }
         return stamps
     }
 
-    func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {
+    package func wholeRowStamps(_ values: [String: SyncValue]) -> ColumnStamps {
         ColumnStamps(stamping: stamped, with: WriteStamp(pairOf: values))
     }
 
     /// `incoming` laid over `stored`, register by register; nil when no register took anything
     /// (a repeat, or a write older than every column it claims). A column `incoming` has no
     /// value for keeps its stored value (as an upsert that does not name it).
-    func merge(_ incoming: Row, into stored: Row) -> Row? {
+    package func merge(_ incoming: Row, into stored: Row) -> Row? {
         var result = stored
         var took = false
         for column in stamped {
@@ -59,7 +64,7 @@ struct RowMerge: Sendable {
 
     /// What every merged row satisfies: a delete older than some column's write is undone, and
     /// the row's (updated_ms, device_id) and `column_stamps` say its newest write.
-    func settle(_ row: inout Row) {
+    package func settle(_ row: inout Row) {
         let newestWrite = written.compactMap { row.stamps[$0] }.max()
         if row.values[ReservedColumn.deletedMs, default: .null] != .null, let newestWrite,
            row.stamps[ReservedColumn.deletedMs].map({ newestWrite > $0 }) ?? true {

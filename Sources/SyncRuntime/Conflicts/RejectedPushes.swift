@@ -1,0 +1,48 @@
+import Foundation
+import SQLite
+
+/// Whole-row pushes the server refused for their own sake, on and off the rejected list, and
+/// the counts of everything that waits.
+extension SyncStore {
+    /// The server refused `row` for its own sake: it goes on the rejected list and is not sent
+    /// again until it is edited or retried.
+    func reject(_ row: ColumnValues, in table: TableSchema, error: ServerError) throws {
+        let sql = try tableSQL(table.name)
+        let id = row.values[0].databaseValue
+        try access { database in
+            try database.inTransaction {
+                if let mark = sql.markRejected, let stamp = row["updated_ms"] {
+                    try database.execute(mark, [id, stamp.databaseValue])
+                } else {
+                    try database.execute(sql.markRejectedUnguarded, [id])
+                }
+                try recordRejection(RejectionRecord(
+                    table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
+                    message: error.message, createdMs: state.wallClock()
+                ), database)
+            }
+        }
+    }
+
+    /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
+    func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws {
+        let sql = try tableSQL(table)
+        try access { database in
+            try database.inTransaction {
+                try database.execute(
+                    "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
+                    [.integer(dirty.rawValue), .text(rowID.lowercasedString)]
+                )
+                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(entryID)])
+            }
+        }
+        state.notifyObservers()
+        if dirty == .dirty { state.localWriteHandler?() }
+    }
+
+    /// Counts for the status, read at once: a write moving between the queue and a list is
+    /// counted in exactly one of them.
+    func pendingCounts() throws -> WaitingCounts {
+        try performRead { reader in try reader.waitingCounts() }
+    }
+}

@@ -1,0 +1,28 @@
+/// How a sync pass reads a failed request: whose fault it is, and whether it will pass.
+extension SyncError {
+    /// A 4xx the rows themselves caused. Not: schema drift (every row fails alike), an expired
+    /// token (401), a timeout or throttling (408, 429).
+    var isRowsFault: Bool {
+        guard code == .server, let server = serverError else { return false }
+        guard (400..<500).contains(server.status), ![401, 408, 429].contains(server.status) else { return false }
+        return SchemaDrift(server) == nil && server.code != "PGRST102"
+    }
+
+    /// A 5xx that may be one row's doing (a trigger raising on its values, a value too large to
+    /// index); not the transient ones, which every row would meet alike.
+    var isRowsServerFailure: Bool {
+        guard code == .server, let server = serverError, (500..<600).contains(server.status) else { return false }
+        return !server.isTransient
+    }
+}
+
+extension ServerError {
+    /// The server's passing troubles: unavailable, a gateway, a timeout, a serialization failure
+    /// or deadlock, PostgREST unable to reach the database.
+    var isTransient: Bool {
+        if [502, 503, 504].contains(status) { return true }
+        guard let code else { return false }
+        return ["40001", "40P01", "57014", "57P01"].contains(code) || code.hasPrefix("08") || code.hasPrefix("53")
+            || code.hasPrefix("PGRST00")
+    }
+}
