@@ -29,6 +29,9 @@ let package = Package(
         // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // A throwaway PostgreSQL 15 cluster with Supabase's roles, for tests, benchmarks and the
+        // demo; kept out of `Postgres`, which `generate` links.
+        .target(name: "PostgresCluster", dependencies: ["Postgres"]),
 
         // The vocabulary both halves speak: column types and roles, conflict and merge modes,
         // reserved names, the dirty states, canonical JSON. A leaf: it imports nothing.
@@ -60,15 +63,17 @@ let package = Package(
         // graph, and an app's own generated module must be free to take any name.
         .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
 
-        .executableTarget(name: "sync-demo", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema"]),
+        .executableTarget(
+            name: "sync-demo", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "PostgresCluster", "HopeSchema"]
+        ),
         .executableTarget(
             name: "bench",
-            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres"]
+            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres", "PostgresCluster"]
         ),
 
         // Test support shared by the test targets: the PostgreSQL cluster; a manual clock and
         // forwarding transports for watching what the engine sends.
-        .target(name: "PostgresFixture", dependencies: ["Postgres"], path: "Tests/PostgresFixture"),
+        .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
         .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncModelTests", dependencies: ["SyncModel"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
@@ -87,7 +92,7 @@ let package = Package(
         ),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
-        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "SyncGenerator", "SyncSchema"]),
+        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema"]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo.
         .testTarget(name: "AdoptionTests"),

@@ -1,4 +1,5 @@
 import Postgres
+import PostgresCluster
 
 /// A throwaway PostgreSQL cluster with Supabase's roles and one database prepared as a Supabase
 /// project's is (the prelude), for the benchmarks that need a real server.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import Postgres
+import PostgresCluster
 import SyncPostgres
 import SyncRuntime
 import SyncRuntimeTesting

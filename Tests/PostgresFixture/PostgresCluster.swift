@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresCluster
 
 /// The one PostgreSQL 15 cluster of a test run, started at first use with the Supabase prelude
 /// and stopped when the process exits (or, if it crashes, by the cluster's watchdog).

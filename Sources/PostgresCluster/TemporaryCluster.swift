@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// A throwaway PostgreSQL cluster in a temporary directory, for tests and benchmarks: initdb,
 /// then a server on a unix socket and a free 127.0.0.1 port, with fsync off.

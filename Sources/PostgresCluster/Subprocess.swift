@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// Runs the PostgreSQL tools with posix_spawn and waitpid. Foundation's Process is not used:
 /// its waitUntilExit can hang on Linux when called from a task, and its children inherit the
