@@ -90,9 +90,9 @@ let package = Package(
             name: "SyncRuntimeTests",
             dependencies: ["SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2"]
         ),
-        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema"], exclude: ["Golden"]),
+        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema", "SyncTestSupport"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
-        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema"]),
+        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema", "SyncTestSupport"]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo.
         .testTarget(name: "AdoptionTests"),

@@ -19,8 +19,8 @@ import SyncRuntime
 /// Concurrent requests each use a connection of their own from a small pool (see
 /// ``Configuration/maximumConnections``); libpq blocks, so requests run on a dispatch queue,
 /// never on Swift's cooperative threads. A cancelled task's request is not sent; one under
-/// way runs to its end (bounded by the statement timeout). Errors never hold the password or
-/// a filter value.
+/// way is cancelled on the server (libpq's cancel request) and fails with `.cancelled`.
+/// Errors never hold the password or a filter value.
 public struct PostgresTransport: SyncTransport {
     public struct Configuration: Sendable {
         /// A libpq connection string or URL, e.g. `postgresql://postgres@127.0.0.1:5432/app`.
@@ -61,7 +61,7 @@ public struct PostgresTransport: SyncTransport {
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
-        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? ReservedColumn.serverSeq
         let result = try await request(
             .pull(table, sequence: sequence, after: cursor, limit: limit), on: table.name, as: user, readOnly: true
         )

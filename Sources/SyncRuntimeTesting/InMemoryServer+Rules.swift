@@ -13,11 +13,11 @@ extension InMemoryServer {
         }
         try checkColumns(first.columns, table)
         for row in rows {
-            let id = row["id"].flatMap(\.text) ?? ""
-            if row["user_id"] != .text(owner) {
+            let id = row[ReservedColumn.id].flatMap(\.text) ?? ""
+            if row[ReservedColumn.owner] != .text(owner) {
                 throw Self.refusal(403, "42501", "new row violates row-level security policy for table \"\(table.name)\"")
             }
-            if let existing = stores[table.name]?[id], existing.values["user_id"] != .text(owner) {
+            if let existing = stores[table.name]?[id], existing.values[ReservedColumn.owner] != .text(owner) {
                 throw Self.refusal(403, "42501", "new row violates row-level security policy (USING expression) for table \"\(table.name)\"")
             }
             // A column the request leaves out keeps its stored value (or its default).
@@ -46,7 +46,7 @@ extension InMemoryServer {
     /// the write lost). A column the request does not name keeps its stored value, as an
     /// upsert's `DO UPDATE SET` leaves it.
     func write(_ values: [String: SyncValue], into table: TableSchema) -> [Int64] {
-        let key = values["id"].flatMap(\.text) ?? ""
+        let key = values[ReservedColumn.id].flatMap(\.text) ?? ""
         let existing = stores[table.name]?[key]
         var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
@@ -58,7 +58,7 @@ extension InMemoryServer {
         case .version(let kind):
             row[kind.columnName] = nextVersion(kind, after: existing?.values[kind.columnName])
         }
-        if let existing { row["user_id"] = existing.values["user_id"] }
+        if let existing { row[ReservedColumn.owner] = existing.values[ReservedColumn.owner] }
         if let rule = table.openRowRule { closeIfLate(&row, key: key, in: table, rule) }
         sequence += 1
         stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
@@ -93,7 +93,7 @@ extension InMemoryServer {
     private func closeIfLate(_ row: inout [String: SyncValue], key: String, in table: TableSchema, _ rule: OpenRowRule) {
         guard Self.isOpen(row, rule) else { return }
         let mine = OpenOrder(start: row[rule.start] ?? .null, key: key)
-        let later = openRows(of: row["user_id"], in: table, rule, except: key)
+        let later = openRows(of: row[ReservedColumn.owner], in: table, rule, except: key)
             .map { OpenOrder(start: $0.value.values[rule.start] ?? .null, key: $0.key) }
             .filter { $0 > mine }
             .min()
@@ -108,7 +108,7 @@ extension InMemoryServer {
         guard Self.isOpen(row, rule) else { return [] }
         let mine = OpenOrder(start: row[rule.start] ?? .null, key: key)
         var taken: [Int64] = []
-        for (closedKey, var closed) in openRows(of: row["user_id"], in: table, rule, except: key)
+        for (closedKey, var closed) in openRows(of: row[ReservedColumn.owner], in: table, rule, except: key)
         where OpenOrder(start: closed.values[rule.start] ?? .null, key: closedKey) < mine {
             closed.values[rule.end] = row[rule.start] ?? .null
             if let kind = table.conflict.versionKind {
@@ -126,7 +126,7 @@ extension InMemoryServer {
 
     private func openRows(of owner: SyncValue?, in table: TableSchema, _ rule: OpenRowRule, except key: String) -> [(key: String, value: StoredRow)] {
         stores[table.name, default: [:]]
-            .filter { $0.key != key && $0.value.values["user_id"] == owner && Self.isOpen($0.value.values, rule) }
+            .filter { $0.key != key && $0.value.values[ReservedColumn.owner] == owner && Self.isOpen($0.value.values, rule) }
             .map { ($0.key, $0.value) }
     }
 
@@ -142,8 +142,8 @@ extension InMemoryServer {
             merge.settle(&merged)
             row = merged.values
         case .lww:
-            row["updated_ms"] = .int(max(WriteStamp(pairOf: row).ms + 1, after ?? 0))
-            row["device_id"] = .text(WriteStamp.serverDeviceID)
+            row[ReservedColumn.updatedMs] = .int(max(WriteStamp(pairOf: row).ms + 1, after ?? 0))
+            row[ReservedColumn.deviceId] = .text(WriteStamp.serverDeviceID)
         case .version:
             break // the version moves on every write anyway
         }
@@ -167,7 +167,7 @@ extension InMemoryServer {
     }
 
     static func isOpen(_ values: [String: SyncValue], _ rule: OpenRowRule) -> Bool {
-        (values[rule.end] ?? .null) == .null && (values["deleted_ms"] ?? .null) == .null
+        (values[rule.end] ?? .null) == .null && (values[ReservedColumn.deletedMs] ?? .null) == .null
     }
 }
 

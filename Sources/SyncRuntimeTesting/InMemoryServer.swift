@@ -59,7 +59,7 @@ public actor InMemoryServer: SyncTransport {
         try validate(rows, table, owner: owner)
         var accepted: [Int64] = []
         for row in rows {
-            let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != "server_seq" })
+            let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != ReservedColumn.serverSeq })
             accepted += write(values, into: table)
         }
         if holdsNextWrite {
@@ -82,10 +82,10 @@ public actor InMemoryServer: SyncTransport {
         var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?)] = []
         let hidden = hiddenRows[table.name] ?? []
         for (key, row) in stores[table.name, default: [:]]
-        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values["user_id"] == .text(owner)
+        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values[ReservedColumn.owner] == .text(owner)
             && !hidden.contains(key) {
             entries.append((row.seq, ColumnValues(columns: table.columnNames, values: table.columnNames.map { name in
-                name == "server_seq" ? .int(row.seq) : row.values[name] ?? .null
+                name == ReservedColumn.serverSeq ? .int(row.seq) : row.values[name] ?? .null
             }), nil))
         }
         for entry in undecodable[table.name, default: []] where entry.owner == owner && entry.seq > cursor && entry.seq < horizon {
@@ -115,7 +115,7 @@ public actor InMemoryServer: SyncTransport {
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
         guard let versionColumn = table.conflict.versionColumn,
-              var row = stores[table.name]?[key], row.values["user_id"] == .text(user.userID.lowercasedString),
+              var row = stores[table.name]?[key], row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
               hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
               row.values[versionColumn].map(Self.versionText) == baseVersion,
               extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
@@ -123,7 +123,7 @@ public actor InMemoryServer: SyncTransport {
             try answer()
             return []
         }
-        for (column, value) in zip(values.columns, values.values) where column != "id" && column != "user_id" {
+        for (column, value) in zip(values.columns, values.values) where column != ReservedColumn.id && column != ReservedColumn.owner {
             row.values[column] = value
         }
         stores[table.name]![key] = row
@@ -139,7 +139,7 @@ public actor InMemoryServer: SyncTransport {
         try checkColumns(columns, table)
         let row = stores[table.name]?[id.lowercasedString]
         try answer()
-        guard let row, row.values["user_id"] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
+        guard let row, row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
               hiddenRows[table.name]?.contains(id.lowercasedString) != true else {
             return nil
         }
@@ -177,6 +177,6 @@ public actor InMemoryServer: SyncTransport {
 
 extension InMemoryServer.StoredRow {
     func value(_ column: String) -> SyncValue {
-        column == "server_seq" ? .int(seq) : values[column] ?? .null
+        column == ReservedColumn.serverSeq ? .int(seq) : values[column] ?? .null
     }
 }

@@ -89,7 +89,7 @@ import Testing
         try await offline.b.sync()
         offline.recorder.readsFail = true
         await #expect { try await offline.a.sync() } throws: { ($0 as? SyncError)?.code == .connectivity }
-        #expect(try offline.a.store.pendingMutationList().count == 1)
+        #expect(try offline.a.store.pendingMutations().count == 1)
 
         // Gone: hard-deleted on the server; the default keeps the server, nothing is recreated.
         let gone = try await scene()
@@ -112,7 +112,7 @@ import Testing
         try denied.server.asOwner("create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
         let deniedReport = try await denied.a.sync()
         #expect(deniedReport.rejected == 1 && denied.recorder.sends.count == 1)
-        let rejected = try #require(try denied.a.store.rejectedMutationList().first)
+        let rejected = try #require(try denied.a.store.rejectedMutations().first)
         #expect(rejected.serverError == nil && rejected.operation == .update && rejected.isRetryable)
 
         // Moved: a conflict, kept local column by column by the default.
@@ -152,7 +152,7 @@ import Testing
         try denied.server.asOwner("create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
         let deniedReport = try await denied.a.sync()
         #expect(deniedReport.rejected == 1)
-        #expect(try denied.a.store.rejectedMutationList().first?.operation == .delete)
+        #expect(try denied.a.store.rejectedMutations().first?.operation == .delete)
 
         // Moved: always a conflict, local nil and empty sets; the default deletes it.
         let moved = try await scene()

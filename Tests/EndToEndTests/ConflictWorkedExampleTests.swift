@@ -27,7 +27,7 @@ import Testing
         await phoneA.engine.setNetworkEnabled(false)
         let mine = ColumnValues(columns: [kind.text, kind.other], values: [.text("Buy oat milk"), kind.otherValue])
         try await phoneA.edit(kind, id, mine)
-        #expect(try phoneA.store.pendingMutationList().map(\.baseVersion) == [t1])
+        #expect(try phoneA.store.pendingMutations().map(\.baseVersion) == [t1])
 
         // 2. Phone B renames it too and sets the same `other`: the trigger moves the version to T2.
         try await phoneB.edit(kind, id, ColumnValues(columns: [kind.text, kind.other], values: [.text("Buy almond milk"), kind.otherValue]))

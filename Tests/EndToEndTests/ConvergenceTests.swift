@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import Testing
+import SyncTestSupport
 
 /// Devices (separate SQLite files) syncing through the PostgreSQL transport into the real
 /// generated SQL: one user's devices converge; another user's device sees and changes nothing
@@ -12,7 +13,7 @@ import Testing
         let server = try TestServer()
         let user = UUID()
         let devices = try (0..<count).map {
-            try Device("device-\($0)", user: user, transport: server.transport, clock: WallClock(WallClock.anHourAgo + Int64($0) * 7))
+            try Device("device-\($0)", user: user, transport: server.transport, clock: ManualClock(ManualClock.anHourAgo + Int64($0) * 7))
         }
         // Offline, each device writes a row of every table.
         var activities: [Activity] = []

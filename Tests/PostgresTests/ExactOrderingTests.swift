@@ -3,6 +3,7 @@ import Postgres
 import PostgresFixture
 import SyncSchema
 import Testing
+import SyncTestSupport
 
 /// server_seq is taken when a row is written, not when it commits. Two real connections show
 /// what that does to a pull that walks server_seq, with and without exact ordering.
@@ -82,7 +83,7 @@ import Testing
         let fast = try server.database.connect()
         let rows = (0..<60).map { event(body: "fast \($0)") }
         let fastDone = DispatchSemaphore(value: 0)
-        let fastError = LockedBox<(any Error)?>(nil)
+        let fastError = Locked<(any Error)?>(nil)
         let user = self.user
         DispatchQueue.global().async {
             do {
@@ -126,7 +127,7 @@ import Testing
 
         let patch = try server.database.connect()
         let patchDone = DispatchSemaphore(value: 0)
-        let patchError = LockedBox<(any Error)?>(nil)
+        let patchError = Locked<(any Error)?>(nil)
         let (user, secondText) = (self.user, second.text)
         DispatchQueue.global().async {
             do {
@@ -158,13 +159,3 @@ import Testing
     }
 }
 
-/// A value shared with a background thread.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 /// Issue 9: one bad row never stops the rest; values the server or another device could not
@@ -27,7 +28,7 @@ import Testing
         #expect(report.pushed == 6 && report.rejected == 1)
         // The pull ran too: b's row arrived.
         #expect(try await a.store.read { try $0.fetchOne(Activity.self, id: elsewhere.id) } != nil)
-        let entry = try #require(try a.store.rejectedMutationList().first)
+        let entry = try #require(try a.store.rejectedMutations().first)
         #expect(entry.serverError?.status == 500 && entry.table == "activities")
         // Visible and discardable: dismissing it restores the server's copy (none: the row goes).
         try a.store.dismissRejectedMutation(id: entry.id)
@@ -43,7 +44,7 @@ import Testing
         try await a.store.write { tx in for index in 0..<3 { try tx.save(Activity(name: "Mine \(index)")) } }
         await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.serverError?.status == 500 }
         #expect(try a.dirtyCount() == 3)
-        #expect(try a.store.rejectedMutationList().isEmpty)
+        #expect(try a.store.rejectedMutations().isEmpty)
         #expect(try await a.store.read { try $0.fetchOne(Activity.self, id: elsewhere.id) } != nil)
     }
 
@@ -57,11 +58,11 @@ import Testing
             try await a.store.write { try $0.save(Session(activityId: UUID(), startedMs: Int64(pass), endedMs: Int64(pass) + 1)) }
             await #expect(throws: SyncError.self) { try await a.sync() }
             #expect(await server.rows(of: "sessions").count == pass, "the sessions table still pushes")
-            #expect(try a.store.rejectedMutationList().isEmpty, "alone, it may be the server's fault: still queued")
+            #expect(try a.store.rejectedMutations().isEmpty, "alone, it may be the server's fault: still queued")
         }
         let third = try await a.sync()
         #expect(third.rejected == 1)
-        #expect(try a.store.rejectedMutationList().first?.serverError?.status == 500)
+        #expect(try a.store.rejectedMutations().first?.serverError?.status == 500)
         #expect(try a.dirtyCount() == 0)
     }
 
@@ -124,7 +125,7 @@ import Testing
     }
 
     @Test func aFarFutureStampNeitherTrapsNorDragsTheClock() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (a, b) = (try TestDevice("a", user: user, transport: server, clock: clock), try TestDevice("b", user: user, transport: server, clock: clock))
         // A row stamped Int64.max by a broken client, as a server without the bound would keep it.
         let id = UUID()

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 /// Issue 14's stories on the in-memory server: concurrent edits of different columns both
@@ -10,13 +11,13 @@ import Testing
     let user = UUID()
     let server = InMemoryServer.hope()
 
-    func device(_ name: String, _ clock: TestClock) throws -> TestDevice {
+    func device(_ name: String, _ clock: ManualClock) throws -> TestDevice {
         try TestDevice(name, user: user, transport: server, clock: clock)
     }
 
     @Test func theStoppedTimerStaysStoppedWhenAnotherDeviceEditsTheNote() async throws {
         for watchFirst in [true, false] {
-            let clock = TestClock()
+            let clock = ManualClock()
             let (watch, desk) = (try device("watch", clock), try device("desk", clock))
             let running = try await watch.store.write { try $0.save(Session(activityId: UUID(), startedMs: clock.now)) }
             try await watch.sync(); try await desk.sync()
@@ -43,7 +44,7 @@ import Testing
 
     @Test func aRenameAndARecolourBothSurviveInEitherOrder() async throws {
         for renamerFirst in [true, false] {
-            let clock = TestClock()
+            let clock = ManualClock()
             let (phone, tablet) = (try device("phone", clock), try device("tablet", clock))
             let work = try await phone.store.write { try $0.save(Activity(name: "Work", color: "#000000")) }
             try await phone.sync(); try await tablet.sync()
@@ -68,7 +69,7 @@ import Testing
     @Test func theSameColumnGoesToTheLargerPairInEitherOrder() async throws {
         // Same millisecond: the bytewise larger device id wins; a later millisecond wins outright.
         for (gap, firstPusherIsA) in [(0, true), (0, false), (5, true), (5, false)] {
-            let clock = TestClock()
+            let clock = ManualClock()
             let (a, b) = (try device("a", clock), try device("b", clock))
             let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
             try await a.sync(); try await b.sync()
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func aSaveThatChangesNothingWritesNothing() async throws {
-        let a = try device("a", TestClock())
+        let a = try device("a", ManualClock())
         let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
         try await a.sync()
         let again = try await a.store.write { try $0.save(work) }
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func aDeleteIsUndoneByANewerEditOfAnyColumnAndHoldsAgainstAnOlderOne() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (a, b) = (try device("a", clock), try device("b", clock))
         let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
         try await a.sync(); try await b.sync()

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 /// Refusals, failures and interruptions: nothing acknowledged is lost, nothing bad blocks the rest.
@@ -9,8 +10,19 @@ import Testing
     let user = UUID()
     let server = InMemoryServer.hope()
 
-    func device(_ name: String, clock: TestClock = TestClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
+    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
         try TestDevice(name, user: user, transport: server ?? self.server, schema: schema, clock: clock)
+    }
+
+    @Test func aPullCancelledMidwayIsReportedAsCancelledNotOffline() async throws {
+        let stalls = StallingPulls(base: server)
+        let device = try TestDevice("a", user: user, transport: stalls)
+        let pass = Task { try await device.sync() }
+        #expect(await eventually { stalls.started.value })
+        pass.cancel()
+        let error = await #expect(throws: SyncError.self) { try await pass.value }
+        #expect(error?.code == .cancelled)
+        #expect(await device.engine.status.phase != .offline)
     }
 
     @Test func aBatchWithOneBadRowLandsTheOthersAndRejectsOne() async throws {
@@ -110,7 +122,7 @@ import Testing
             // The app is killed after the server took the rows, before the device noted it.
             if box.takeOnce() { box.store?.close() }
         })
-        let clock = TestClock()
+        let clock = ManualClock()
         let a = try TestDevice("a", user: user, transport: transport, clock: clock)
         box.store = a.store
         let written = try await a.store.write { tx in
@@ -203,5 +215,23 @@ import Testing
         #expect(report.undecodable.map(\.key) == [tablet.uuidString.lowercased()])
         #expect(report.undecodable.first?.reason.contains("CHECK") == true)
         #expect(try reader.sessions().count == 2)
+    }
+}
+
+/// A transport whose pulls wait until their task is cancelled.
+private struct StallingPulls: ForwardingTransport {
+    let base: InMemoryServer
+    let started = Locked(false)
+
+    var forwardee: any SyncTransport { base }
+
+    func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+        started.value = true
+        do {
+            try await Task.sleep(for: .seconds(3_600))
+        } catch {
+            throw SyncError(.cancelled, "The request was cancelled")
+        }
+        return try await base.pull(table, after: cursor, limit: limit, as: user)
     }
 }

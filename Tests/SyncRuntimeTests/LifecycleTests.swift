@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 @Suite struct LifecycleTests {
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func theClockStaysAheadAfterClearingAndReopening() async throws {
-        let clock = TestClock(10_000)
+        let clock = ManualClock(10_000)
         let a = try TestDevice("a", user: user, transport: server, clock: clock)
         let first = try await a.store.write { try $0.save(Activity(name: "Before")) }
         try await a.engine.clearLocalData()

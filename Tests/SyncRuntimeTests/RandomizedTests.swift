@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 /// Three devices of one user make random writes and deletes through offline periods, lost
@@ -92,7 +93,7 @@ private struct RandomRun {
             let transport = HookedTransport(base: server, beforeUpsert: { inFlight.maybeWrite(on: box.store) })
             let device = try TestDevice(
                 name, user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: ordering),
-                clock: TestClock(base + Int64(random.below(3_600_000)))
+                clock: ManualClock(base + Int64(random.below(3_600_000)))
             )
             box.store = device.store
             inFlight.register(box, for: device)
@@ -138,7 +139,7 @@ private struct RandomRun {
         for _ in 0..<4 {
             for device in devices {
                 _ = try? await device.sync()
-                for entry in try device.store.rejectedMutationList() { try device.store.dismissRejectedMutation(id: entry.id) }
+                for entry in try device.store.rejectedMutations() { try device.store.dismissRejectedMutation(id: entry.id) }
             }
         }
         for _ in 0..<2 {

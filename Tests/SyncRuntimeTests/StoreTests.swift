@@ -3,11 +3,12 @@ import HopeSchema
 import SQLite
 @testable import SyncRuntime
 import Testing
+import SyncTestSupport
 
 @Suite struct StoreTests {
     let user = UUID()
 
-    func openStore(path: String = TestDevice.temporaryPath("store"), clock: TestClock = TestClock(), schema: AppSchema = HopeFixture.app()) throws -> SyncStore {
+    func openStore(path: String = TestDevice.temporaryPath("store"), clock: ManualClock = ManualClock(), schema: AppSchema = HopeFixture.app()) throws -> SyncStore {
         try SyncStore(path: path, schema: schema, userID: user, deviceID: "device-a", wallClock: clock.read)
     }
 
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func writesAreStampedAndDirty() throws {
-        let clock = TestClock(1_000)
+        let clock = ManualClock(1_000)
         let store = try openStore(clock: clock)
         let first = try store.write { try $0.save(Activity(name: "A")) }
         #expect(first.updatedMs == 1_000)
@@ -99,7 +100,7 @@ import Testing
 
     @Test func theClockSurvivesAReopen() throws {
         let path = TestDevice.temporaryPath("clock")
-        let clock = TestClock(5_000)
+        let clock = ManualClock(5_000)
         let store = try openStore(path: path, clock: clock)
         try store.write { try $0.save(Activity(name: "A")) }
         store.close()
@@ -111,7 +112,7 @@ import Testing
     }
 
     @Test func softDeleteIsAStampedWrite() throws {
-        let clock = TestClock(1_000)
+        let clock = ManualClock(1_000)
         let store = try openStore(clock: clock)
         let activity = try store.write { try $0.save(Activity(name: "A")) }
         clock.advance(10)
@@ -167,7 +168,7 @@ import Testing
     }
 
     @Test func aNewOpenSessionClosesTheEarlierOne() throws {
-        let clock = TestClock(10_000)
+        let clock = ManualClock(10_000)
         let store = try openStore(clock: clock)
         let activity = UUID()
         let first = try store.write { try $0.save(Session(activityId: activity, startedMs: 100)) }

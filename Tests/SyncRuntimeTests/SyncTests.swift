@@ -2,13 +2,14 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 @Suite struct SyncTests {
     let user = UUID()
     let server = InMemoryServer.hope()
 
-    func device(_ name: String, clock: TestClock = TestClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
+    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
         try TestDevice(name, user: user, transport: server ?? self.server, schema: schema, clock: clock)
     }
 
@@ -28,7 +29,7 @@ import Testing
     }
 
     @Test func offlineEditsMergeEachRowToItsNewestWrite() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (a, b) = (try device("a", clock: clock), try device("b", clock: clock))
         let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
         let play = try await a.store.write { try $0.save(Activity(name: "Play")) }
@@ -60,7 +61,7 @@ import Testing
 
     @Test(arguments: [(true, "a"), (false, "a"), (true, "z"), (false, "z")])
     func aDeleteRacesAnEditInTheSameMillisecond(deleteLandsFirst: Bool, deleterID: String) async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         // Same millisecond: the larger device id wins ("e" beats "a" and loses to "z"), whichever
         // write reaches the server first.
         let (deleter, editor) = (try device(deleterID, clock: clock), try device("e", clock: clock))
@@ -108,7 +109,7 @@ import Testing
     }
 
     @Test func onlyOneSessionRunsAcrossDevices() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (watch, desktop) = (try device("watch", clock: clock), try device("desktop", clock: clock))
         let activity = UUID()
         // Both start a timer offline; the desktop's starts later.
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func aNewerLocalDirtyRowStaysDirtyThroughAPullAndWinsLater() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let box = StoreBox()
         var transport = HookedTransport(base: server, beforeUpsert: {})
         transport.beforePull = {
@@ -278,8 +279,8 @@ import Testing
     }
 
     @Test func aSlowClockStillWinsWithItsNewerEditAfterSeeingTheOther() async throws {
-        let fastClock = TestClock(1_800_000_000_000)
-        let slowClock = TestClock(1_800_000_000_000 - 3_600_000)
+        let fastClock = ManualClock(1_800_000_000_000)
+        let slowClock = ManualClock(1_800_000_000_000 - 3_600_000)
         let (fast, slow) = (try device("fast", clock: fastClock), try device("slow", clock: slowClock))
         let activity = try await fast.store.write { try $0.save(Activity(name: "From fast")) }
         try await fast.sync()
@@ -295,7 +296,7 @@ import Testing
     }
 
     @Test func aWriteMadeWhileItsPushIsInFlightStaysDirty() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let box = StoreBox()
         let transport = HookedTransport(base: server, beforeUpsert: {
             guard let store = box.store, box.takeOnce() else { return }

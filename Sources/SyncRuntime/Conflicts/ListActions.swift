@@ -7,7 +7,7 @@ extension SyncStore {
     /// Settles a parked write: keepLocal or apply queue it again, preconditioned on the server's
     /// version the entry recorded; keepServer drops it and shows the server's values.
     public func resolveConflictedMutation(id: Int64, resolution: ConflictResolution) throws {
-        guard let entry = try conflictedMutationList().first(where: { $0.id == id }) else {
+        guard let entry = try conflictedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
         let sql = try tableSQL(entry.table)
@@ -39,14 +39,17 @@ extension SyncStore {
                 try database.execute("DELETE FROM _sync_conflicted WHERE id = ?", [.integer(id)])
                 if let resent, let server = entry.server, let version = entry.serverVersion {
                     let base = server.subset(resent.columns + [versionColumn])
-                    let filters = entry.operation == .delete ? [Filter("deleted_ms", .isNull)] : []
+                    let filters = entry.operation == .delete ? [Filter(ReservedColumn.deletedMs, .isNull)] : []
                     try requeue(entry.table, entry.operation, entry.rowID, resent, version, base, filters, entry.createdAtMs, database)
                     try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
                 } else if let server = entry.server {
                     try LocalRow.write(server.withoutColumns([versionColumn]), to: entry.rowID, sql, database)
                     try requestRefresh(table: entry.table, rowID: entry.rowID, database)
                 } else {
-                    try database.execute("DELETE FROM \(quoted(entry.table)) WHERE id = ? AND _dirty <> 3", [.text(entry.rowID.lowercasedString)])
+                    try database.execute(
+                        "DELETE FROM \(sql.quotedName) \(sql.whereKey) AND _dirty <> \(DirtyState.queued.sql)",
+                        [.text(entry.rowID.lowercasedString)]
+                    )
                 }
             }
         }
@@ -56,7 +59,7 @@ extension SyncStore {
 
     /// Forgets a parked write; the next sync shows the server's copy of the row.
     public func dismissConflictedMutation(id: Int64) throws {
-        guard let entry = try conflictedMutationList().first(where: { $0.id == id }) else {
+        guard let entry = try conflictedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
         try deleteEntry(id, from: "_sync_conflicted", refreshing: (entry.table, entry.rowID))
@@ -97,7 +100,7 @@ extension SyncStore {
 
     /// Forgets a refused write (a row's upsert: the row stops waiting).
     public func dismissRejectedMutation(id: Int64) throws {
-        guard let entry = try rejectedMutationList().first(where: { $0.id == id }) else {
+        guard let entry = try rejectedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No rejected write has id \(id)")
         }
         if entry.operation == .upsert {

@@ -2,7 +2,7 @@ import Foundation
 import SQLite
 
 /// A refusal to record on the rejected list.
-struct RejectionRecord {
+struct RejectedEntry {
     var table: String
     var operation: MutationOperation
     var rowID: String
@@ -20,7 +20,7 @@ extension SyncStore {
     static let rejectedTextColumns = ["body", "base", "message", "details", "hint"]
     static let conflictedTextColumns = ["body", "base", "server", "message"]
 
-    func recordRejection(_ record: RejectionRecord, _ database: Database) throws {
+    func recordRejection(_ record: RejectedEntry, _ database: Database) throws {
         let body = ListBounds.keptBody(record.body.map(StoredValues.encode))
         let error = record.serverError
         try database.execute("""
@@ -40,7 +40,7 @@ extension SyncStore {
         try ListBounds.enforce(on: "_sync_rejected", textColumns: Self.rejectedTextColumns, database)
     }
 
-    func recordConflict(_ write: QueuedWrite, _ conflict: ParkedConflict, _ database: Database) throws {
+    func recordConflict(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ database: Database) throws {
         try database.execute("""
             INSERT INTO _sync_conflicted (id, user_id, table_name, operation, row_id, body, base, filters, server,
                 server_version, changed_on_server, conflicting_columns, message, created_ms, conflicted_ms)
@@ -59,7 +59,7 @@ extension SyncStore {
 }
 
 /// What parks a write: the conflict as the replay saw it, and why.
-struct ParkedConflict {
+struct ConflictedEntry {
     var server: ColumnValues?
     var changedOnServer: [String] = []
     var conflictingColumns: [String] = []
@@ -78,7 +78,7 @@ struct WaitingCounts {
 extension StoreReader {
     /// The guarded writes waiting to be replayed.
     public func pendingMutations() throws -> [PendingMutation] {
-        try queuedWrites().map(\.publicValue)
+        try queuedMutations().map(\.publicValue)
     }
 
     public func conflictedMutations() throws -> [ConflictedMutation] {
@@ -135,7 +135,7 @@ extension StoreReader {
     }
 
     /// The queue in replay order, each write with its base.
-    func queuedWrites(id: Int64? = nil) throws -> [QueuedWrite] {
+    func queuedMutations(id: Int64? = nil) throws -> [QueuedMutation] {
         try database.fetchAll("""
             SELECT id, table_name, operation, row_id, body, base_version, base, filters, created_ms
             FROM _sync_mutations WHERE user_id = ? AND (? IS NULL OR id = ?) ORDER BY id
@@ -143,7 +143,7 @@ extension StoreReader {
             guard let table = store.schema.table(named: row.text(at: 1) ?? "") else {
                 throw SyncError(.configuration, "A queued write names a table this schema lacks")
             }
-            return QueuedWrite(
+            return QueuedMutation(
                 id: row.int64(at: 0), table: table,
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .update,
                 rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
@@ -157,27 +157,27 @@ extension StoreReader {
 
 extension SyncStore {
     /// The conflicted list now and after every change (the first value at once).
-    public func conflictedMutations() -> AsyncThrowingStream<[ConflictedMutation], any Error> {
+    public func observeConflictedMutations() -> AsyncThrowingStream<[ConflictedMutation], any Error> {
         observe { try $0.conflictedMutations() }
     }
 
     /// The conflicted list, read once.
-    public func conflictedMutationList() throws -> [ConflictedMutation] {
+    public func conflictedMutations() throws -> [ConflictedMutation] {
         try read { try $0.conflictedMutations() }
     }
 
     /// The rejected list now and after every change (the first value at once).
-    public func rejectedMutations() -> AsyncThrowingStream<[RejectedMutation], any Error> {
+    public func observeRejectedMutations() -> AsyncThrowingStream<[RejectedMutation], any Error> {
         observe { try $0.rejectedMutations() }
     }
 
     /// The rejected list, read once.
-    public func rejectedMutationList() throws -> [RejectedMutation] {
+    public func rejectedMutations() throws -> [RejectedMutation] {
         try read { try $0.rejectedMutations() }
     }
 
     /// The queued guarded writes, read once.
-    public func pendingMutationList() throws -> [PendingMutation] {
+    public func pendingMutations() throws -> [PendingMutation] {
         try read { try $0.pendingMutations() }
     }
 }

@@ -62,7 +62,7 @@ enum LocalRow {
     static func values(of key: UUID, _ sql: TableSQL, _ database: Database) throws -> (row: ColumnValues, dirty: Int64)? {
         let names = sql.table.columnNames
         return try database.fetchOne(
-            "SELECT \(names.map(quoted).joined(separator: ", ")), _dirty FROM \(quoted(sql.table.name)) WHERE id = ?",
+            "SELECT \(names.map(quoted).joined(separator: ", ")), _dirty FROM \(sql.quotedName) \(sql.whereKey)",
             [.text(key.lowercasedString)]
         ) { row in
             (ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }),
@@ -81,7 +81,7 @@ enum LocalRow {
         }
         guard !assignments.isEmpty else { return }
         try database.execute(
-            "UPDATE \(quoted(sql.table.name)) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
+            "UPDATE \(sql.quotedName) SET \(assignments.joined(separator: ", ")) \(sql.whereKey)",
             arguments + [.text(key.lowercasedString)]
         )
     }

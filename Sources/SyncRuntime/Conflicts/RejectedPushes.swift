@@ -11,12 +11,12 @@ extension SyncStore {
         let id = row.values[0].databaseValue
         try access { database in
             try database.inTransaction {
-                if let mark = sql.markRejected, let stamp = row["updated_ms"] {
+                if let mark = sql.markRejected, let stamp = row[ReservedColumn.updatedMs] {
                     try database.execute(mark, [id, stamp.databaseValue])
                 } else {
                     try database.execute(sql.markRejectedUnguarded, [id])
                 }
-                try recordRejection(RejectionRecord(
+                try recordRejection(RejectedEntry(
                     table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
                     message: error.message, createdMs: state.wallClock()
                 ), database)
@@ -30,7 +30,7 @@ extension SyncStore {
         try access { database in
             try database.inTransaction {
                 try database.execute(
-                    "UPDATE \(quoted(sql.table.name)) SET _dirty = ? WHERE id = ? AND _dirty = 2",
+                    "UPDATE \(sql.quotedName) SET _dirty = ? \(sql.whereKey) AND _dirty = \(DirtyState.rejected.sql)",
                     [.integer(dirty.rawValue), .text(rowID.lowercasedString)]
                 )
                 try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(entryID)])

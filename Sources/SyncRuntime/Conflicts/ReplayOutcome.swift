@@ -15,12 +15,12 @@ enum ReplayOutcome: Equatable {
     case moved(server: ColumnValues, changedOnServer: [String], conflictingColumns: [String])
 
     /// Classifies `server`, the row read by key (nil when none came back), for `write`.
-    init(_ write: QueuedWrite, server: ColumnValues?) {
+    init(_ write: QueuedMutation, server: ColumnValues?) {
         guard let server else {
             self = .gone(deleted: nil)
             return
         }
-        if write.operation == .update, let deleted = server["deleted_ms"], deleted != .null {
+        if write.operation == .update, let deleted = server[ReservedColumn.deletedMs], deleted != .null {
             self = .gone(deleted: server)
             return
         }

@@ -6,7 +6,7 @@ import SQLite
 extension SyncStore {
     /// The write landed and `server` (key, version, set columns) is the row now: cached, and its
     /// version and values become the base of this user's later queued writes to the row.
-    func settleApplied(_ write: QueuedWrite, server: ColumnValues) throws {
+    func settleApplied(_ write: QueuedMutation, server: ColumnValues) throws {
         try settle(write) { database, sql in
             try LocalRow.write(server, to: write.rowID, sql, database)
             try forward(server, after: write, database)
@@ -14,28 +14,28 @@ extension SyncStore {
     }
 
     /// The write needs nothing more (its row no longer meets its filter, or it was gone already).
-    func settleSynced(_ write: QueuedWrite) throws {
+    func settleSynced(_ write: QueuedMutation) throws {
         try settle(write) { _, _ in }
     }
 
     /// keepServer: the write is dropped and the server's values shown (under the version the
     /// device saw); a row deleted on the server is shown deleted, at its version; a row gone
     /// altogether (or hidden) leaves the cache.
-    func settleKeptServer(_ write: QueuedWrite, server: ColumnValues?, deleted: ColumnValues? = nil) throws {
+    func settleKeptServer(_ write: QueuedMutation, server: ColumnValues?, deleted: ColumnValues? = nil) throws {
         try settle(write) { database, sql in
             if let server {
                 try LocalRow.write(server.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
             } else if let deleted {
                 try LocalRow.write(deleted, to: write.rowID, sql, database)
             } else {
-                try database.execute("DELETE FROM \(quoted(sql.table.name)) WHERE id = ?", [.text(write.rowID.lowercasedString)])
+                try database.execute("DELETE FROM \(sql.quotedName) \(sql.whereKey)", [.text(write.rowID.lowercasedString)])
             }
         }
     }
 
     /// Parked on the conflicted list: the row shows the server's values for the columns read,
     /// under the version the device saw (so a later write to it still meets the move).
-    func settleParked(_ write: QueuedWrite, _ conflict: ParkedConflict) throws {
+    func settleParked(_ write: QueuedMutation, _ conflict: ConflictedEntry) throws {
         try settle(write) { database, sql in
             try recordConflict(write, conflict, database)
             if let server = conflict.server {
@@ -46,10 +46,10 @@ extension SyncStore {
 
     /// Refused: on the rejected list with the server's answer (none for a policy's silent denial);
     /// the row shows what the device saw before the write, as the server still holds it.
-    func settleRejected(_ write: QueuedWrite, serverError: ServerError?, message: String) throws {
+    func settleRejected(_ write: QueuedMutation, serverError: ServerError?, message: String) throws {
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
-            try recordRejection(RejectionRecord(
+            try recordRejection(RejectedEntry(
                 table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
                 body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
                 serverError: serverError, message: message, createdMs: write.createdMs
@@ -60,7 +60,7 @@ extension SyncStore {
     /// Removes a queued write unsent (one the server keeps failing with 5xx, say), so the writes
     /// behind it go. The row shows again what the device saw before the write.
     public func discardPendingMutation(id: Int64) throws {
-        let write = try read { reader in try reader.queuedWrites().first { $0.id == id } }
+        let write = try read { reader in try reader.queuedMutations().first { $0.id == id } }
         guard let write else { throw SyncError(.invalidRequest, "No queued write has id \(id)") }
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
@@ -69,11 +69,11 @@ extension SyncStore {
     }
 
     /// Lays the write's base values (not its version) back on the row.
-    private func restoreBase(of write: QueuedWrite, _ sql: TableSQL, _ database: Database) throws {
+    private func restoreBase(of write: QueuedMutation, _ sql: TableSQL, _ database: Database) throws {
         try LocalRow.write(write.base.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
     }
 
-    private func settle(_ write: QueuedWrite, _ body: (Database, TableSQL) throws -> Void) throws {
+    private func settle(_ write: QueuedMutation, _ body: (Database, TableSQL) throws -> Void) throws {
         let sql = try tableSQL(write.table.name)
         try access { database in
             try database.inTransaction {
@@ -86,7 +86,7 @@ extension SyncStore {
     }
 
     /// The same user's later queued writes to the row take `server` as their base.
-    private func forward(_ server: ColumnValues, after write: QueuedWrite, _ database: Database) throws {
+    private func forward(_ server: ColumnValues, after write: QueuedMutation, _ database: Database) throws {
         guard let version = server[write.versionColumn]?.versionText else { return }
         let later = try database.fetchAll(
             "SELECT id, base FROM _sync_mutations WHERE table_name = ? AND row_id = ? AND user_id = ? AND id > ?",

@@ -15,17 +15,17 @@ struct GuardedReplay {
         // A write whose row an earlier write of this pass touched is read again just before it is
         // sent: that one's answer may have moved its base.
         var touched: Set<String> = []
-        for queued in try storeCall({ try store.read { try $0.queuedWrites() } }) {
+        for queued in try storeCall({ try store.read { try $0.queuedMutations() } }) {
             let row = queued.table.name + "/" + queued.rowID.lowercasedString
-            var write: QueuedWrite? = queued
+            var write: QueuedMutation? = queued
             if !touched.insert(row).inserted {
-                write = try storeCall { try store.read { try $0.queuedWrites(id: queued.id).first } }
+                write = try storeCall { try store.read { try $0.queuedMutations(id: queued.id).first } }
             }
             if let write { try await replay(write, &report) }
         }
     }
 
-    private func replay(_ queued: QueuedWrite, _ report: inout SyncReport) async throws(SyncError) {
+    private func replay(_ queued: QueuedMutation, _ report: inout SyncReport) async throws(SyncError) {
         var write = queued
         var settledConflict = false
         for send in 1...Self.maxSendsPerPass {
@@ -80,7 +80,7 @@ struct GuardedReplay {
             case .moved(let row, _, _) where lastSend:
                 return try park(write, Self.stillMoving(row, outcome), &report)
             case .gone where lastSend:
-                return try park(write, ParkedConflict(server: nil, message: "The row is gone from the server"), &report)
+                return try park(write, ConflictedEntry(server: nil, message: "The row is gone from the server"), &report)
             case .gone, .moved:
                 guard let resend = try await resolve(write, outcome, &report) else { return }
                 write = resend
@@ -91,14 +91,14 @@ struct GuardedReplay {
 
     /// Asks the resolver about a row that moved or is gone, and settles its answer: the write to
     /// send again, or nil when it left the queue (kept server, or parked).
-    private func resolve(_ write: QueuedWrite, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError) -> QueuedWrite? {
+    private func resolve(_ write: QueuedMutation, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError) -> QueuedMutation? {
         let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
         let conflict = MutationConflict(
             mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
             base: write.base, local: write.operation == .update ? write.body : nil, server: server,
             changedOnServer: Self.changedColumns(outcome), conflictingColumns: Self.conflicting(outcome)
         )
-        let parked = ParkedConflict(
+        let parked = ConflictedEntry(
             server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
             message: server == nil ? "The row is gone from the server" : "The row changed on the server since this write was made"
         )
@@ -136,16 +136,16 @@ struct GuardedReplay {
         return resend
     }
 
-    private func park(_ write: QueuedWrite, _ conflict: ParkedConflict, _ report: inout SyncReport) throws(SyncError) {
+    private func park(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ report: inout SyncReport) throws(SyncError) {
         try storeCall { try store.settleParked(write, conflict) }
-        if let entry = try storeCall({ try store.conflictedMutationList().first { $0.id == write.id } }) {
+        if let entry = try storeCall({ try store.conflictedMutations().first { $0.id == write.id } }) {
             report.conflicted.append(entry)
         }
     }
 
     /// Why the pass stops with the write still first in the queue (so it holds the writes
     /// behind it): the status and code only, never the message, which may quote row values.
-    private static func stopped(_ error: SyncError, _ write: QueuedWrite) -> SyncError {
+    private static func stopped(_ error: SyncError, _ write: QueuedMutation) -> SyncError {
         guard error.code == .server, let server = error.serverError, SchemaDrift(server) == nil else { return error }
         let code = server.code.map { ", code \($0)" } ?? ""
         return SyncError(
@@ -155,12 +155,12 @@ struct GuardedReplay {
         )
     }
 
-    private static func unversioned(_ server: ColumnValues) -> ParkedConflict {
-        ParkedConflict(server: server, message: "The server's row came back without a version to send against")
+    private static func unversioned(_ server: ColumnValues) -> ConflictedEntry {
+        ConflictedEntry(server: server, message: "The server's row came back without a version to send against")
     }
 
-    private static func stillMoving(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ParkedConflict {
-        ParkedConflict(
+    private static func stillMoving(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ConflictedEntry {
+        ConflictedEntry(
             server: server, changedOnServer: changedColumns(outcome), conflictingColumns: conflicting(outcome),
             message: "The row kept changing on the server: \(maxSendsPerPass) sends in one pass did not land"
         )

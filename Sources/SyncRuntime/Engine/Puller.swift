@@ -86,7 +86,7 @@ struct Puller {
         } catch let error as SyncError {
             throw error
         } catch {
-            throw SyncError(.connectivity, "The pull was cancelled.")
+            throw SyncError(.cancelled, "The pull was cancelled.")
         }
     }
 }

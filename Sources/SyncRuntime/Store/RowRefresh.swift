@@ -33,13 +33,13 @@ extension SyncStore {
         try access { database in
             try database.inTransaction {
                 try database.execute("DELETE FROM _sync_refresh WHERE table_name = ? AND row_id = ?", [.text(table.name), key])
-                let dirty = try database.fetchOne("SELECT _dirty FROM \(quoted(table.name)) WHERE id = ?", [key]) { $0.int64(at: 0) }
+                let dirty = try database.fetchOne("SELECT _dirty FROM \(sql.quotedName) \(sql.whereKey)", [key]) { $0.int64(at: 0) }
                 let queued = try database.fetchOne(
                     "SELECT 1 FROM _sync_mutations WHERE table_name = ? AND row_id = ?", [.text(table.name), key]
                 ) { _ in true } ?? false
                 guard dirty != DirtyState.dirty.rawValue, !queued else { return }
                 guard let server else {
-                    try database.execute("DELETE FROM \(quoted(table.name)) WHERE id = ?", [key])
+                    try database.execute("DELETE FROM \(sql.quotedName) \(sql.whereKey)", [key])
                     return
                 }
                 let values = table.columnNames.map { server[$0] ?? .null }

@@ -57,7 +57,7 @@ public struct StoreReader {
     public func dirtyCount() throws -> Int {
         try store.schema.tables.reduce(0) { count, table in
             count + (try database.fetchOne(
-                "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = 1"
+                "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.dirty.sql)"
             ) { Int($0.int64(at: 0)) } ?? 0)
         }
     }
@@ -70,7 +70,7 @@ public struct StoreReader {
     private func clauses(_ table: TableSchema, _ condition: String?, orderBy: String?, includingDeleted: Bool) -> String {
         var conditions: [String] = []
         if let condition { conditions.append("(\(condition))") }
-        if !includingDeleted, table.column(named: "deleted_ms") != nil { conditions.append("deleted_ms IS NULL") }
+        if !includingDeleted, table.column(named: ReservedColumn.deletedMs) != nil { conditions.append("deleted_ms IS NULL") }
         var result = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         if let orderBy { result += " ORDER BY \(orderBy)" }
         return result

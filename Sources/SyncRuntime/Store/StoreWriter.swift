@@ -66,7 +66,7 @@ public struct StoreWriter {
         } else if sql.table.conflict == .lww {
             let stamp = store.state.nextStamp()
             try database.execute(
-                "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
+                "UPDATE \(sql.quotedName) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
                 [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
             )
         } else if try store.guardedWrites.queueDelete(id, sql, in: self) {
@@ -74,7 +74,7 @@ public struct StoreWriter {
             return true
         } else {
             try database.execute(
-                "UPDATE \(quoted(sql.table.name)) SET deleted_ms = ?, _dirty = 1 WHERE id = ?",
+                "UPDATE \(sql.quotedName) SET deleted_ms = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
                 [.integer(store.state.wallClock()), key]
             )
         }
@@ -119,7 +119,7 @@ public struct StoreWriter {
 
     private func isOpen(_ values: [SyncValue], _ rule: OpenRowRule, _ sql: TableSQL) -> Bool {
         guard let end = sql.index(of: rule.end), values[end] == .null else { return false }
-        guard let deleted = sql.index(of: "deleted_ms") else { return true }
+        guard let deleted = sql.index(of: ReservedColumn.deletedMs) else { return true }
         return values[deleted] == .null
     }
 
@@ -129,7 +129,7 @@ public struct StoreWriter {
     func enforceOpenRowRule(_ sql: TableSQL, owner: UUID) throws {
         guard let rule = sql.table.openRowRule else { return }
         let table = quoted(sql.table.name), start = quoted(rule.start), end = quoted(rule.end)
-        let deleted = sql.table.column(named: "deleted_ms") != nil ? " AND deleted_ms IS NULL" : ""
+        let deleted = sql.table.column(named: ReservedColumn.deletedMs) != nil ? " AND deleted_ms IS NULL" : ""
         let open = try database.fetchAll(
             "SELECT id, \(start) FROM \(table) WHERE user_id = ? AND \(end) IS NULL\(deleted) ORDER BY \(start) DESC, id DESC",
             [.text(owner.lowercasedString)]
@@ -140,11 +140,11 @@ public struct StoreWriter {
                 try writeColumns([rule.end: keeper.2], of: id, sql)
             } else if sql.table.conflict == .lww {
                 try database.execute(
-                    "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = 1 WHERE id = ?",
+                    "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
                     [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]
                 )
             } else {
-                try database.execute("UPDATE \(table) SET \(end) = ?, _dirty = 1 WHERE id = ?", [keeper.1, .text(id)])
+                try database.execute("UPDATE \(table) SET \(end) = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)", [keeper.1, .text(id)])
             }
         }
         flags.wroteLocally = true

@@ -27,10 +27,10 @@ extension SyncStore {
             try database.inTransaction {
                 for row in rows {
                     let id = row.values[0].databaseValue
-                    if let clear = sql.clearDirty, let stamp = row["updated_ms"] {
+                    if let clear = sql.clearDirty, let stamp = row[ReservedColumn.updatedMs] {
                         try database.execute(clear, [id, stamp.databaseValue])
                     } else if try currentPushedValues(of: id, sql, database) == row.values {
-                        try database.execute("UPDATE \(quoted(table.name)) SET _dirty = 0 WHERE id = ? AND _dirty = 1", [id])
+                        try database.execute("UPDATE \(sql.quotedName) SET _dirty = \(DirtyState.clean.sql) \(sql.whereKey) AND _dirty = \(DirtyState.dirty.sql)", [id])
                     }
                 }
             }
@@ -57,8 +57,8 @@ extension SyncStore {
     func apply(_ page: PulledPage, to table: TableSchema) throws -> AppliedPage {
         let sql = try tableSQL(table.name)
         let names = table.columnNames
-        let stampIndex = sql.index(of: "updated_ms")
-        let rule = table.openRowRule.flatMap { rule in sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: "deleted_ms")) } }
+        let stampIndex = sql.index(of: ReservedColumn.updatedMs)
+        let rule = table.openRowRule.flatMap { rule in sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) } }
         var result = AppliedPage(undecodable: page.undecodable)
         let outcome = try access { database in
             try database.inTransaction {
@@ -78,7 +78,7 @@ extension SyncStore {
                         }
                     } catch {
                         result.undecodable.append(UndecodableRow(
-                            table: table.name, key: values.first.flatMap(\.text), serverSeq: row["server_seq"].flatMap(\.int),
+                            table: table.name, key: values.first.flatMap(\.text), serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
                             reason: "the local database refused it: \(error)"
                         ))
                         continue
@@ -170,7 +170,7 @@ extension SyncStore {
 
     private func currentPushedValues(of id: DatabaseValue, _ sql: TableSQL, _ database: Database) throws -> [SyncValue]? {
         let list = sql.pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
-        return try database.fetchOne("SELECT \(list) FROM \(quoted(sql.table.name)) WHERE id = ?", [id]) { row in
+        return try database.fetchOne("SELECT \(list) FROM \(sql.quotedName) \(sql.whereKey)", [id]) { row in
             sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0) }
         }
     }

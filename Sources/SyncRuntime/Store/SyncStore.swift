@@ -148,7 +148,7 @@ public final class SyncStore: @unchecked Sendable {
         }
         let clock = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'clock'") { $0.text(at: 0) } ?? nil
         var last = clock.flatMap { Int64($0) } ?? 0
-        for table in tables where table.column(named: "updated_ms") != nil {
+        for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
             last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
         }
         return (device, last)

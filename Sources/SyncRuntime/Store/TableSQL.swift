@@ -10,6 +10,10 @@ struct TableSQL: Sendable {
     /// Where each pushed column sits in the table's columns.
     let pushedIndexes: [Int]
 
+    /// The table's name, quoted for SQL.
+    let quotedName: String
+    /// The condition that picks one row by its key, bound to one parameter.
+    let whereKey: String
     let select: String
     let selectByID: String
     let saveLocal: String
@@ -35,9 +39,12 @@ struct TableSQL: Sendable {
         let t = quoted(table.name)
         let list = names.map(quoted).joined(separator: ", ")
         let id = quoted(table.primaryKey)
+        let (clean, dirty, rejected, queued) = (DirtyState.clean.sql, DirtyState.dirty.sql, DirtyState.rejected.sql, DirtyState.queued.sql)
+        quotedName = t
+        whereKey = "WHERE \(id) = ?"
 
         select = "SELECT \(list) FROM \(t)"
-        selectByID = "\(select) WHERE \(id) = ?"
+        selectByID = "\(select) \(whereKey)"
 
         // A local save never moves server-owned columns (server_seq, the version).
         let serverOwned: Set<ColumnRole> = [.serverSeq, .version]
@@ -46,48 +53,48 @@ struct TableSQL: Sendable {
         let savedUpdates = saved.filter { $0.role != .id && !serverOwned.contains($0.role) }
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
         saveLocal = """
-            INSERT INTO \(t) (\(savedList), _dirty) VALUES (\(placeholders(saved.count)), 1)
-            ON CONFLICT (\(id)) DO UPDATE SET \((savedUpdates + ["_dirty = 1"]).joined(separator: ", "))
+            INSERT INTO \(t) (\(savedList), _dirty) VALUES (\(placeholders(saved.count)), \(dirty))
+            ON CONFLICT (\(id)) DO UPDATE SET \((savedUpdates + ["_dirty = \(dirty)"]).joined(separator: ", "))
             """
 
         // The server's comparison decides: a newer pair replaces the row (dirty or not); an equal
         // pair refreshes a clean row's server_seq; anything older, or a repeat, changes nothing.
         let allUpdates = table.columns.filter { $0.role != .id }
-            .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = 0"]
+            .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = \(clean)"]
         let guardClause: String
         switch table.conflict {
         case .lww:
             guardClause = """
                 (excluded.updated_ms, excluded.device_id) > (\(t).updated_ms, \(t).device_id)
                 OR ((excluded.updated_ms, excluded.device_id) = (\(t).updated_ms, \(t).device_id)
-                    AND \(t)._dirty = 0 AND excluded.server_seq IS NOT \(t).server_seq)
+                    AND \(t)._dirty = \(clean) AND excluded.server_seq IS NOT \(t).server_seq)
                 """
         case .version:
             // A row with queued guarded writes takes the pulled row too; the store lays the
             // queued writes over it again (their bases stay as they were).
-            guardClause = "\(t)._dirty IN (0, 3) AND excluded.server_seq IS NOT \(t).server_seq"
+            guardClause = "\(t)._dirty IN (\(clean), \(queued)) AND excluded.server_seq IS NOT \(t).server_seq"
         }
         applyRemote = """
-            INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0)
+            INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), \(clean))
             ON CONFLICT (\(id)) DO UPDATE SET \(allUpdates.joined(separator: ", ")) WHERE \(guardClause)
             """
 
         let pushedList = pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
-        selectDirty = "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = 1 AND rowid > ? ORDER BY rowid LIMIT ?"
-        if table.column(named: "updated_ms") != nil {
-            clearDirty = "UPDATE \(t) SET _dirty = 0 WHERE \(id) = ? AND _dirty = 1 AND updated_ms = ?"
-            markRejected = "UPDATE \(t) SET _dirty = 2 WHERE \(id) = ? AND _dirty = 1 AND updated_ms = ?"
+        selectDirty = "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = \(dirty) AND rowid > ? ORDER BY rowid LIMIT ?"
+        if table.column(named: ReservedColumn.updatedMs) != nil {
+            clearDirty = "UPDATE \(t) SET _dirty = \(clean) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"
+            markRejected = "UPDATE \(t) SET _dirty = \(rejected) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"
         } else {
             clearDirty = nil
             markRejected = nil
         }
-        markRejectedUnguarded = "UPDATE \(t) SET _dirty = 2 WHERE \(id) = ? AND _dirty = 1"
+        markRejectedUnguarded = "UPDATE \(t) SET _dirty = \(rejected) \(whereKey) AND _dirty = \(dirty)"
 
         merge = table.mergesColumns ? RowMerge(table) : nil
         // Writes every column and the dirty state: a merged row, or the server's copy of a row.
-        selectForMerge = "SELECT \(list), _dirty FROM \(t) WHERE \(id) = ?"
+        selectForMerge = "SELECT \(list), _dirty FROM \(t) \(whereKey)"
         let everyUpdate = table.columns.filter { $0.role != .id }.map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
-        insertIfAbsent = "INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), 0) ON CONFLICT (\(id)) DO NOTHING"
+        insertIfAbsent = "INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count)), \(clean)) ON CONFLICT (\(id)) DO NOTHING"
         writeRow = """
             INSERT INTO \(t) (\(list), _dirty) VALUES (\(placeholders(names.count + 1)))
             ON CONFLICT (\(id)) DO UPDATE SET \((everyUpdate + ["_dirty = excluded._dirty"]).joined(separator: ", "))
@@ -95,6 +102,11 @@ struct TableSQL: Sendable {
     }
 
     func index(of column: String) -> Int? { indexByName[column] }
+}
+
+extension DirtyState {
+    /// The state as the store's SQL spells it: statements name states, never bare numbers.
+    var sql: String { String(rawValue) }
 }
 
 func quoted(_ identifier: String) -> String {

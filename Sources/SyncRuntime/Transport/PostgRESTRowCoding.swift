@@ -173,7 +173,7 @@ enum PostgRESTRowCoding {
 
     /// The column pulls are ordered and paged by.
     static func sequenceColumn(of table: TableSchema) -> String {
-        table.columns.first { $0.role == .serverSeq }?.name ?? "server_seq"
+        table.columns.first { $0.role == .serverSeq }?.name ?? ReservedColumn.serverSeq
     }
 
     /// Rows a write or a read by key returned, holding `columns`; any that does not read fails

@@ -1,17 +1,18 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 
 /// One device of one user: its own SQLite file, engine and clock, syncing through `transport`.
 struct Device: Sendable {
     let name: String
     let user: UUID
-    let clock: WallClock
+    let clock: ManualClock
     let store: SyncStore
     let engine: SyncEngine
     private let file: TemporaryFile
 
-    init(_ name: String, user: UUID, transport: any SyncTransport, clock: WallClock = WallClock(), configuration: SyncConfiguration = Device.configuration) throws {
+    init(_ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo), configuration: SyncConfiguration = Device.configuration) throws {
         self.name = name
         self.user = user
         self.clock = clock
@@ -52,28 +53,6 @@ struct Device: Sendable {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
     }
-}
-
-/// A device's wall clock (milliseconds since 1970), moved by hand.
-final class WallClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ms: Int64
-
-    /// Starts at the real time (an hour ago): the server refuses stamps more than a day ahead
-    /// of its own clock.
-    init(_ ms: Int64 = WallClock.anHourAgo) {
-        self.ms = ms
-    }
-
-    static var anHourAgo: Int64 { Int64(Date().timeIntervalSince1970 * 1_000) - 3_600_000 }
-
-    var now: Int64 { lock.withLock { ms } }
-
-    func advance(_ delta: Int64) {
-        lock.withLock { ms += delta }
-    }
-
-    var read: @Sendable () -> Int64 { { self.now } }
 }
 
 /// A database file removed (with its WAL) once the last device holding it is gone.

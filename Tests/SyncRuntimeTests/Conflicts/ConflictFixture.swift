@@ -92,6 +92,6 @@ extension TestDevice {
     }
 
     func pending() throws -> [PendingMutation] {
-        try store.pendingMutationList()
+        try store.pendingMutations()
     }
 }

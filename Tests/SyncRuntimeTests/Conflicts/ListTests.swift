@@ -27,19 +27,19 @@ import Testing
         try await device.edit(held.id) { $0.title = "Mine" }
         await scene.changeElsewhere(held.id, ColumnValues(["title": .text("Theirs")]), version: Stamp.t2)
         _ = try await rejectedEdits(device, count: 1) { _ in "Denied" }
-        let conflicted = try device.store.conflictedMutationList()
-        let rejected = try device.store.rejectedMutationList()
+        let conflicted = try device.store.conflictedMutations()
+        let rejected = try device.store.rejectedMutations()
         #expect(conflicted.count == 1 && rejected.count == 1)
 
         let restarted = try device.restarted()
-        #expect(try restarted.store.conflictedMutationList() == conflicted)
-        #expect(try restarted.store.rejectedMutationList() == rejected)
-        var stream = restarted.store.conflictedMutations().makeAsyncIterator()
+        #expect(try restarted.store.conflictedMutations() == conflicted)
+        #expect(try restarted.store.rejectedMutations() == rejected)
+        var stream = restarted.store.observeConflictedMutations().makeAsyncIterator()
         #expect(try await stream.next() == conflicted)
         try restarted.store.dismissConflictedMutation(id: conflicted[0].id)
         #expect(try await stream.next() == [])
         try restarted.store.dismissRejectedMutation(id: rejected[0].id)
-        #expect(try restarted.store.rejectedMutationList().isEmpty)
+        #expect(try restarted.store.rejectedMutations().isEmpty)
     }
 
     @Test func keepMineAsksTheRunningEngineForAPass() async throws {
@@ -72,7 +72,7 @@ import Testing
     @Test func theNewestHundredEntriesAreKept() async throws {
         let device = try scene.device("a")
         let tasks = try await rejectedEdits(device, count: 105) { "Denied \($0)" }
-        let kept = try device.store.rejectedMutationList()
+        let kept = try device.store.rejectedMutations()
         #expect(kept.count == 100)
         #expect(kept.map(\.rowID) == tasks.suffix(100).map(\.id))
         #expect(await device.currentStatus()?.rejectedCount == 100)
@@ -83,7 +83,7 @@ import Testing
         // 15 K-character bodies: about 34 of them fit in 512 K characters.
         let long = String(repeating: "x", count: 15 * 1_024)
         _ = try await rejectedEdits(device, count: 40) { "\($0) \(long)" }
-        let kept = try device.store.rejectedMutationList()
+        let kept = try device.store.rejectedMutations()
         #expect(kept.count < 40 && kept.count >= 30)
         #expect(kept.last?.body?["title"] == .text("39 \(long)"))
         let characters = kept.reduce(0) { $0 + ($1.body?["title"]?.text?.count ?? 0) }
@@ -91,7 +91,7 @@ import Testing
 
         // A body over 16 K characters is not kept, and the entry cannot be retried.
         let tooLong = try await rejectedEdits(device, count: 1) { _ in String(repeating: "y", count: 17 * 1_024) }
-        let entry = try #require(try device.store.rejectedMutationList().last)
+        let entry = try #require(try device.store.rejectedMutations().last)
         #expect(entry.rowID == tooLong[0].id && entry.body == nil && !entry.isRetryable)
         #expect(throws: SyncError.self) { try device.store.retryRejectedMutation(id: entry.id) }
     }
@@ -105,7 +105,7 @@ import Testing
         await scene.server.failNextRequests(1, with: SyncError(.server, "refused", serverError: refusal))
         let report = try await device.sync()
         #expect(report.rejected == 1)
-        let entry = try #require(try device.store.rejectedMutationList().first)
+        let entry = try #require(try device.store.rejectedMutations().first)
         let kept = try #require(entry.serverError)
         #expect(kept.status == 400 && kept.code == "23514")
         #expect(kept.message.count == 4_096 && kept.details?.count == 4_096 && kept.hint?.count == 4_096)

@@ -124,7 +124,7 @@ import Testing
         await scene.server.denyUpdates(in: "tasks", id: task.id)
         let report = try await device.sync()
         #expect(report.rejected == 1 && report.synced == 0)
-        let rejected = try #require(try device.store.rejectedMutationList().first)
+        let rejected = try #require(try device.store.rejectedMutations().first)
         #expect(rejected.operation == operation && rejected.rowID == task.id && rejected.serverError == nil && rejected.isRetryable)
         #expect(try device.pending().isEmpty)
         #expect(await scene.guardedUpdates().count == 1)
@@ -134,7 +134,7 @@ import Testing
         #expect(try device.pending().first?.baseVersion == Stamp.t1)
         let retried = try await device.sync()
         #expect(retried.synced == 1 && retried.rejected == 0)
-        #expect(try device.store.rejectedMutationList().isEmpty)
+        #expect(try device.store.rejectedMutations().isEmpty)
     }
 
     // MARK: Already holding every value

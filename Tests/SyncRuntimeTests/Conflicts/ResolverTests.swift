@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import Testing
+import SyncTestSupport
 
 /// The resolver: a throw or no answer in time holds the write (logged with the table and the
 /// failure's type only), and a write is sent at most three times in one pass.
@@ -41,7 +42,7 @@ import Testing
         #expect(report.conflicted.count == 1 && report.synced == 0)
         #expect(warnings.all.count == 1 && warnings.all.first?.contains("tasks") == true)
         #expect(await scene.serverTask(task.id)?["title"] == .text("Secret plan B"))
-        #expect(try device.store.conflictedMutationList().count == 1)
+        #expect(try device.store.conflictedMutations().count == 1)
     }
 
     @Test func aRowThatKeepsMovingIsParkedAfterTheThirdSend() async throws {
@@ -108,15 +109,6 @@ import Testing
         #expect(ConflictResolution.default(for: gone) == .keepServer)
         #expect(ConflictResolution.default(for: goneDelete) == .keepLocal)
     }
-}
-
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
 
 final class Counter: @unchecked Sendable {

@@ -15,7 +15,7 @@ import Testing
         try await device.edit(task.id) { $0.title = "Mine" }
         await scene.changeElsewhere(task.id, ColumnValues(["title": .text("Theirs")]), version: Stamp.t2)
         try await device.sync()
-        let held = try #require(try device.store.conflictedMutationList().first)
+        let held = try #require(try device.store.conflictedMutations().first)
         return (task, held)
     }
 
@@ -45,7 +45,7 @@ import Testing
         }
         let refused = try await device.store.write { try $0.save(Activity(name: "Refused")) }
         try await device.sync()
-        let entry = try #require(try device.store.rejectedMutationList().first)
+        let entry = try #require(try device.store.rejectedMutations().first)
         try device.store.dismissRejectedMutation(id: entry.id)
         try await device.sync()
         #expect(try await device.store.read { try $0.fetchOne(Activity.self, id: refused.id) } == nil)
@@ -63,7 +63,7 @@ import Testing
         edited.name = "Refused"
         try await device.store.write { [edited] in try $0.save(edited) }
         try await device.sync()
-        let entry = try #require(try device.store.rejectedMutationList().first)
+        let entry = try #require(try device.store.rejectedMutations().first)
         try device.store.dismissRejectedMutation(id: entry.id)
         try await device.sync()
         #expect(try await device.store.read { try $0.fetchOne(Activity.self, id: work.id) }?.name == "Work")

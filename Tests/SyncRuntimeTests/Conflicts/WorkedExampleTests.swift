@@ -73,7 +73,7 @@ import Testing
         #expect(entry.serverVersion == Stamp.t2)
         #expect(entry.server?["title"] == .text("Buy almond milk"))
         #expect(entry.message == "The row changed on the server since this write was made")
-        #expect(try phoneA.store.conflictedMutationList() == [entry])
+        #expect(try phoneA.store.conflictedMutations() == [entry])
         // The list shows the server's title, under the version the device saw.
         let shownRow = try #require(try phoneA.task(task.id))
         #expect(shownRow.title == "Buy almond milk" && shownRow.done && shownRow.updatedAt == Stamp.t1)
@@ -96,7 +96,7 @@ import Testing
         let landed = try #require(try phoneA.task(task.id))
         #expect(landed.title == "Buy oat milk" && landed.done && landed.updatedAt == Stamp.t3)
         #expect(await scene.serverTask(task.id)?["title"] == .text("Buy oat milk"))
-        #expect(try phoneA.store.conflictedMutationList().isEmpty)
+        #expect(try phoneA.store.conflictedMutations().isEmpty)
         #expect(try phoneA.pending().isEmpty)
 
         // Phone B pulls the result.
@@ -112,7 +112,7 @@ import Testing
         await scene.changeElsewhere(task.id, ColumnValues(["title": .text("Buy almond milk")]), version: Stamp.t2)
         let entry = try #require(try await phoneA.sync().conflicted.first)
         try phoneA.store.resolveConflictedMutation(id: entry.id, resolution: .keepServer)
-        #expect(try phoneA.store.conflictedMutationList().isEmpty && phoneA.pending().isEmpty)
+        #expect(try phoneA.store.conflictedMutations().isEmpty && phoneA.pending().isEmpty)
         #expect(try phoneA.task(task.id)?.title == "Buy almond milk")
         try await phoneA.sync()
         #expect(await scene.serverTask(task.id)?["title"] == .text("Buy almond milk"))

@@ -4,27 +4,6 @@ import SyncRuntime
 import SyncRuntimeTesting
 import SyncTestSupport
 
-/// A wall clock tests move by hand (milliseconds since 1970).
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ms: Int64
-
-    init(_ ms: Int64 = 1_800_000_000_000) {
-        self.ms = ms
-    }
-
-    var now: Int64 {
-        get { lock.withLock { ms } }
-        set { lock.withLock { ms = newValue } }
-    }
-
-    func advance(_ delta: Int64) {
-        lock.withLock { ms += delta }
-    }
-
-    var read: @Sendable () -> Int64 { { self.now } }
-}
-
 /// Who is signed in, changeable mid-test.
 final class SignIn: @unchecked Sendable {
     private let lock = NSLock()
@@ -49,7 +28,7 @@ struct TestDevice: Sendable {
     let deviceID: String
     let schema: AppSchema
     let transport: any SyncTransport
-    let clock: TestClock
+    let clock: ManualClock
     let signIn: SignIn
     let configuration: SyncConfiguration
     let store: SyncStore
@@ -60,7 +39,7 @@ struct TestDevice: Sendable {
         user: UUID,
         transport: any SyncTransport,
         schema: AppSchema = HopeFixture.app(),
-        clock: TestClock = TestClock(),
+        clock: ManualClock = ManualClock(),
         signIn: SignIn? = nil,
         configuration: SyncConfiguration = TestDevice.configuration,
         path: String? = nil

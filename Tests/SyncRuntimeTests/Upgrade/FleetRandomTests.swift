@@ -3,6 +3,7 @@ import SyncRuntime
 import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
+import SyncTestSupport
 
 /// Devices on mixed builds (v1, v2, and a v1 that upgrades mid-run) edit random columns of shared
 /// habits, delete and restore them, through offline periods, lost answers, 5xx answers and
@@ -24,7 +25,7 @@ private struct FleetRun {
         var random = SeededGenerator(seed: seed &* 6_151)
         let base: Int64 = 1_800_000_000_000
         var devices = try [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)].map { name, schema in
-            try TestDevice(name, user: user, transport: server, schema: schema, clock: TestClock(base + Int64(random.below(600_000))))
+            try TestDevice(name, user: user, transport: server, schema: schema, clock: ManualClock(base + Int64(random.below(600_000))))
         }
         defer { for device in devices { remove(device) } }
         var acknowledged: [ColumnValues] = []

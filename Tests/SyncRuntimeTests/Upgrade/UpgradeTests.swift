@@ -3,6 +3,7 @@ import SyncRuntime
 import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
+import SyncTestSupport
 
 /// Issue 14: a device on the previous build keeps every value of the new columns, and a device
 /// that upgrades shows the server's values of them before its first push and never blanks them.
@@ -11,7 +12,7 @@ import UpgradeSchemaV2
     let server = MixedBuilds.server()
 
     @Test func anOldBuildKeepsTheNewColumnAndAnUpgradeShowsIt() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let old = try TestDevice("old", user: user, transport: server, schema: MixedBuilds.v1, clock: clock)
         let new = try TestDevice("new", user: user, transport: server, schema: MixedBuilds.v2, clock: clock)
         let habit = try await old.store.write { try $0.save(UpgradeSchemaV1.Habit(name: "Run")) }
@@ -49,7 +50,7 @@ import UpgradeSchemaV2
     }
 
     @Test func anUpgradeShowsTheNewColumnOfAVersionTable() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let old = try TestDevice("old", user: user, transport: server, schema: MixedBuilds.v1, clock: clock)
         let new = try TestDevice("new", user: user, transport: server, schema: MixedBuilds.v2, clock: clock)
         let note = try await old.store.write { try $0.save(UpgradeSchemaV1.Note(title: "Groceries")) }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SyncRuntime
+import SyncTestSupport
 
 /// Table schemas written by hand, shaped like the generated ones (HopeSchema is not generated yet).
 enum Fixtures {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import SyncRuntime
+import SyncTestSupport
 
 /// A request as it reached the stub.
 struct RecordedRequest: Sendable {
@@ -77,17 +78,6 @@ final class StubServer: @unchecked Sendable {
     }
 
     fileprivate static let registry = Locked<[String: StubServer]>([:])
-}
-
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&value) }
-    }
 }
 
 final class StubProtocol: URLProtocol {

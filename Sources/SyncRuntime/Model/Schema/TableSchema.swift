@@ -15,7 +15,7 @@ public struct TableSchema: Sendable, Equatable {
     public init(
         name: String,
         columns: [ColumnSchema],
-        primaryKey: String = "id",
+        primaryKey: String = ReservedColumn.id,
         conflict: ConflictMode,
         ordering: PullOrdering,
         openRowRule: OpenRowRule? = nil

@@ -4,7 +4,7 @@ import SQLite
 /// A queued guarded write as the replay works with it: its base (the version and the set
 /// columns' values this device saw) moves only when the same user's earlier write to the row
 /// comes back, never with a pulled row.
-struct QueuedWrite: Sendable {
+struct QueuedMutation: Sendable {
     let id: Int64
     let table: TableSchema
     let operation: MutationOperation
@@ -30,7 +30,7 @@ struct QueuedWrite: Sendable {
     /// update of a soft-deleted row meets it as gone).
     var readColumns: [String] {
         var names = returning
-        for name in filters.map(\.column) + ["deleted_ms"] where !names.contains(name) && table.column(named: name) != nil {
+        for name in filters.map(\.column) + [ReservedColumn.deletedMs] where !names.contains(name) && table.column(named: name) != nil {
             names.append(name)
         }
         return names
