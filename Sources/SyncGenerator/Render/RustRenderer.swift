@@ -36,7 +36,7 @@ public struct RustRenderer: Sendable {
                 ]
             }),
             "conflict": .text(conflict),
-            "lookback": .text(table.exactOrdering ? "0" : String(PullOrdering.defaultLookback)),
+            "lookback": .text(String(table.pullOrdering.distance)),
             "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
         ]
     }

@@ -11,8 +11,8 @@ public struct SQLiteRenderer: Sendable {
     }
 
     public func migrationSQL(_ migration: Migration) throws -> String {
-        let steps: [TemplateValue] = migration.steps.compactMap { step in
-            switch step {
+        let steps: [TemplateValue] = migration.changes.compactMap { change in
+            switch change {
             case .createTable(let table):
                 ["createTable": tableContext(table)]
             case .addColumn(let column, let table):

@@ -11,8 +11,8 @@ public struct SupabaseRenderer: Sendable {
 
     /// One migration file: the sequence when the migration creates a table, then each step.
     public func migrationSQL(_ migration: Migration) throws -> String {
-        let steps = try migration.steps.map { step -> TemplateValue in ["sql": .text(try stepSQL(step))] }
-        let createsTable = migration.steps.contains { if case .createTable = $0 { true } else { false } }
+        let steps = try migration.changes.map { change -> TemplateValue in ["sql": .text(try changeSQL(change))] }
+        let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
         return try templates.render("supabase/migration.sql.mustache", [
             "number": .text(String(migration.number)),
             "name": .text(migration.name),
@@ -33,8 +33,8 @@ public struct SupabaseRenderer: Sendable {
         ])
     }
 
-    func stepSQL(_ step: MigrationStep) throws -> String {
-        switch step {
+    func changeSQL(_ change: SchemaChange) throws -> String {
+        switch change {
         case .createTable(let table): try tableSQL(table, upgrading: false)
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)

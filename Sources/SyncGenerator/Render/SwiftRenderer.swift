@@ -36,7 +36,7 @@ public struct SwiftRenderer: Sendable {
             "enums": .list(columns.compactMap(enumContext)),
             "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
             "conflict": .text(conflictLiteral(table.conflict)),
-            "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(\(PullOrdering.defaultLookback))"),
+            "ordering": .text(orderingLiteral(table.pullOrdering)),
             "openRowRule": .text(table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? ""),
         ]
     }
@@ -123,6 +123,13 @@ public struct SwiftRenderer: Sendable {
             return "enumeration([\(values.map(SwiftLiteral.string).joined(separator: ", "))])"
         }
         return type.keyword
+    }
+
+    private func orderingLiteral(_ ordering: PullOrdering) -> String {
+        switch ordering {
+        case .exact: ".exact"
+        case .lookback(let distance): ".lookback(\(distance))"
+        }
     }
 
     private func conflictLiteral(_ mode: ConflictMode) -> String {
