@@ -1,7 +1,7 @@
 import Foundation
 import SyncSchema
 
-/// The pipeline after parsing: snapshot -> plan -> render. Pure: it reads the existing tree
+/// The pipeline after parsing: snapshot -> checksums -> plan -> render. Pure: it reads the existing tree
 /// it is given and returns the tree that should exist; ``OutputWriter`` writes or checks it.
 public struct Generator: Sendable {
     public let templates: TemplateSet
@@ -32,30 +32,20 @@ public struct Generator: Sendable {
         if !names.isEmpty { throw SchemaError(names) }
         var tree = GeneratedTree()
         let entries = previous?.migrations ?? []
-        let shipped = entries.flatMap { [($0.sqlitePath, $0.sqliteSHA256), ($0.supabasePath, $0.supabaseSHA256)] }
-        let problems = try Self.inParallel(shipped) { path, checksum -> GeneratorError.ShippedMigration? in
-            guard let text = existing[path] else { return .init(path: path, problem: .missing) }
-            return SHA256.hex(text) == checksum ? nil : .init(path: path, problem: .edited)
-        }.compactMap { $0 }
+        let problems = try Checksums.shippedProblems(entries, in: existing)
         if !problems.isEmpty { throw GeneratorError.shippedMigrations(problems) }
-        for (path, _) in shipped { tree[path] = existing[path] }
+        for (path, _) in entries.flatMap(\.files) { tree[path] = existing[path] }
 
         var allEntries = entries
         let supabase = SupabaseRenderer(templates: templates)
-        var serverCode: [String: String] = [:]
-        for table in parsed.schema.tables {
-            serverCode[table.name] = SHA256.hex(try supabase.triggersSQL(table, replacing: true))
-        }
+        let serverCode = try Checksums.serverCode(of: parsed.schema, renderer: supabase)
         let next = try MigrationPlanner.nextMigration(after: previous, for: parsed, serverCode: serverCode)
         if let next {
             let shippedStamps = entries.map(\.stamp) + existing.files.keys.compactMap(Self.supabaseStamp)
             let stamp = Self.nextStamp(stamp(), after: shippedStamps)
             let sqlite = try SQLiteRenderer(templates: templates).migrationSQL(next)
             let server = try supabase.migrationSQL(next)
-            let entry = Snapshot.Entry(
-                number: next.number, name: next.name, stamp: stamp, changes: next.steps.map(\.change),
-                sqliteSHA256: SHA256.hex(sqlite), supabaseSHA256: SHA256.hex(server)
-            )
+            let entry = Snapshot.Entry(next, stamp: stamp, sqlite: sqlite, supabase: server)
             tree[entry.sqlitePath] = sqlite
             tree[entry.supabasePath] = server
             allEntries.append(entry)

@@ -38,10 +38,10 @@ enum TestSchema {
     static let current = Schema(tables: [activities, sessionsWithTag, tasks, taskLists])
 
     static let initialMigration = Migration(
-        number: 1, name: "initial", steps: initial.tables.map(MigrationStep.createTable), schema: initial)
+        number: 1, name: "initial", changes: initial.tables.map(SchemaChange.createTable), schema: initial)
     static let tagMigration = Migration(
         number: 2, name: "sessions_add_tag",
-        steps: [
+        changes: [
             .addColumn(SyncedColumn(user: tagColumn), to: sessionsWithTag), .addIndex(tagIndex, on: sessionsWithTag),
             .replaceTriggers(sessionsWithTag),
         ],
@@ -58,7 +58,7 @@ enum TestSchema {
     }()
     static let relaxMigration = Migration(
         number: 3, name: "relax_ordering",
-        steps: [.replaceTriggers(relaxed.tables[0]), .replaceTriggers(relaxed.tables[1])],
+        changes: [.replaceTriggers(relaxed.tables[0]), .replaceTriggers(relaxed.tables[1])],
         schema: relaxed)
 
     static let renderer: SupabaseRenderer = {

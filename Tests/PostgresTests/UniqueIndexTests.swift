@@ -12,9 +12,9 @@ import Testing
     static let index = Index(name: "tags_name_key", columns: ["name"], isUnique: true)
     static let table = Table(name: "tags", columns: [Column(name: "name", type: .text)], indexes: [index])
     static let schema = Schema(tables: [table])
-    static let initial = Migration(number: 1, name: "initial", steps: [.createTable(table)], schema: schema)
+    static let initial = Migration(number: 1, name: "initial", changes: [.createTable(table)], schema: schema)
     static let perOwner = Migration(
-        number: 2, name: "tags_update_unique_per_owner", steps: [.replaceServerIndex(index, on: table)], schema: schema)
+        number: 2, name: "tags_update_unique_per_owner", changes: [.replaceServerIndex(index, on: table)], schema: schema)
 
     let alice = UUID(), bob = UUID()
 

@@ -13,7 +13,7 @@ import Testing
         try database.connect().execute(script: try TestSchema.renderer.migrationSQL(TestSchema.initialMigration))
         let entries = TestSchema.migrations.map { migration in
             Snapshot.Entry(number: migration.number, name: migration.name, stamp: "20260101000000",
-                           changes: migration.steps.map(\.change), sqliteSHA256: "", supabaseSHA256: "")
+                           changes: migration.changes.map(\.recorded), sqliteSHA256: "", supabaseSHA256: "")
         }
         let verifier = SchemaVerifier(renderer: TestSchema.renderer)
         let fromSnapshot = try verifier.verify(

@@ -88,4 +88,17 @@ import Testing
         #expect(result.error == "rust/tables.rs.mustache:1: error: unknown name 'tabel'")
         #expect(try project.generatedTree() == before)
     }
+
+    /// A folder that cannot be written is an error the user fixes (exit 2, saying where and
+    /// why), not "stale" (exit 1), which CI reads as "run generate".
+    @Test func templatesThatCannotBeWrittenAreAnErrorNotStale() throws {
+        let project = try ScratchProject()
+        let blocked = project.root.appendingPathComponent("Templates")
+        try Data("a file, not a folder\n".utf8).write(to: blocked)
+        let result = project.run("--init-templates", blocked.path)
+        #expect(result.status == GenerateCommand.ExitCode.usage)
+        #expect(result.status == 2)
+        #expect(result.error.hasPrefix("error: cannot write the templates into \(blocked.path): "))
+        #expect(result.out.isEmpty)
+    }
 }

@@ -41,7 +41,7 @@ import Testing
         let upgrade = try generate(Self.unique, existing: shipped)
         let migration = try #require(upgrade.newMigration)
         #expect(migration.fileStem == "0002_tags_update_unique_per_owner")
-        #expect(migration.steps == [.replaceServerIndex(migration.schema.tables[0].indexes[0], on: migration.schema.tables[0])])
+        #expect(migration.changes == [.replaceServerIndex(migration.schema.tables[0].indexes[0], on: migration.schema.tables[0])])
         let local = try #require(upgrade.tree["sqlite/0002_tags_update_unique_per_owner.sql"])
         #expect(!local.contains("INDEX"), "a device's unique index is per owner already")
         let server = try #require(upgrade.tree["supabase/migrations/20261130090001_0002_tags_update_unique_per_owner.sql"])

@@ -40,7 +40,8 @@ struct CommandLineOptions: Sendable {
         verify compares a live database (libpq connection string) with the schema and prints
         the SQL that fixes what is missing.
 
-        EXIT: 0 done / current, 1 stale or missing, 2 bad usage or no connection, 65 invalid schema
+        EXIT: 0 done / current, 1 stale or missing, 2 bad usage, a file that cannot be read or
+              written, or no connection, 65 invalid schema
         """
 
     struct UsageError: Error, CustomStringConvertible {

@@ -7,6 +7,7 @@ public struct GenerateCommand: Sendable {
     public enum ExitCode {
         public static let success: Int32 = 0
         public static let stale: Int32 = 1
+        /// Bad usage, or a file or folder that cannot be read or written.
         public static let usage: Int32 = 2
         public static let invalidSchema: Int32 = 65
     }
@@ -204,7 +205,9 @@ public struct GenerateCommand: Sendable {
             }
             return ExitCode.success
         } catch {
-            return report(Failure("error: cannot write templates: \(error.localizedDescription)", ExitCode.stale))
+            // Like an unreadable schema, a folder it cannot write is the user's to fix: not "stale".
+            return report(Failure(
+                "error: cannot write the templates into \(directory.path): \(error.localizedDescription)", ExitCode.usage))
         }
     }
 

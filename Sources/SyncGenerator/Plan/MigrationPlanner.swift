@@ -13,26 +13,14 @@ public enum MigrationPlanner {
         var changes = try SchemaDiff.changes(from: previous, to: parsed)
         for table in parsed.schema.tables {
             guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
-                  !changes.contains(.changeTriggers(table: table.name)), !changes.contains(.addTable(table))
+                  !changes.contains(.replaceTriggers(table)), !changes.contains(.createTable(table))
             else { continue }
-            changes.append(.changeTriggers(table: table.name))
+            changes.append(.replaceTriggers(table))
         }
         changes += globalServerIndexes(shipped: snapshot, in: parsed.schema)
         guard !changes.isEmpty else { return nil }
-        let schema = parsed.schema
-        let steps = changes.flatMap { change -> [MigrationStep] in
-            switch change {
-            case .addTable(let table): [.createTable(table)]
-            case .addColumn(let column, let table): [.addColumn(SyncedColumn(user: column), to: schema.table(named: table)!)]
-            case .addIndex(let index, let table): [.addIndex(index, on: schema.table(named: table)!)]
-            case .changeTriggers(let table): [.replaceTriggers(schema.table(named: table)!)]
-            case .ownServerIndex(let index, let table): [.replaceServerIndex(index, on: schema.table(named: table)!)]
-            case .mergeColumns(let name):
-                { table in [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)] }(schema.table(named: name)!)
-            }
-        }
         let number = (snapshot?.migrations.last?.number ?? 0) + 1
-        return Migration(number: number, name: name(for: changes, isFirst: number == 1), steps: steps, schema: schema)
+        return Migration(number: number, name: name(for: changes, isFirst: number == 1), changes: changes, schema: parsed.schema)
     }
 
     /// The shipped unique indexes that the server still holds unique across all owners: those
@@ -45,7 +33,7 @@ public enum MigrationPlanner {
             guard let table = schema.table(named: shipped.name) else { return [] }
             return shipped.indexes.filter { index in
                 index.isUnique && table.indexes.contains(index) && !perOwner.contains("\(table.name).\(index.name)")
-            }.map { .ownServerIndex($0, table: table.name) }
+            }.map { .replaceServerIndex($0, on: table) }
         }
     }
 
@@ -57,26 +45,13 @@ public enum MigrationPlanner {
         var tables: [String] = []
         var parts: [String] = []
         for change in changes {
-            let table: String
+            let table = change.table.name
             switch change {
-            case .addTable(let new):
-                table = new.name
-                parts.append("create")
-            case .addColumn(let column, let name):
-                table = name
-                parts.append(column.name)
-            case .addIndex(let index, let name):
-                table = name
-                parts.append("index_" + index.columns.joined(separator: "_"))
-            case .changeTriggers(let name):
-                table = name
-                parts.append("triggers")
-            case .mergeColumns(let name):
-                table = name
-                parts.append("column_stamps")
-            case .ownServerIndex(_, let name):
-                table = name
-                parts.append("per_owner")
+            case .createTable: parts.append("create")
+            case .addColumn(let column, _): parts.append(column.name)
+            case .addIndex(let index, _): parts.append("index_" + index.columns.joined(separator: "_"))
+            case .replaceTriggers: parts.append("triggers")
+            case .replaceServerIndex: parts.append("per_owner")
             }
             if !tables.contains(table) { tables.append(table) }
         }

@@ -48,17 +48,6 @@ public struct Snapshot: Codable, Equatable, Sendable {
         return names.isEmpty ? nil : names.sorted()
     }
 
-    /// The file stem (`0002_sessions_add_note`) of the migration that introduced a table, a
-    /// column or an index, or re-created a table's triggers last: what `verify` tells users to apply.
-    public func migration(introducing change: String) -> String? {
-        migrations.last { $0.changes.contains(change) }?.fileStem
-    }
-
-    /// The migration that created `table`, or last re-created its triggers.
-    public func migration(forTriggersOf table: String) -> String? {
-        migrations.last { $0.changes.contains("triggers \(table)") || $0.changes.contains("table \(table)") }?.fileStem
-    }
-
     public func encoded() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -70,27 +59,8 @@ public struct Snapshot: Codable, Equatable, Sendable {
     }
 }
 
-extension MigrationStep {
-    /// The step as a snapshot records it.
-    var change: String {
-        switch self {
-        case .createTable(let table): "table \(table.name)"
-        case .addColumn(let column, let table): "column \(table.name).\(column.name)"
-        case .addIndex(let index, let table), .replaceServerIndex(let index, let table): "index \(table.name).\(index.name)"
-        case .replaceTriggers(let table): "triggers \(table.name)"
-        }
-    }
-}
-
-/// The file names of a migration in both layouts.
-extension Migration {
-    public var sqlitePath: String { "sqlite/\(fileStem).sql" }
-
-    public func supabasePath(stamp: String) -> String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
-}
-
 extension Snapshot.Entry {
-    public var fileStem: String { Migration(number: number, name: name, steps: [], schema: Schema(tables: [])).fileStem }
+    public var fileStem: String { Migration.fileStem(number: number, name: name) }
     var sqlitePath: String { "sqlite/\(fileStem).sql" }
     var supabasePath: String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
 }

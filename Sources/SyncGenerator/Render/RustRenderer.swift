@@ -10,34 +10,28 @@ public struct RustRenderer: Sendable {
     }
 
     public func tablesSource(for schema: Schema, migrations: [(Int, String, String)]) throws -> String {
-        try templates.render("rust/tables.rs.mustache", [
-            "tables": .list(schema.tables.map(tableContext)),
-            "migrations": .list(migrations.map { number, name, sql in
-                ["version": .text(String(number)), "name": .text(name), "sql": .text(RustLiteral.string(sql))]
-            }),
-        ])
+        try templates.render(RustTablesContext(
+            tables: schema.tables.map(tableContext),
+            migrations: migrations.map { number, name, sql in
+                EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
+            }))
     }
 
-    private func tableContext(_ table: Table) -> TemplateValue {
+    private func tableContext(_ table: Table) -> RustTablesContext.Table {
         let conflict: String = switch table.conflict {
         case .lww where table.merge == .column:
             "ConflictMode::LastWriterWinsByColumn { stamped: &[\(table.stampedColumns.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
         case .lww: "ConflictMode::LastWriterWinsByRow"
         case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
         }
-        return [
-            "name": .text(table.name),
-            "constant": .text(RustNames.constant(table)),
-            "columns": .list(table.syncedColumns.map { column in
-                [
-                    "name": .text(column.name),
-                    "type": .text(column.type.sqliteType),
-                    "nullable": .text(SQLiteRenderer.isNullable(column) ? "true" : "false"),
-                ]
-            }),
-            "conflict": .text(conflict),
-            "lookback": .text(table.exactOrdering ? "0" : String(PullOrdering.defaultLookback)),
-            "openRowRule": .text(table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None"),
-        ]
+        return RustTablesContext.Table(
+            name: table.name,
+            constant: RustNames.constant(table),
+            columns: table.syncedColumns.map { column in
+                .init(name: column.name, type: column.type.sqliteType, nullable: SQLiteRenderer.isNullable(column) ? "true" : "false")
+            },
+            conflict: conflict,
+            lookback: String(table.pullOrdering.distance),
+            openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None")
     }
 }

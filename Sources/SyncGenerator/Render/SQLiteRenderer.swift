@@ -11,59 +11,39 @@ public struct SQLiteRenderer: Sendable {
     }
 
     public func migrationSQL(_ migration: Migration) throws -> String {
-        let steps: [TemplateValue] = migration.steps.compactMap { step in
-            switch step {
+        let steps: [SQLiteStep] = migration.changes.compactMap { change in
+            switch change {
             case .createTable(let table):
-                ["createTable": tableContext(table)]
+                SQLiteStep(createTable: tableContext(table))
             case .addColumn(let column, let table):
-                ["addColumn": ["table": .text(table.name), "column": columnContext(column)]]
+                SQLiteStep(addColumn: SQLiteAddedColumn(table: table.name, column: columnContext(column)))
             case .addIndex(let index, let table):
-                ["addIndex": indexContext(index, table: table.name)]
+                SQLiteStep(addIndex: indexContext(index, table: table.name))
             case .replaceTriggers:
                 nil  // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
                 nil  // a device holds one owner's rows, so its unique index is per owner already
             }
         }
-        return try templates.render("sqlite/migration.sql.mustache", [
-            "number": .text(String(migration.number)),
-            "name": .text(migration.name),
-            "isFirst": .bool(migration.number == 1),
-            "steps": .list(steps),
-            // The runtime's flags for a row (SyncModel's DirtyState): the partial index holds
-            // the rows waiting to be pushed.
-            "cleanState": .text(String(DirtyState.clean.rawValue)),
-            "dirtyState": .text(String(DirtyState.dirty.rawValue)),
-        ])
+        return try templates.render(SQLiteMigrationContext(
+            number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
+            cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
     }
 
-    private func tableContext(_ table: Table) -> TemplateValue {
-        [
-            "name": .text(table.name),
-            "columns": .list(table.syncedColumns.map(columnContext)),
-            "indexes": .list(table.indexes.map { indexContext($0, table: table.name) }),
-        ]
+    private func tableContext(_ table: Table) -> SQLiteTable {
+        SQLiteTable(
+            name: table.name, columns: table.syncedColumns.map(columnContext),
+            indexes: table.indexes.map { indexContext($0, table: table.name) })
     }
 
-    private func indexContext(_ index: Index, table: String) -> TemplateValue {
-        [
-            "name": .text(index.name),
-            "table": .text(table),
-            "columns": .text(index.columns.joined(separator: ", ")),
-            "unique": .bool(index.isUnique),
-        ]
+    private func indexContext(_ index: Index, table: String) -> SQLiteIndex {
+        SQLiteIndex(name: index.name, table: table, columns: index.columns.joined(separator: ", "), unique: index.isUnique)
     }
 
-    private func columnContext(_ column: SyncedColumn) -> TemplateValue {
-        var context: [String: TemplateValue] = [
-            "name": .text(column.name),
-            "type": .text(column.type.sqliteType),
-            "primaryKey": .bool(column.role == .id),
-            "notNull": .bool(!Self.isNullable(column)),
-        ]
-        if let value = column.defaultValue { context["default"] = .text(Self.literal(value)) }
-        if let check = Self.check(column) { context["check"] = .text(check) }
-        return .object(context)
+    private func columnContext(_ column: SyncedColumn) -> SQLiteColumn {
+        SQLiteColumn(
+            name: column.name, type: column.type.sqliteType, primaryKey: column.role == .id, notNull: !Self.isNullable(column),
+            default: column.defaultValue.map(Self.literal), check: Self.check(column))
     }
 
     /// Whether the device's column may be NULL: the version column is, until the server

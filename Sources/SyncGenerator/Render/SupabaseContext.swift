@@ -4,55 +4,38 @@ import SyncSchema
 /// a template is valid SQL here (escaped by SQLLiteral); identifiers are plain lowercase names
 /// (the parser refuses any other), so none needs quoting.
 enum SupabaseContext {
-    static func table(_ table: Table) -> [String: TemplateValue] {
-        var context: [String: TemplateValue] = [
-            "table": .text(table.name),
-            "lww": .bool(table.conflict == .lww),
-            "versionTimestamp": .bool(table.conflict.versionKind == .timestamp),
-            "versionInteger": .bool(table.conflict.versionKind == .integer),
-            "exactOrdering": .bool(table.exactOrdering),
+    static func table(_ table: Table) -> ServerTable {
+        let stamped = table.stampedColumns
+        return ServerTable(
+            table: table.name,
+            lww: table.conflict == .lww,
+            versionTimestamp: table.conflict.versionKind == .timestamp,
+            versionInteger: table.conflict.versionKind == .integer,
+            exactOrdering: table.exactOrdering,
             // The open-row rule reads the owner's rows, so it needs the lock even without
             // exact ordering: two devices opening a row at once must see each other.
-            "locksOwner": .bool(table.exactOrdering || table.openRowRule != nil),
-        ]
-        if let rule = table.openRowRule {
-            context["openRow"] = ["start": .text(rule.start), "end": .text(rule.end)]
-        }
-        context["columnMerge"] = .bool(table.mergesColumns)
-        context["rowMerge"] = .bool(table.conflict == .lww && !table.mergesColumns)
-        // Each a register of its own (column merge): the user's columns, then deleted_ms.
-        let stamped = table.stampedColumns
-        context["stamped"] = .list(stamped.map { ["name": .text($0.name)] })
-        context["written"] = .list(stamped.filter { $0.role == .user }.map { ["name": .text($0.name)] })
-        context["jsonColumns"] = .list(table.columns.filter { $0.type == .json }.map { ["name": .text($0.name)] })
-        return context
+            locksOwner: table.exactOrdering || table.openRowRule != nil,
+            openRow: table.openRowRule.map { ServerTable.OpenRow(start: $0.start, end: $0.end) },
+            columnMerge: table.mergesColumns,
+            rowMerge: table.conflict == .lww && !table.mergesColumns,
+            // Each a register of its own (column merge): the user's columns, then deleted_ms.
+            stamped: stamped.map { NamedColumn(name: $0.name) },
+            written: stamped.filter { $0.role == .user }.map { NamedColumn(name: $0.name) },
+            jsonColumns: table.columns.filter { $0.type == .json }.map { NamedColumn(name: $0.name) })
     }
 
     /// One column definition's parts (see column.sql.mustache).
-    static func column(_ column: SyncedColumn, of table: Table) -> [String: TemplateValue] {
-        var context: [String: TemplateValue] = [
-            "table": .text(table.name),
-            "name": .text(column.name),
-            "type": .text(column.type.postgresType),
-            "primaryKey": .bool(column.role == .id),
-            "notNull": .bool(!column.isNullable && column.role != .id),
-        ]
-        if let value = defaultExpression(column) { context["default"] = .text(value) }
-        if case .enumeration(let values) = column.type {
-            context["isEnum"] = true
-            context["values"] = .list(values.map { .text(SQLLiteral.string($0)) })
-        }
-        return context
+    static func column(_ column: SyncedColumn, of table: Table) -> ColumnContext {
+        var values: [String] = []
+        if case .enumeration(let names) = column.type { values = names.map(SQLLiteral.string) }
+        return ColumnContext(
+            table: table.name, name: column.name, type: column.type.postgresType, primaryKey: column.role == .id,
+            notNull: !column.isNullable && column.role != .id, default: defaultExpression(column),
+            isEnum: !values.isEmpty, values: values)
     }
 
-    static func index(_ index: Index, on table: Table, replacing: Bool) -> TemplateValue {
-        [
-            "table": .text(table.name),
-            "name": .text(index.name),
-            "columns": .list(serverColumns(of: index).map(TemplateValue.text)),
-            "unique": .bool(index.isUnique),
-            "replacing": .bool(replacing),
-        ]
+    static func index(_ index: Index, on table: Table, replacing: Bool) -> IndexContext {
+        IndexContext(table: table.name, name: index.name, columns: serverColumns(of: index), unique: index.isUnique, replacing: replacing)
     }
 
     /// The server holds every owner's rows, a device one owner's: a unique index is unique per

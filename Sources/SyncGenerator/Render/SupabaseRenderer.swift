@@ -9,32 +9,23 @@ public struct SupabaseRenderer: Sendable {
         self.templates = templates
     }
 
-    /// One migration file: the sequence when the migration creates a table, then each step.
+    /// One migration file: the sequence when the migration creates a table, then each change.
     public func migrationSQL(_ migration: Migration) throws -> String {
-        let steps = try migration.steps.map { step -> TemplateValue in ["sql": .text(try stepSQL(step))] }
-        let createsTable = migration.steps.contains { if case .createTable = $0 { true } else { false } }
-        return try templates.render("supabase/migration.sql.mustache", [
-            "number": .text(String(migration.number)),
-            "name": .text(migration.name),
-            "createsSequence": .bool(createsTable),
-            "sequence": .text(try sequenceSQL()),
-            "steps": .list(steps),
-        ])
+        let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
+        let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
+        return try templates.render(SupabaseMigrationContext(
+            number: String(migration.number), name: migration.name, createsSequence: createsTable,
+            sequence: try sequenceSQL(), steps: steps))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
     public func schemaSQL(_ schema: Schema) throws -> String {
-        let tables = try schema.tables.map { table -> TemplateValue in
-            ["sql": .text(try tableSQL(table, upgrading: true))]
-        }
-        return try templates.render("supabase/schema.sql.mustache", [
-            "sequence": .text(try sequenceSQL()),
-            "tables": .list(tables),
-        ])
+        let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true)) }
+        return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables))
     }
 
-    func stepSQL(_ step: MigrationStep) throws -> String {
-        switch step {
+    func changeSQL(_ change: SchemaChange) throws -> String {
+        switch change {
         case .createTable(let table): try tableSQL(table, upgrading: false)
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)
@@ -46,57 +37,46 @@ public struct SupabaseRenderer: Sendable {
     // MARK: Fragments (also the fixes `verify` proposes)
 
     func sequenceSQL() throws -> String {
-        try fragment("sequence", [:])
+        try fragment(SequenceContext())
     }
 
     /// A table with everything it needs: columns, indexes, grants, policies, triggers.
     func tableSQL(_ table: Table, upgrading: Bool) throws -> String {
         // Over an older database, schema.sql also replaces a unique index made across all owners.
-        let indexes = try ([pullIndex(table)] + table.indexes).map { index -> TemplateValue in
-            ["sql": .text(try indexSQL(index, on: table, replacing: upgrading && index.isUnique))]
+        let indexes = try ([pullIndex(table)] + table.indexes).map { index in
+            RenderedSQL(sql: try indexSQL(index, on: table, replacing: upgrading && index.isUnique))
         }
-        var context = SupabaseContext.table(table)
-        context["createTable"] = .text(try createTableSQL(table, upgrading: upgrading))
-        context["indexes"] = .list(indexes)
-        context["access"] = .text(try accessSQL(table))
-        // Over an older database, schema.sql also drops triggers the table no longer has.
-        context["triggers"] = .text(try triggersSQL(table, replacing: upgrading))
-        return try fragment("table", .object(context))
+        return try fragment(TableContext(
+            server: SupabaseContext.table(table), createTable: try createTableSQL(table, upgrading: upgrading), indexes: indexes,
+            // Over an older database, schema.sql also drops triggers the table no longer has.
+            access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
     }
 
     func createTableSQL(_ table: Table, upgrading: Bool) throws -> String {
         let columns = try table.syncedColumns.map { column in
-            (definition: try columnDefinition(column, of: table), isUser: column.role == .user)
+            (definition: CreateTableContext.ColumnDefinition(definition: try columnDefinition(column, of: table)), isUser: column.role == .user)
         }
-        return try fragment("create_table", [
-            "table": .text(table.name),
-            "columns": .list(columns.map { ["definition": .text($0.definition)] }),
-            "userColumns": .list(columns.filter(\.isUser).map { ["definition": .text($0.definition)] }),
-            "upgrading": .bool(upgrading),
-        ])
+        return try fragment(CreateTableContext(
+            table: table.name, columns: columns.map(\.definition), userColumns: columns.filter(\.isUser).map(\.definition),
+            upgrading: upgrading))
     }
 
     func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {
-        try fragment("add_column", [
-            "table": .text(table.name),
-            "definition": .text(try columnDefinition(column, of: table)),
-        ])
+        try fragment(AddColumnContext(table: table.name, definition: try columnDefinition(column, of: table)))
     }
 
     /// `replacing` drops an index of the same name first, so that a unique index made across
     /// all owners becomes per owner.
     func indexSQL(_ index: Index, on table: Table, replacing: Bool = false) throws -> String {
-        try fragment("index", SupabaseContext.index(index, on: table, replacing: replacing))
+        try fragment(SupabaseContext.index(index, on: table, replacing: replacing))
     }
 
     func accessSQL(_ table: Table) throws -> String {
-        try fragment("access", ["table": .text(table.name)])
+        try fragment(AccessContext(table: table.name))
     }
 
     func triggersSQL(_ table: Table, replacing: Bool) throws -> String {
-        var context = SupabaseContext.table(table)
-        context["replacing"] = .bool(replacing)
-        return try fragment("triggers", .object(context))
+        try fragment(TriggersContext(server: SupabaseContext.table(table), replacing: replacing))
     }
 
     func pullIndex(_ table: Table) -> Index {
@@ -104,12 +84,12 @@ public struct SupabaseRenderer: Sendable {
     }
 
     private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
-        try fragment("column", .object(SupabaseContext.column(column, of: table)))
+        try fragment(SupabaseContext.column(column, of: table))
     }
 
     /// A rendered fragment without its final newline, so frames decide the spacing.
-    private func fragment(_ name: String, _ context: TemplateValue) throws -> String {
-        var text = try templates.render("supabase/\(name).sql.mustache", context)
+    private func fragment<Context: TemplateContext>(_ context: Context) throws -> String {
+        var text = try templates.render(context)
         while text.hasSuffix("\n") { text.removeLast() }
         return text
     }

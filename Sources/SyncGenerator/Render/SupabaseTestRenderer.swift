@@ -18,17 +18,13 @@ public struct SupabaseTestRenderer: Sendable {
 
     public func testsSQL(_ schema: Schema) throws -> String {
         let quote = Self.dollarQuote(avoiding: schema)
-        let tables = try schema.tables.enumerated().map { index, table -> TemplateValue in
-            var sql = try templates.render("supabase/table_tests.sql.mustache", .object(TableTests(table, number: index, quote: quote).context))
+        let tables = try schema.tables.enumerated().map { index, table in
+            var sql = try templates.render(TableTests(table, number: index, quote: quote).context)
             while sql.hasSuffix("\n") { sql.removeLast() }
-            return ["sql": .text(sql)]
+            return RenderedSQL(sql: sql)
         }
-        return try templates.render("supabase/tests.sql.mustache", [
-            "plan": .text(String(schema.tables.map { TableTests.count(for: $0) }.reduce(0, +))),
-            "alice": .text(Self.alice),
-            "bob": .text(Self.bob),
-            "tables": .list(tables),
-        ])
+        return try templates.render(TestsContext(
+            plan: String(schema.tables.map { TableTests.count(for: $0) }.reduce(0, +)), alice: Self.alice, bob: Self.bob, tables: tables))
     }
 
     /// A dollar quote no enum value contains (they are the only user text in the tests).

@@ -14,55 +14,47 @@ public struct SwiftRenderer: Sendable {
     public func files(for schema: Schema, migrations: [(Int, String, String)]) throws -> [String: String] {
         var files: [String: String] = [:]
         for table in schema.tables {
-            files["\(table.swiftTypeName).swift"] = try templates.render("swift/record.swift.mustache", recordContext(table))
+            files["\(table.swiftTypeName).swift"] = try templates.render(recordContext(table))
         }
-        files["GeneratedSchema.swift"] = try templates.render("swift/schema.swift.mustache", [
-            "types": .list(schema.tables.map { .text($0.swiftTypeName) }),
-            "migrations": .list(migrations.map { number, name, sql in
-                ["version": .text(String(number)), "name": .text(name), "sql": .text(SwiftLiteral.multiline(sql, indent: "            "))]
-            }),
-        ])
+        files["GeneratedSchema.swift"] = try templates.render(SwiftSchemaContext(
+            types: schema.tables.map(\.swiftTypeName),
+            migrations: migrations.map { number, name, sql in
+                EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "            "))
+            }))
         return files
     }
 
-    private func recordContext(_ table: Table) -> TemplateValue {
+    private func recordContext(_ table: Table) -> SwiftRecordContext {
         let columns = table.syncedColumns
         // The stamps belong to the runtime: the app's row type never carries them.
         let properties = columns.filter { $0.role != .columnStamps }
-        return [
-            "table": .text(table.name),
-            "type": .text(table.swiftTypeName),
-            "properties": .list(properties.map(propertyContext)),
-            "enums": .list(columns.compactMap(enumContext)),
-            "schemaColumns": .list(columns.map { .text(columnSchemaLiteral($0)) }),
-            "conflict": .text(conflictLiteral(table.conflict)),
-            "ordering": .text(table.exactOrdering ? ".exact" : ".lookback(\(PullOrdering.defaultLookback))"),
-            "openRowRule": .text(table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? ""),
-        ]
+        return SwiftRecordContext(
+            table: table.name,
+            type: table.swiftTypeName,
+            properties: properties.map(propertyContext),
+            enums: columns.compactMap(enumContext),
+            schemaColumns: columns.map(columnSchemaLiteral),
+            conflict: conflictLiteral(table.conflict),
+            ordering: orderingLiteral(table.pullOrdering),
+            openRowRule: table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? "")
     }
 
-    private func propertyContext(_ column: SyncedColumn) -> TemplateValue {
+    private func propertyContext(_ column: SyncedColumn) -> SwiftRecordContext.Property {
         let type = swiftType(column)
         let optional = column.isNullable || [.owner, .version, .serverSeq].contains(column.role)
         let name = SwiftNames.propertyName(column.name)
-        var context: [String: TemplateValue] = [
-            "name": .text(name),
-            "column": .text(column.name),
-            "renamed": .bool(name != column.name),
-            "type": .text(optional ? type + "?" : type),
-        ]
-        if let value = defaultLiteral(column, optional: optional) { context["default"] = .text(value) }
-        return .object(context)
+        return SwiftRecordContext.Property(
+            name: name, column: column.name, renamed: name != column.name, type: optional ? type + "?" : type,
+            default: defaultLiteral(column, optional: optional))
     }
 
-    private func enumContext(_ column: SyncedColumn) -> TemplateValue? {
+    private func enumContext(_ column: SyncedColumn) -> SwiftRecordContext.Enumeration? {
         guard case .enumeration(let values) = column.type else { return nil }
-        return [
-            "name": .text(SwiftNames.enumTypeName(column.name)),
-            "cases": .list(zip(values, SwiftNames.caseNames(values)).map { value, name in
-                ["case": .text(name), "raw": .text(SwiftLiteral.string(value)), "renamed": .bool(name != value)]
-            }),
-        ]
+        return SwiftRecordContext.Enumeration(
+            name: SwiftNames.enumTypeName(column.name),
+            cases: zip(values, SwiftNames.caseNames(values)).map { value, name in
+                .init(case: name, raw: SwiftLiteral.string(value), renamed: name != value)
+            })
     }
 
     private func swiftType(_ column: SyncedColumn) -> String {
@@ -123,6 +115,13 @@ public struct SwiftRenderer: Sendable {
             return "enumeration([\(values.map(SwiftLiteral.string).joined(separator: ", "))])"
         }
         return type.keyword
+    }
+
+    private func orderingLiteral(_ ordering: PullOrdering) -> String {
+        switch ordering {
+        case .exact: ".exact"
+        case .lookback(let distance): ".lookback(\(distance))"
+        }
     }
 
     private func conflictLiteral(_ mode: ConflictMode) -> String {

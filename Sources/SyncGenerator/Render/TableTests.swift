@@ -31,51 +31,48 @@ struct TableTests {
         return count
     }
 
-    var context: [String: TemplateValue] {
+    var context: TableTestsContext {
         let lww = table.conflict == .lww
-        var context: [String: TemplateValue] = [
-            "table": .text(table.name),
-            "q": .text(quote),
-            "alice": .text(SupabaseTestRenderer.alice),
-            "aliceClaims": .text(Self.claims(SupabaseTestRenderer.alice)),
-            "bobClaims": .text(Self.claims(SupabaseTestRenderer.bob)),
-            "rowId": .text(id(0)),
-            "columns": .text(table.columns.map(\.name).joined(separator: ", ")),
-            "rowValues": .text(table.columns.map { Self.value($0, row: 0, variant: 0) }.joined(separator: ", ")),
-            "insertRow": .text(insert(row: 0, pair: lww ? (1000, "device-a") : nil)),
-            "bobUpdate": .text(update(row: 0, set: changed(row: 0, variant: 1), pair: lww ? (9000, "device-b") : nil)),
-            "bobUpsert": .text(upsert(row: 0, variant: 1, pair: lww ? (9000, "device-b") : nil)),
-            "bobInsertAsAlice": .text(insert(row: 1, pair: lww ? (1000, "device-b") : nil, owner: SupabaseTestRenderer.alice)),
-            "aliceUpdate": .text(update(row: 0, set: changed(row: 0, variant: 1), pair: lww ? (2000, "device-a") : nil)),
-            "versionInteger": .bool(table.conflict.versionKind == .integer),
-            "versionTimestamp": .bool(table.conflict.versionKind == .timestamp),
-            "columnMerge": false,
-            "rowMerge": .bool(lww && !table.mergesColumns),
-            "openRow": false,
-        ]
+        var context = TableTestsContext()
+        context.table = table.name
+        context.q = quote
+        context.alice = SupabaseTestRenderer.alice
+        context.aliceClaims = Self.claims(SupabaseTestRenderer.alice)
+        context.bobClaims = Self.claims(SupabaseTestRenderer.bob)
+        context.rowId = id(0)
+        context.columns = table.columns.map(\.name).joined(separator: ", ")
+        context.rowValues = table.columns.map { Self.value($0, row: 0, variant: 0) }.joined(separator: ", ")
+        context.insertRow = insert(row: 0, pair: lww ? (1000, "device-a") : nil)
+        context.bobUpdate = update(row: 0, set: changed(row: 0, variant: 1), pair: lww ? (9000, "device-b") : nil)
+        context.bobUpsert = upsert(row: 0, variant: 1, pair: lww ? (9000, "device-b") : nil)
+        context.bobInsertAsAlice = insert(row: 1, pair: lww ? (1000, "device-b") : nil, owner: SupabaseTestRenderer.alice)
+        context.aliceUpdate = update(row: 0, set: changed(row: 0, variant: 1), pair: lww ? (2000, "device-a") : nil)
+        context.versionInteger = table.conflict.versionKind == .integer
+        context.versionTimestamp = table.conflict.versionKind == .timestamp
+        context.rowMerge = lww && !table.mergesColumns
         switch table.conflict.versionKind {
         case .integer:
-            context["versionSentUpdate"] = .text(update(row: 0, set: changed(row: 0, variant: 2) + ["version = 41"], pair: nil))
-            context["staleUpdate"] = .text(update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and version = 1")
+            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["version = 41"], pair: nil)
+            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and version = 1"
         case .timestamp:
-            context["versionSentUpdate"] = .text(update(row: 0, set: changed(row: 0, variant: 2) + ["updated_at = '2000-01-01T00:00:00Z'"], pair: nil))
-            context["staleUpdate"] = .text(update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and updated_at = '2000-01-01T00:00:00Z'")
+            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["updated_at = '2000-01-01T00:00:00Z'"], pair: nil)
+            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and updated_at = '2000-01-01T00:00:00Z'"
         case nil:
             break
         }
         if lww {
-            context["mergeRowId"] = .text(id(2))
-            context["insertMergeRow"] = .text(insert(row: 2, pair: (1000, "device-a")))
+            context.mergeRowId = id(2)
+            context.insertMergeRow = insert(row: 2, pair: (1000, "device-a"))
         }
         if table.mergesColumns, let (a, b) = Self.mergeColumns(of: table) {
             columnMergeContext(a: a, b: b, into: &context)
         }
         if lww, !table.mergesColumns {
             let all = { (variant: Int) in table.columns.map { "\($0.name) = \(Self.value($0, row: 2, variant: variant))" } }
-            context["newerRow"] = .text(update(row: 2, set: all(1), pair: (2000, "device-b")))
-            context["newerValues"] = .text(table.columns.map { Self.value($0, row: 2, variant: 1) }.joined(separator: ", "))
-            context["olderRow"] = .text(update(row: 2, set: all(2), pair: (1500, "device-c")))
-            context["tiedRow"] = .text(update(row: 2, set: all(2), pair: (2000, "device-a")))
+            context.newerRow = update(row: 2, set: all(1), pair: (2000, "device-b"))
+            context.newerValues = table.columns.map { Self.value($0, row: 2, variant: 1) }.joined(separator: ", ")
+            context.olderRow = update(row: 2, set: all(2), pair: (1500, "device-c"))
+            context.tiedRow = update(row: 2, set: all(2), pair: (2000, "device-a"))
         }
         if let rule = table.openRowRule {
             openRowContext(start: rule.start, end: rule.end, into: &context)
@@ -94,7 +91,7 @@ struct TableTests {
         return (a, free.first { $0.name != a.name && distinctValues($0.type) >= 2 })
     }
 
-    private func columnMergeContext(a: Column, b: Column?, into context: inout [String: TemplateValue]) {
+    private func columnMergeContext(a: Column, b: Column?, into context: inout TableTestsContext) {
         let row = 2
         let base = Self.stamp(1000, "device-a")
         // A device's whole row: every value as it holds it, every stamp it has.
@@ -106,27 +103,27 @@ struct TableTests {
         }
         let bName = b?.name ?? "deleted_ms"
         let bEdited = b.map { Self.value($0, row: row, variant: 1) } ?? "2000::bigint"
-        context["columnMerge"] = true
-        context["a"] = .text(a.name)
-        context["b"] = .text(bName)
-        context["aEdited"] = .text(Self.value(a, row: row, variant: 1))
-        context["bEdited"] = .text(bEdited)
-        context["editA"] = .text(write([a.name: Self.value(a, row: row, variant: 1)], [a.name: Self.stamp(2000, "device-b")], pair: (2000, "device-b")))
-        context["editB"] = .text(write([bName: bEdited], [bName: Self.stamp(2000, "device-c")], pair: (2000, "device-c")))
+        context.columnMerge = true
+        context.a = a.name
+        context.b = bName
+        context.aEdited = Self.value(a, row: row, variant: 1)
+        context.bEdited = bEdited
+        context.editA = write([a.name: Self.value(a, row: row, variant: 1)], [a.name: Self.stamp(2000, "device-b")], pair: (2000, "device-b"))
+        context.editB = write([bName: bEdited], [bName: Self.stamp(2000, "device-c")], pair: (2000, "device-c"))
         // Two devices that pulled both edits set a at the same ms: the larger device id wins.
         let pulled = [a.name: Self.stamp(2000, "device-b"), bName: Self.stamp(2000, "device-c")]
         let both = [a.name: Self.value(a, row: row, variant: 1), bName: bEdited]
-        context["aLarger"] = .text(Self.value(a, row: row, variant: 2))
-        context["aLargerStamp"] = .text(Self.stamp(3000, "device-d"))
-        context["largerA"] = .text(write(both.merging([a.name: Self.value(a, row: row, variant: 2)]) { $1 },
+        context.aLarger = Self.value(a, row: row, variant: 2)
+        context.aLargerStamp = Self.stamp(3000, "device-d")
+        context.largerA = (write(both.merging([a.name: Self.value(a, row: row, variant: 2)]) { $1 },
                                          pulled.merging([a.name: Self.stamp(3000, "device-d")]) { $1 }, pair: (3000, "device-d")))
-        context["smallerA"] = .text(write(both.merging([a.name: Self.value(a, row: row, variant: 0)]) { $1 },
+        context.smallerA = (write(both.merging([a.name: Self.value(a, row: row, variant: 0)]) { $1 },
                                           pulled.merging([a.name: Self.stamp(3000, "device-c")]) { $1 }, pair: (3000, "device-c")))
     }
 
     // MARK: One open row per owner
 
-    private func openRowContext(start: String, end: String, into context: inout [String: TemplateValue]) {
+    private func openRowContext(start: String, end: String, into context: inout TableTestsContext) {
         let lww = table.conflict == .lww
         // Starts: the late row 0 < the first row 1 < the second row 2 (and Bob's, 3).
         func open(row: Int, start startValue: Int) -> String {
@@ -135,16 +132,16 @@ struct TableTests {
             values[end] = "null"
             return insert(row: row, values: values, pair: lww ? (1000 + row, "device-a") : nil)
         }
-        context["openRow"] = true
-        context["end"] = .text(end)
-        context["firstId"] = .text(id(3))
-        context["secondId"] = .text(id(4))
-        context["lateId"] = .text(id(5))
-        context["secondStart"] = .text("2000::bigint")
-        context["openFirst"] = .text(open(row: 3, start: 1000))
-        context["openSecond"] = .text(open(row: 4, start: 2000))
-        context["openLate"] = .text(open(row: 5, start: 500))
-        context["openBob"] = .text(open(row: 6, start: 3000))
+        context.openRow = true
+        context.end = end
+        context.firstId = id(3)
+        context.secondId = id(4)
+        context.lateId = id(5)
+        context.secondStart = "2000::bigint"
+        context.openFirst = open(row: 3, start: 1000)
+        context.openSecond = open(row: 4, start: 2000)
+        context.openLate = open(row: 5, start: 500)
+        context.openBob = open(row: 6, start: 3000)
     }
 
     // MARK: Statements

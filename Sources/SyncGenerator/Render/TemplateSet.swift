@@ -33,6 +33,11 @@ public struct TemplateSet: Sendable {
         try template(name).render(context)
     }
 
+    /// Renders the template a context is for: the one place typed contexts become values.
+    func render<Context: TemplateContext>(_ context: Context) throws -> String {
+        try render(Context.template, context.templateValue)
+    }
+
     /// The built-in default text of a template (what `generate --init-templates` writes).
     public static func builtInSource(named name: String) throws -> String {
         guard let source = BuiltInTemplates.sources[name] else {

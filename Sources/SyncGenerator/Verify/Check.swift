@@ -1,25 +1,26 @@
 import SyncSchema
 
-/// One verification: the live catalog against the schema, object by object. Every finding
-/// names the migration that makes the object and carries the SQL the templates render for it.
+/// One verification: the live catalog against the schema, object by object. What is expected
+/// is read from the SQL the templates render (``RenderedObjects``), and every finding names the
+/// migration that makes the object and carries that SQL as its fix.
 struct Check {
     let renderer: SupabaseRenderer
     let catalog: LiveCatalog
     let history: MigrationHistory
+    /// Table name -> policy name -> the rendered policy as the database deparses it.
+    let renderedPolicies: [String: [String: LiveCatalog.PolicyInfo]]
 
-    /// What every table shares: the sequence and the lock function.
+    /// What every table shares: the sequence, its grants and the lock function.
     func shared() throws -> [Finding] {
-        let name = "sync_server_seq"
         let sql = try renderer.sequenceSQL()
+        let rendered = RenderedObjects(parsing: sql)
         let migration = history.first
         func finding(_ kind: Finding.Kind, _ message: String) -> Finding {
             Finding(table: nil, kind: kind, message: message, migration: migration, fix: sql)
         }
-        guard catalog.sequences.contains(name) else { return [finding(.sequence, "sequence public.\(name)")] }
-        var findings: [Finding] = []
-        if catalog.grants[name]?["authenticated"]?.contains("USAGE") != true {
-            findings.append(finding(.grant, "usage on sequence public.\(name) for authenticated"))
-        }
+        let missing = rendered.sequences.filter { !catalog.sequences.contains($0) }
+        guard missing.isEmpty else { return missing.map { finding(.sequence, "sequence public.\($0)") } }
+        var findings = lacking(rendered.grants).map { finding(.grant, $0) }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
             let state = catalog.functions[function] == nil ? "missing" : "outdated"
             findings.append(finding(.function, "function public.\(function) (\(state))"))
@@ -66,16 +67,21 @@ struct Check {
     private func triggers(of table: Table) throws -> [Finding] {
         let sql = try renderer.triggersSQL(table, replacing: false)
         let migration = history.lastWritingTriggers(of: table.name)
-        let live = catalog.triggers[table.name] ?? [:]
         var findings: [Finding] = []
-        for name in SchemaVerifier.triggerNames(table) {
-            switch live[name] {
-            case true?: continue
-            case false?:
-                findings.append(Finding(table: table.name, kind: .trigger, message: "trigger \(name) (disabled)",
-                                        migration: migration, fix: "alter table public.\(table.name) enable trigger \(name);"))
-            case nil:
-                findings.append(Finding(table: table.name, kind: .trigger, message: "trigger \(name)", migration: migration, fix: sql))
+        func finding(_ message: String) {
+            findings.append(Finding(table: table.name, kind: .trigger, message: message, migration: migration, fix: sql))
+        }
+        // The fix is the rendered SQL in every case: `create or replace trigger` also enables
+        // a disabled trigger again.
+        for trigger in RenderedObjects(parsing: sql).triggers {
+            guard let live = catalog.triggers[trigger.table]?[trigger.name] else {
+                finding("trigger \(trigger.name)")
+                continue
+            }
+            if !live.isEnabled {
+                finding("trigger \(trigger.name) (disabled)")
+            } else if live.definition != trigger.definition {
+                finding("trigger \(trigger.name) is \(live.definition.described), expected \(trigger.definition.described)")
             }
         }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) {
@@ -90,50 +96,47 @@ struct Check {
     /// Row-level security, policies and grants: one block of SQL makes them all.
     private func access(of table: Table) throws -> [Finding] {
         let sql = try renderer.accessSQL(table)
+        let rendered = RenderedObjects(parsing: sql)
         let migration = history.creating(table: table.name)
         func finding(_ kind: Finding.Kind, _ message: String) -> Finding {
             Finding(table: table.name, kind: kind, message: message, migration: migration, fix: sql)
         }
         var findings: [Finding] = []
-        if catalog.tables[table.name] == false {
+        if rendered.securedTables.contains(table.name), catalog.tables[table.name] == false {
             findings.append(finding(.rowLevelSecurity, "row-level security is disabled"))
         }
         let policies = catalog.policies[table.name] ?? [:]
-        for (name, expected) in Self.ownerPolicies(of: table) {
-            guard let live = policies[name] else {
-                findings.append(finding(.policy, "policy \(name)"))
+        let expected = rendered.policies.filter { $0.table == table.name }
+        for policy in expected {
+            guard let live = policies[policy.name] else {
+                findings.append(finding(.policy, "policy \(policy.name)"))
                 continue
             }
             // A policy of the right name that lets more through is worse than a missing one.
-            if live != expected {
-                findings.append(finding(.policy, "policy \(name) is not the owner-only policy (it has \(live.describedDifference(from: expected)))"))
+            if let wanted = renderedPolicies[table.name]?[policy.name], live != wanted {
+                findings.append(finding(.policy, "policy \(policy.name) is not the owner-only policy (it has \(live.describedDifference(from: wanted)))"))
             }
         }
-        let owned = Set(Self.ownerPolicies(of: table).map(\.name))
+        let owned = Set(expected.map(\.name))
         for (name, live) in policies.sorted(by: { $0.key < $1.key }) where !owned.contains(name) && live.isPermissive {
             findings.append(Finding(
                 table: table.name, kind: .extraPolicy,
                 message: "extra permissive policy \(name) (\(live.command)) also lets rows through; make sure it is meant to"))
         }
-        // Clients write as authenticated; server code and the dashboard as service_role.
-        for (role, privileges) in [("authenticated", ["SELECT", "INSERT", "UPDATE"]), ("service_role", ["SELECT", "INSERT", "UPDATE", "DELETE"])] {
-            let granted = catalog.grants[table.name]?[role] ?? []
-            let lacking = privileges.filter { !granted.contains($0) }
-            if !lacking.isEmpty {
-                findings.append(finding(.grant, "\(lacking.joined(separator: ", ").lowercased()) for \(role)"))
-            }
-        }
+        findings += lacking(rendered.grants, of: table.name).map { finding(.grant, $0) }
         return findings
     }
 
-    /// What the generated SQL creates, as PostgreSQL 15 spells it back in `pg_policies`.
-    static func ownerPolicies(of table: Table) -> [(name: String, policy: LiveCatalog.PolicyInfo)] {
-        let owner = "(\(ReservedColumn.owner) = ( SELECT auth.uid() AS uid))"
-        return [
-            ("\(table.name)_select_own", .init(command: "SELECT", roles: "{authenticated}", isPermissive: true, using: owner, withCheck: nil)),
-            ("\(table.name)_insert_own", .init(command: "INSERT", roles: "{authenticated}", isPermissive: true, using: nil, withCheck: owner)),
-            ("\(table.name)_update_own", .init(command: "UPDATE", roles: "{authenticated}", isPermissive: true, using: owner, withCheck: owner)),
-        ]
+    /// The privileges the rendered grants give that the database lacks, one message per role:
+    /// `delete for service_role` (a table's own), `usage on sequence public.s for authenticated`.
+    private func lacking(_ grants: [RenderedObjects.Grant], of table: String? = nil) -> [String] {
+        grants.compactMap { grant in
+            let granted = catalog.grants[grant.relation]?[grant.role] ?? []
+            let lacking = grant.privileges.filter { !granted.contains($0) }
+            guard !lacking.isEmpty else { return nil }
+            let object = grant.isSequence ? " on sequence public.\(grant.relation)" : grant.relation == table ? "" : " on public.\(grant.relation)"
+            return "\(lacking.joined(separator: ", ").lowercased())\(object) for \(grant.role)"
+        }
     }
 
     /// Each index by name, then its uniqueness and columns: a unique index must be unique per

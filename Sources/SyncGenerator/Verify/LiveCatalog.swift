@@ -20,8 +20,23 @@ struct LiveCatalog {
     var tables: [String: Bool] = [:]
     /// Table name -> column name -> column.
     var columns: [String: [String: ColumnInfo]] = [:]
-    /// Table name -> trigger name -> enabled.
-    var triggers: [String: [String: Bool]] = [:]
+    /// When a trigger fires and what it runs: `before` `[insert, update]` `row`
+    /// `public.sessions_before_write`.
+    struct TriggerInfo: Equatable {
+        var timing: String
+        var events: [String]
+        var level: String
+        /// Schema-qualified.
+        var function: String
+    }
+
+    struct LiveTrigger: Equatable {
+        var isEnabled: Bool
+        var definition: TriggerInfo
+    }
+
+    /// Table name -> trigger name -> trigger.
+    var triggers: [String: [String: LiveTrigger]] = [:]
     /// Table name -> policy name -> policy.
     var policies: [String: [String: PolicyInfo]] = [:]
     /// An index as PostgreSQL keeps it: its plain columns in order (expressions left out).
@@ -53,19 +68,17 @@ struct LiveCatalog {
             columns[row[0]!, default: [:]][row[1]!] = ColumnInfo(type: row[2]!, isNullable: row[3] == "false")
         }
         for row in try connection.execute("""
-            select c.relname, t.tgname, (t.tgenabled <> 'D')::text from pg_catalog.pg_trigger t
+            select c.relname, t.tgname, (t.tgenabled <> 'D')::text, t.tgtype::text, n.nspname || '.' || p.proname
+            from pg_catalog.pg_trigger t
             join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_proc p on p.oid = t.tgfoid
+            join pg_catalog.pg_namespace n on n.oid = p.pronamespace
             where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
             """).rows {
-            triggers[row[0]!, default: [:]][row[1]!] = row[2] == "true"
+            triggers[row[0]!, default: [:]][row[1]!] = LiveTrigger(
+                isEnabled: row[2] == "true", definition: TriggerInfo(type: Int(row[3]!) ?? 0, function: row[4]!))
         }
-        for row in try connection.execute("""
-            select tablename, policyname, cmd, roles::text, permissive, qual, with_check
-            from pg_catalog.pg_policies where schemaname = 'public'
-            """).rows {
-            policies[row[0]!, default: [:]][row[1]!] = PolicyInfo(
-                command: row[2]!, roles: row[3]!, isPermissive: row[4] == "PERMISSIVE", using: row[5], withCheck: row[6])
-        }
+        policies = try Self.policies(inSchema: "public", on: connection)
         for row in try connection.execute("""
             select t.relname, i.relname, x.indisunique::text,
                    (select coalesce(string_agg(a.attname, ',' order by k.position), '')
@@ -93,6 +106,22 @@ struct LiveCatalog {
     }
 }
 
+extension LiveCatalog {
+    /// Table name -> policy name -> policy, for the tables of one schema, as `pg_policies`
+    /// shows them (expressions deparsed).
+    static func policies(inSchema schema: String, on connection: Connection) throws(PostgresError) -> [String: [String: PolicyInfo]] {
+        var policies: [String: [String: PolicyInfo]] = [:]
+        for row in try connection.execute("""
+            select tablename, policyname, cmd, roles::text, permissive, qual, with_check
+            from pg_catalog.pg_policies where schemaname = $1
+            """, [schema]).rows {
+            policies[row[0]!, default: [:]][row[1]!] = PolicyInfo(
+                command: row[2]!, roles: row[3]!, isPermissive: row[4] == "PERMISSIVE", using: row[5], withCheck: row[6])
+        }
+        return policies
+    }
+}
+
 extension LiveCatalog.PolicyInfo {
     /// What differs, in words: `using (true)`, `roles {public}`.
     func describedDifference(from expected: Self) -> String {
@@ -103,6 +132,23 @@ extension LiveCatalog.PolicyInfo {
         if using != expected.using { parts.append("using \(using ?? "nothing")") }
         if withCheck != expected.withCheck { parts.append("with check \(withCheck ?? "nothing")") }
         return parts.joined(separator: ", ")
+    }
+}
+
+extension LiveCatalog.TriggerInfo {
+    /// From `pg_trigger.tgtype`, whose bits are fixed in PostgreSQL's `pg_trigger.h`.
+    init(type: Int, function: String) {
+        let row = 1, before = 2, insert = 4, delete = 8, update = 16, truncate = 32, instead = 64
+        timing = type & before != 0 ? "before" : type & instead != 0 ? "instead of" : "after"
+        events = [(insert, "insert"), (delete, "delete"), (update, "update"), (truncate, "truncate")]
+            .filter { type & $0.0 != 0 }.map(\.1).sorted()
+        level = type & row != 0 ? "row" : "statement"
+        self.function = function
+    }
+
+    /// `before insert or update for each row execute public.sessions_before_write`.
+    var described: String {
+        "\(timing) \(events.joined(separator: " or ")) for each \(level) execute \(function)"
     }
 }
 

@@ -1,40 +1,65 @@
 import SyncSchema
 
 /// Which migration brought each object into the schema, so a finding can say which file to
-/// apply. Read from the migrations themselves or from the snapshot's record of their changes
-/// (`table t`, `column t.c`, `index t.i`, `triggers t`).
+/// apply. Read from the migrations themselves or from the snapshot's record of their changes.
 struct MigrationHistory {
-    private let entries: [(fileStem: String, changes: Set<String>)]
+    private let entries: [(fileStem: String, changes: [SchemaChange])]
 
     init(migrations: [Migration]) {
-        entries = migrations.map { ($0.fileStem, Set($0.steps.map(\.change))) }
+        entries = migrations.map { ($0.fileStem, $0.changes) }
     }
 
     init(snapshot: Snapshot?) {
-        entries = (snapshot?.migrations ?? []).map { ($0.fileStem, Set($0.changes)) }
+        guard let snapshot else {
+            entries = []
+            return
+        }
+        entries = snapshot.migrations.map { entry in
+            (entry.fileStem, entry.changes.compactMap { SchemaChange(recorded: $0, in: snapshot.schema) })
+        }
     }
 
     /// The first migration that creates a table: it also creates what all tables share.
     var first: String? {
-        entries.first { $0.changes.contains { $0.hasPrefix("table ") } }?.fileStem
+        entries.first { $0.changes.contains { if case .createTable = $0 { true } else { false } } }?.fileStem
     }
 
     func creating(table: String) -> String? {
-        entries.first { $0.changes.contains("table \(table)") }?.fileStem
+        entries.first { $0.changes.contains { $0.creates(table: table) } }?.fileStem
     }
 
     func adding(column: String, to table: String) -> String? {
-        entries.first { $0.changes.contains("column \(table).\(column)") }?.fileStem ?? creating(table: table)
+        entries.first { entry in
+            entry.changes.contains { if case .addColumn(let added, let on) = $0 { added.name == column && on.name == table } else { false } }
+        }?.fileStem ?? creating(table: table)
     }
 
     /// The newest migration that wrote the index: the one that made a unique index per owner,
     /// when one did.
     func adding(index: String, on table: String) -> String? {
-        entries.last { $0.changes.contains("index \(table).\(index)") }?.fileStem ?? creating(table: table)
+        entries.last { entry in
+            entry.changes.contains { change in
+                switch change {
+                case .addIndex(let written, let on), .replaceServerIndex(let written, let on): written.name == index && on.name == table
+                default: false
+                }
+            }
+        }?.fileStem ?? creating(table: table)
     }
 
     /// The newest migration that wrote the table's triggers.
     func lastWritingTriggers(of table: String) -> String? {
-        entries.last { $0.changes.contains("triggers \(table)") || $0.changes.contains("table \(table)") }?.fileStem
+        entries.last { entry in
+            entry.changes.contains { change in
+                if case .replaceTriggers(let written) = change, written.name == table { return true }
+                return change.creates(table: table)
+            }
+        }?.fileStem
+    }
+}
+
+extension SchemaChange {
+    fileprivate func creates(table name: String) -> Bool {
+        if case .createTable(let table) = self { table.name == name } else { false }
     }
 }

@@ -2,9 +2,10 @@ import Postgres
 import SyncSchema
 
 /// Compares a live database with the schema: every table, column (and its type), trigger,
-/// policy, index, grant, the sequence and row-level security. Each finding carries the
-/// migration that makes the missing object and the exact SQL of it, rendered by the same
-/// templates as the migration files. Extra server columns are notes: old columns are kept on
+/// policy, index, grant, the sequence and row-level security. What it expects of triggers,
+/// policies, grants, security and the sequence is read from the SQL the templates render, so
+/// overridden templates verify as they are. Each finding carries the migration that makes the
+/// missing object and the exact SQL of it, rendered by the same templates as the migration files. Extra server columns are notes: old columns are kept on
 /// purpose, since clients in the field may still send them.
 public struct SchemaVerifier: Sendable {
     public let renderer: SupabaseRenderer
@@ -25,25 +26,23 @@ public struct SchemaVerifier: Sendable {
         try verify(schema, history: MigrationHistory(snapshot: snapshot), connection: try Connection(url: databaseURL))
     }
 
+    /// The same on an open connection, which must not be inside a transaction: the policies are
+    /// compared in one of verify's own, rolled back (see ``PolicyDeparser``).
     public func verify(_ schema: Schema, migrations: [Migration], connection: Connection) throws -> VerificationReport {
         try verify(schema, history: MigrationHistory(migrations: migrations), connection: connection)
     }
 
     func verify(_ schema: Schema, history: MigrationHistory, connection: Connection) throws -> VerificationReport {
-        let check = Check(renderer: renderer, catalog: try LiveCatalog(reading: connection), history: history)
+        let catalog = try LiveCatalog(reading: connection)
+        let policies = try schema.tables.flatMap { RenderedObjects(parsing: try renderer.accessSQL($0)).policies }
+        let check = Check(
+            renderer: renderer, catalog: catalog, history: history,
+            renderedPolicies: try PolicyDeparser.deparse(policies, tables: Set(catalog.tables.keys), on: connection))
         var findings = try check.shared()
         for table in schema.tables {
             findings += try check.table(table)
         }
         return VerificationReport(findings: findings, tables: schema.tables.map(\.name))
-    }
-
-    static func triggerNames(_ table: Table) -> [String] {
-        var names = ["\(table.name)_before_write"]
-        if table.exactOrdering || table.openRowRule != nil { names.append("\(table.name)_lock_owner") }
-        if table.conflict.versionKind == .timestamp { names.append("\(table.name)_updated_at") }
-        if table.openRowRule != nil { names.append("\(table.name)_after_write") }
-        return names
     }
 
     /// The type as `format_type` prints it.

@@ -1,18 +1,3 @@
-/// An additive change from one schema to the next: the only kind the generator migrates.
-public enum SchemaChange: Equatable, Sendable {
-    case addTable(Table)
-    case addColumn(Column, table: String)
-    case addIndex(Index, table: String)
-    /// The ordering option or a rule changed: the server's trigger functions are re-created.
-    case changeTriggers(table: String)
-    /// A whole-row lww table starts merging column by column: both databases add
-    /// `column_stamps` and the server's trigger is re-created.
-    case mergeColumns(table: String)
-    /// A shipped unique index that the server holds unique across all owners (as hope-sync
-    /// made them before they were per owner) is made unique per owner there; devices keep theirs.
-    case ownServerIndex(Index, table: String)
-}
-
 /// Compares the schema of the newest migration with schema.yaml. Every destructive change is
 /// refused, because a migration cannot take a column back from the clients already in the
 /// field: they keep sending it, and a server without it answers their every push with PGRST204.
@@ -32,7 +17,7 @@ public enum SchemaDiff {
 
         for table in new.schema.tables {
             guard let oldTable = old.table(named: table.name) else {
-                changes.append(.addTable(table))
+                changes.append(.createTable(table))
                 continue
             }
             let here = locations.location(table: table.name)
@@ -44,7 +29,8 @@ public enum SchemaDiff {
             }
             if oldTable.conflict == .lww, table.conflict == .lww, oldTable.merge != table.merge {
                 if table.merge == .column {
-                    changes.append(.mergeColumns(table: table.name))
+                    // Both databases add the stamps; the server's trigger learns to merge.
+                    changes += [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)]
                 } else {
                     problems.append(Diagnostic(
                         here, "'\(table.name)' cannot go back to 'merge: row' once it merges columns",
@@ -67,7 +53,7 @@ public enum SchemaDiff {
                         hint: "make it nullable ('timestamp?')"
                     ))
                 } else {
-                    changes.append(.addColumn(column, table: table.name))
+                    changes.append(.addColumn(SyncedColumn(user: column), to: table))
                 }
             }
             for index in oldTable.indexes {
@@ -83,12 +69,12 @@ public enum SchemaDiff {
                 if let problem = uniqueIndexProblem(index, old: oldTable, new: table, at: here) {
                     problems.append(problem)
                 } else {
-                    changes.append(.addIndex(index, table: table.name))
+                    changes.append(.addIndex(index, on: table))
                 }
             }
             if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules,
-               !changes.contains(.mergeColumns(table: table.name)) {
-                changes.append(.changeTriggers(table: table.name))
+               !changes.contains(.replaceTriggers(table)) {
+                changes.append(.replaceTriggers(table))
             }
         }
         if !problems.isEmpty { throw SchemaError(problems) }
