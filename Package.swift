@@ -68,7 +68,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench",
-            dependencies: ["SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres", "PostgresCluster"]
+            dependencies: [
+                "SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres",
+                "PostgresCluster",
+            ]
         ),
 
         // Test support shared by the test targets: the PostgreSQL cluster; a manual clock and
@@ -88,18 +91,23 @@ let package = Package(
         .target(name: "UpgradeSchemaV2", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
         .testTarget(
             name: "SyncRuntimeTests",
-            dependencies: ["SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2"]
+            dependencies: [
+                "SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2",
+            ]
         ),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema", "SyncTestSupport"], exclude: ["Golden"]),
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
-        .testTarget(name: "PostgresTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema", "SyncTestSupport"]),
+        .testTarget(
+            name: "PostgresTests",
+            dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema", "SyncTestSupport"]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo.
         .testTarget(name: "AdoptionTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SyncTestSupport",
+                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema",
+                "SyncTestSupport",
                 "UpgradeSchemaV1", "UpgradeSchemaV2",
             ]
         ),

@@ -156,7 +156,7 @@ public final class Connection: @unchecked Sendable {
 
     private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
         let copies = strings.map { $0.map { strdup($0)! } }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
     }
 }

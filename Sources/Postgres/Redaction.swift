@@ -1,5 +1,5 @@
-import Foundation
 import CLibPQ
+import Foundation
 
 /// Keeps a connection string's password out of error messages.
 enum Redaction {

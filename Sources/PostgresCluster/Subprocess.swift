@@ -38,7 +38,7 @@ enum Subprocess {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
         let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
         guard result == 0 else {

@@ -78,9 +78,9 @@ public final class TemporaryCluster: Sendable {
     /// A port nobody listens on now: bind to port 0 and ask which one the kernel chose.
     private static func freePort() throws -> Int {
         #if canImport(Glibc)
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let socket = Foundation.socket(AF_INET, SOCK_STREAM, 0)
+            let socket = Foundation.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { throw PostgresError(message: "cannot open a socket to find a free port") }
         defer { close(socket) }

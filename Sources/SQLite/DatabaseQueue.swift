@@ -15,11 +15,15 @@ public final class DatabaseQueue: @unchecked Sendable {
         // A 16 MiB page cache (the default is 2 MiB): the random uuid keys of a large pull touch
         // pages all over the indexes, and re-reading them from the OS was most of the apply time.
         // Checkpoints every 32 MiB of WAL (the default is 4 MiB): each one waits for the disk.
-        try database.execute("PRAGMA journal_mode = \(journalMode.rawValue); PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 8192")
+        try database.execute(
+            "PRAGMA journal_mode = \(journalMode.rawValue); PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 8192"
+        )
     }
 
     public enum JournalMode: String, Sendable {
-        case wal = "WAL", delete = "DELETE", memory = "MEMORY"
+        case wal = "WAL"
+        case delete = "DELETE"
+        case memory = "MEMORY"
     }
 
     /// Runs `body` with exclusive use of the connection, outside any transaction.

@@ -53,8 +53,9 @@ public struct Generator: Sendable {
 
         let schema = parsed.schema
         let localMigrations = allEntries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
-        let snapshot = Snapshot(schema: schema, migrations: allEntries, serverCode: serverCode,
-                                perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema))
+        let snapshot = Snapshot(
+            schema: schema, migrations: allEntries, serverCode: serverCode,
+            perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema))
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [
@@ -137,8 +138,10 @@ public enum GeneratorError: Error, Equatable, CustomStringConvertible {
         case .unreadableSnapshot(let reason):
             return "error: Generated/\(Snapshot.fileName) cannot be read (\(reason)); restore it from version control"
         case .missingSnapshot(let paths):
-            let listed = paths.prefix(3).map { "Generated/\($0)" }.joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
-            return "error: Generated/\(Snapshot.fileName) is missing, but Generated/ holds migrations (\(listed)); without it generate would plan every table again as a new first migration, which devices and databases that ran the shipped ones cannot apply. Restore it from version control (`git checkout -- Generated/\(Snapshot.fileName)`); nothing was written"
+            let listed =
+                paths.prefix(3).map { "Generated/\($0)" }.joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
+            return
+                "error: Generated/\(Snapshot.fileName) is missing, but Generated/ holds migrations (\(listed)); without it generate would plan every table again as a new first migration, which devices and databases that ran the shipped ones cannot apply. Restore it from version control (`git checkout -- Generated/\(Snapshot.fileName)`); nothing was written"
         case .shippedMigrations(let problems):
             return problems.map { item in
                 switch item.problem {

@@ -52,7 +52,9 @@ final class ConnectionPool: @unchecked Sendable {
             // libpq reads a text that is neither a URI nor key=value pairs as a database name
             // on the local socket: say so rather than fail to connect somewhere unintended.
             guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") || url.contains("=") else {
-                return .failure(PostgresError(sqlState: nil, message: "invalid URI: the connection string is not a postgresql:// URI or key=value pairs"))
+                return .failure(
+                    PostgresError(
+                        sqlState: nil, message: "invalid URI: the connection string is not a postgresql:// URI or key=value pairs"))
             }
             do throws(PostgresError) {
                 connection = try Connection(url: url)

@@ -105,7 +105,8 @@ enum PostgresRowDecoding {
                 switch index {
                 case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
                 default:
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) else {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    else {
                         return false
                     }
                 }

@@ -33,7 +33,8 @@ struct PostgresStatement {
         }
         let updates = columns.filter { $0.name != table.primaryKey }
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
-        var sql = "insert into \(qualified(table)) (\(columns.map { quoted($0.name) }.joined(separator: ", ")))"
+        var sql =
+            "insert into \(qualified(table)) (\(columns.map { quoted($0.name) }.joined(separator: ", ")))"
             + " values " + tuples.joined(separator: ", ")
             + " on conflict (\(quoted(table.primaryKey)))"
         sql += updates.isEmpty ? " do nothing" : " do update set " + updates.joined(separator: ", ")

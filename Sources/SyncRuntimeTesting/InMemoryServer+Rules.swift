@@ -18,16 +18,20 @@ extension InMemoryServer {
                 throw Self.refusal(403, "42501", "new row violates row-level security policy for table \"\(table.name)\"")
             }
             if let existing = stores[table.name]?[id], existing.values[ReservedColumn.owner] != .text(owner) {
-                throw Self.refusal(403, "42501", "new row violates row-level security policy (USING expression) for table \"\(table.name)\"")
+                throw Self.refusal(
+                    403, "42501", "new row violates row-level security policy (USING expression) for table \"\(table.name)\"")
             }
             // A column the request leaves out keeps its stored value (or its default).
             for column in table.columns where ![.serverSeq, .version].contains(column.role) && row.columns.contains(column.name) {
                 let value = row[column.name] ?? .null
                 if value == .null, !column.isNullable {
-                    throw Self.refusal(400, "23502", "null value in column \"\(column.name)\" of relation \"\(table.name)\" violates not-null constraint")
+                    throw Self.refusal(
+                        400, "23502", "null value in column \"\(column.name)\" of relation \"\(table.name)\" violates not-null constraint")
                 }
                 if case .enumeration(let cases) = column.type, case .text(let text) = value, !cases.contains(text) {
-                    throw Self.refusal(400, "23514", "new row for relation \"\(table.name)\" violates check constraint \"\(table.name)_\(column.name)_check\"")
+                    throw Self.refusal(
+                        400, "23514",
+                        "new row for relation \"\(table.name)\" violates check constraint \"\(table.name)_\(column.name)_check\"")
                 }
             }
             for refusal in refusals where refusal.table == table.name && refusal.matches(row) {
@@ -68,7 +72,9 @@ extension InMemoryServer {
 
     /// The column-merge trigger: a request without stamps (the whole-row protocol), or with
     /// exactly the stored ones, claims every column at its pair.
-    private func mergeColumns(_ values: [String: SyncValue], over stored: [String: SyncValue]?, _ table: TableSchema) -> [String: SyncValue]? {
+    private func mergeColumns(_ values: [String: SyncValue], over stored: [String: SyncValue]?, _ table: TableSchema) -> [String:
+        SyncValue]?
+    {
         let merge = RowMerge(table)
         // As the trigger sees it: a new row with no stamps, or an update whose stamps are the
         // stored ones (PostgREST leaves an unnamed column as it is).
@@ -124,7 +130,9 @@ extension InMemoryServer {
         return taken
     }
 
-    private func openRows(of owner: SyncValue?, in table: TableSchema, _ rule: OpenRowRule, except key: String) -> [(key: String, value: StoredRow)] {
+    private func openRows(of owner: SyncValue?, in table: TableSchema, _ rule: OpenRowRule, except key: String) -> [(
+        key: String, value: StoredRow
+    )] {
         stores[table.name, default: [:]]
             .filter { $0.key != key && $0.value.values[ReservedColumn.owner] == owner && Self.isOpen($0.value.values, rule) }
             .map { ($0.key, $0.value) }

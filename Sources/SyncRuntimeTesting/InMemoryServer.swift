@@ -83,10 +83,17 @@ public actor InMemoryServer: SyncTransport {
         let hidden = hiddenRows[table.name] ?? []
         for (key, row) in stores[table.name, default: [:]]
         where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values[ReservedColumn.owner] == .text(owner)
-            && !hidden.contains(key) {
-            entries.append((row.seq, ColumnValues(columns: table.columnNames, values: table.columnNames.map { name in
-                name == ReservedColumn.serverSeq ? .int(row.seq) : row.values[name] ?? .null
-            }), nil))
+            && !hidden.contains(key)
+        {
+            entries.append(
+                (
+                    row.seq,
+                    ColumnValues(
+                        columns: table.columnNames,
+                        values: table.columnNames.map { name in
+                            name == ReservedColumn.serverSeq ? .int(row.seq) : row.values[name] ?? .null
+                        }), nil
+                ))
         }
         for entry in undecodable[table.name, default: []] where entry.owner == owner && entry.seq > cursor && entry.seq < horizon {
             entries.append((entry.seq, nil, entry))
@@ -108,17 +115,19 @@ public actor InMemoryServer: SyncTransport {
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
-        requestLog.append(.guardedUpdate(GuardedUpdateRequest(
-            table: table.name, id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning
-        )))
+        requestLog.append(
+            .guardedUpdate(
+                GuardedUpdateRequest(
+                    table: table.name, id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning
+                )))
         try admit()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
         guard let versionColumn = table.conflict.versionColumn,
-              var row = stores[table.name]?[key], row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
-              hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
-              row.values[versionColumn].map(Self.versionText) == baseVersion,
-              extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
+            var row = stores[table.name]?[key], row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
+            hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
+            row.values[versionColumn].map(Self.versionText) == baseVersion,
+            extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
         else {
             try answer()
             return []
@@ -140,7 +149,8 @@ public actor InMemoryServer: SyncTransport {
         let row = stores[table.name]?[id.lowercasedString]
         try answer()
         guard let row, row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
-              hiddenRows[table.name]?.contains(id.lowercasedString) != true else {
+            hiddenRows[table.name]?.contains(id.lowercasedString) != true
+        else {
             return nil
         }
         return ColumnValues(columns: columns, values: columns.map { row.value($0) })

@@ -19,10 +19,12 @@ func runConflictBenchmark() async throws {
     print("backend      conflicts  baseline writes/s  runtime writes/s  ratio  requests/write  resolved  synced")
     let inMemory = { () async throws -> any SyncTransport in InMemoryServer(tables: GeneratedSchema.tables) }
     for share in [0, 10] {
-        try await ConflictBenchmark.report("in-memory", share, makeServer: inMemory, changeElsewhere: { server, ids in
-            let memory = server as! InMemoryServer
-            for id in ids { await memory.changeRow(in: "tasks", id: id, ColumnValues(["title": .text("Changed elsewhere")])) }
-        })
+        try await ConflictBenchmark.report(
+            "in-memory", share, makeServer: inMemory,
+            changeElsewhere: { server, ids in
+                let memory = server as! InMemoryServer
+                for id in ids { await memory.changeRow(in: "tasks", id: id, ColumnValues(["title": .text("Changed elsewhere")])) }
+            })
     }
     let cluster = try TemporaryCluster()
     defer { cluster.stop() }
@@ -30,19 +32,22 @@ func runConflictBenchmark() async throws {
     try admin.execute(script: SupabasePrelude.roles)
     var databaseCount = 0
     for share in [0, 10] {
-        try await ConflictBenchmark.report("postgresql", share, makeServer: {
-            databaseCount += 1
-            let name = "bench_\(databaseCount)"
-            _ = try admin.execute("create database \(name)")
-            let database = try Connection(url: cluster.url(database: name))
-            try database.execute(script: SupabasePrelude.database)
-            try database.execute(script: String(contentsOf: schemaSQL, encoding: .utf8))
-            return PostgresTransport(url: cluster.url(database: name))
-        }, changeElsewhere: { server, ids in
-            let url = (server as! PostgresTransport).configuration.url
-            let list = ids.map { "'\($0.uuidString.lowercased())'" }.joined(separator: ",")
-            _ = try Connection(url: url).execute("update public.tasks set title = 'Changed elsewhere' where id in (\(list))")
-        })
+        try await ConflictBenchmark.report(
+            "postgresql", share,
+            makeServer: {
+                databaseCount += 1
+                let name = "bench_\(databaseCount)"
+                _ = try admin.execute("create database \(name)")
+                let database = try Connection(url: cluster.url(database: name))
+                try database.execute(script: SupabasePrelude.database)
+                try database.execute(script: String(contentsOf: schemaSQL, encoding: .utf8))
+                return PostgresTransport(url: cluster.url(database: name))
+            },
+            changeElsewhere: { server, ids in
+                let url = (server as! PostgresTransport).configuration.url
+                let list = ids.map { "'\($0.uuidString.lowercased())'" }.joined(separator: ",")
+                _ = try Connection(url: url).execute("update public.tasks set title = 'Changed elsewhere' where id in (\(list))")
+            })
     }
 }
 
@@ -65,11 +70,14 @@ private enum ConflictBenchmark {
     ) async throws {
         var runs: [Run] = []
         for _ in 0..<5 { runs.append(try await run(share, makeServer: makeServer, changeElsewhere: changeElsewhere)) }
-        let baseline = Measure.median(runs.map(\.baseline)), runtime = Measure.median(runs.map(\.runtime))
+        let baseline = Measure.median(runs.map(\.baseline))
+        let runtime = Measure.median(runs.map(\.runtime))
         let last = runs[runs.count - 1]
-        print(String(format: "%-12@ %8d%%  %17.0f  %16.0f  %5.2f  %14.2f  %8d  %6d",
-                     name as NSString, share, baseline, runtime, runtime / baseline, last.requestsPerWrite,
-                     last.report.conflictsResolved, last.report.synced))
+        print(
+            String(
+                format: "%-12@ %8d%%  %17.0f  %16.0f  %5.2f  %14.2f  %8d  %6d",
+                name as NSString, share, baseline, runtime, runtime / baseline, last.requestsPerWrite,
+                last.report.conflictsResolved, last.report.synced))
     }
 
     static func run(
@@ -81,7 +89,7 @@ private enum ConflictBenchmark {
         let baseServer = try await makeServer()
         let baselineIDs = try await seed(baseServer)
         let versions = try await baseServer.pull(TaskItem.table, after: 0, limit: writes, as: credentials).rows
-        let baseline = try await Measure.seconds {
+        let baseline = try await Measure.secondsAsync {
             for row in versions {
                 _ = try await baseServer.guardedUpdate(
                     TaskItem.table, id: UUID(uuidString: row["id"]!.text!)!, baseVersion: row["updated_at"]!.versionText!,
@@ -116,7 +124,7 @@ private enum ConflictBenchmark {
         }
         server.reset()
         var report = SyncReport()
-        let seconds = try await Measure.seconds { report = try await engine.syncNow() }
+        let seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
         precondition(report.synced == writes, "every write lands")
         return Run(
             baseline: Double(writes) / baseline, runtime: Double(writes) / seconds,
@@ -164,7 +172,8 @@ private final class CountingTransport: SyncTransport, @unchecked Sendable {
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
         lock.withLock { count += 1 }
-        return try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
+        return try await base.guardedUpdate(
+            table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
     func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {

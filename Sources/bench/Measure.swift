@@ -9,7 +9,7 @@ enum Measure {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
-    static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+    static func secondsAsync(_ body: () async throws -> Void) async rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         try await body()
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -26,9 +26,9 @@ enum Measure {
     static func cpuSeconds() -> Double {
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)

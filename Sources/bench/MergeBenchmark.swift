@@ -12,20 +12,24 @@ func runMergeBenchmark() async throws {
     defer { bench.stop() }
     let connection = bench.connection
     let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
-    try connection.execute(script: try renderer.schemaSQL(Schema(tables: [
-        MergeBench.table("history_by_column", .column), MergeBench.table("history_by_row", .row),
-        MergeBench.table("cost_column", .column), MergeBench.table("cost_column_whole", .column),
-        MergeBench.table("cost_row", .row),
-    ])))
-    try connection.execute(script: """
-        create table public.cost_plain (like public.cost_column including defaults including constraints including indexes);
-        grant select, insert, update on public.cost_plain to authenticated;
-        """)
+    try connection.execute(
+        script: try renderer.schemaSQL(
+            Schema(tables: [
+                MergeBench.table("history_by_column", .column), MergeBench.table("history_by_row", .row),
+                MergeBench.table("cost_column", .column), MergeBench.table("cost_column_whole", .column),
+                MergeBench.table("cost_row", .row),
+            ])))
+    try connection.execute(
+        script: """
+            create table public.cost_plain (like public.cost_column including defaults including constraints including indexes);
+            grant select, insert, update on public.cost_plain to authenticated;
+            """)
 
     let seed = UInt64(ProcessInfo.processInfo.environment["BENCH_SEED"] ?? "") ?? 14
     let history = MergeBench.History(seed: seed)
     let user = UUID().uuidString.lowercased()
-    print("""
+    print(
+        """
         Lost edits: \(history.devices) devices edit random columns of \(history.rows) shared rows offline, then push in a \
         random order; \(history.rounds) rounds (each device pulls first), \(history.edits.count) column edits, seed \(seed).
         An edit is lost when the server's final value of its column is not the one written with that column's largest pair.
@@ -39,7 +43,8 @@ func runMergeBenchmark() async throws {
         print(zip(cells, [11, 16, 6, 0]).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
     }
 
-    print("""
+    print(
+        """
 
         Upsert cost: \(MergeBench.batchSize) rows per request, \(MergeBench.batches) requests per phase, one user; median of \
         \(MergeBench.repetitions) runs. column: the column-merge trigger, the device sending column_stamps (a winning
@@ -60,9 +65,10 @@ func runMergeBenchmark() async throws {
         for phase in ["new", "winning"] {
             var runs: [ServerBench.Cost] = []
             for variant in variants {
-                runs.append(try MergeBench.push(
-                    ids, winning: phase == "winning", stamps: variant.stamps, into: variant.table, as: user,
-                    on: connection, backend: backend))
+                runs.append(
+                    try MergeBench.push(
+                        ids, winning: phase == "winning", stamps: variant.stamps, into: variant.table, as: user,
+                        on: connection, backend: backend))
             }
             costs[phase, default: []].append(runs)
         }
@@ -72,7 +78,8 @@ func runMergeBenchmark() async throws {
         let runs = costs[phase]!
         let wall = variants.indices.map { index in Measure.median(runs.map { $0[index].wall }) }
         let cpu = variants.indices.map { index in Measure.median(runs.map { $0[index].serverCPU }) }
-        let cells = [phase] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
+        let cells =
+            [phase] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
             + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) }
             + ["", Measure.format(wall[0] / wall[3], digits: 2), Measure.format(cpu[0] / cpu[3], digits: 2)]
         let widths = [17, 8, 11, 8, 9, 19, 8, 11, 7, 8, 14, 6, 0]
@@ -89,13 +96,15 @@ enum MergeBench {
     static let columns = ["title", "note", "color", "tag", "position"]
 
     static func table(_ name: String, _ merge: MergeMode) -> Table {
-        Table(name: name, merge: merge, columns: [
-            Column(name: "title", type: .text),
-            Column(name: "note", type: .text, isNullable: true),
-            Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
-            Column(name: "tag", type: .text, isNullable: true),
-            Column(name: "position", type: .double, defaultValue: .double(0)),
-        ])
+        Table(
+            name: name, merge: merge,
+            columns: [
+                Column(name: "title", type: .text),
+                Column(name: "note", type: .text, isNullable: true),
+                Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
+                Column(name: "tag", type: .text, isNullable: true),
+                Column(name: "position", type: .double, defaultValue: .double(0)),
+            ])
     }
 
     static func stamp(_ ms: Int, _ device: String) -> String {
@@ -187,10 +196,14 @@ enum MergeBench {
         /// Plays the history against `table` and returns its final rows (id -> column -> value).
         func replay(into table: String, mode: MergeMode, as user: String, on connection: Connection) throws -> [String: [String: String?]] {
             let initial = ids.map { id in
-                Copy(values: ["id": id, "title": "initial", "note": nil, "color": "#8E8E93", "tag": nil, "position": "0",
-                              "updated_ms": "1", "device_id": "seed"],
-                     stamps: Dictionary(uniqueKeysWithValues: (MergeBench.columns + ["deleted_ms"]).map { ($0, MergeBench.stamp(1, "seed")) }),
-                     dirty: true)
+                Copy(
+                    values: [
+                        "id": id, "title": "initial", "note": nil, "color": "#8E8E93", "tag": nil, "position": "0",
+                        "updated_ms": "1", "device_id": "seed",
+                    ],
+                    stamps: Dictionary(
+                        uniqueKeysWithValues: (MergeBench.columns + ["deleted_ms"]).map { ($0, MergeBench.stamp(1, "seed")) }),
+                    dirty: true)
             }
             try push(initial, into: table, mode: mode, as: user, on: connection)
             for round in 0..<rounds {
@@ -218,7 +231,8 @@ enum MergeBench {
         func pull(_ table: String, mode: MergeMode, on connection: Connection) throws -> [String: Copy] {
             let stampsColumn = mode == .column ? "column_stamps::text" : "null"
             let result = try connection.execute(
-                "select id::text, title, note, color, tag, position::text, updated_ms::text, device_id, \(stampsColumn) from public.\(table)")
+                "select id::text, title, note, color, tag, position::text, updated_ms::text, device_id, \(stampsColumn) from public.\(table)"
+            )
             var copies: [String: Copy] = [:]
             for row in result.rows {
                 let names = ["id", "title", "note", "color", "tag", "position", "updated_ms", "device_id"]
@@ -240,17 +254,19 @@ enum MergeBench {
             if mode == .column { columns.append("column_stamps") }
             var parameters: [String?] = []
             let tuples = dirty.map { copy in
-                "(" + columns.map { column in
-                    switch column {
-                    case "user_id": parameters.append(user)
-                    case "column_stamps": parameters.append(MergeBench.json(copy.stamps))
-                    default: parameters.append(copy.values[column] ?? nil)
-                    }
-                    return "$\(parameters.count)"
-                }.joined(separator: ", ") + ")"
+                "("
+                    + columns.map { column in
+                        switch column {
+                        case "user_id": parameters.append(user)
+                        case "column_stamps": parameters.append(MergeBench.json(copy.stamps))
+                        default: parameters.append(copy.values[column] ?? nil)
+                        }
+                        return "$\(parameters.count)"
+                    }.joined(separator: ", ") + ")"
             }
             let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+            let sql =
+                "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
             try connection.transaction { connection in
                 try connection.execute(
                     "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)",
@@ -271,7 +287,8 @@ enum MergeBench {
             var lost = 0
             for edit in winners.values {
                 let stored = final[ids[edit.row]]?[edit.column] ?? nil
-                let same = edit.column == "position"
+                let same =
+                    edit.column == "position"
                     ? stored.flatMap(Double.init) == Double(edit.value) : stored == edit.value
                 if !same { lost += 1 }
             }
@@ -292,7 +309,8 @@ enum MergeBench {
         let tuples = (0..<batchSize).map { row in
             "(" + columns.indices.map { "$\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
         }
-        let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+        let sql =
+            "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
         let claims = #"{"role":"authenticated","sub":"\#(user)"}"#
         var stampsObject = Dictionary(uniqueKeysWithValues: (MergeBench.columns + ["deleted_ms"]).map { ($0, stamp(1, "bench-device")) })
         if winning { stampsObject["title"] = stamp(2, "bench-device") }
@@ -304,8 +322,10 @@ enum MergeBench {
                 var parameters: [String?] = []
                 parameters.reserveCapacity(batchSize * columns.count)
                 for (index, id) in ids[start..<start + batchSize].enumerated() {
-                    parameters += [id, user, winning ? "item \(start + index) renamed" : "item \(start + index)", nil, "#FF0000", nil,
-                                   String(index), updatedMs, "bench-device"]
+                    parameters += [
+                        id, user, winning ? "item \(start + index) renamed" : "item \(start + index)", nil, "#FF0000", nil,
+                        String(index), updatedMs, "bench-device",
+                    ]
                     if stamps { parameters.append(stampsText) }
                 }
                 try connection.transaction { connection in

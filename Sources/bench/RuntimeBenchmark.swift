@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HopeSchema
 import SQLite
 import SyncRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Issue 4's benchmark. Pull: (a) raw SQLite upserting N session rows with one prepared
 /// statement in one transaction, against (b) the runtime pulling the same N rows as PostgREST
@@ -54,10 +55,11 @@ private enum RuntimeBenchmark {
         }
 
         init?(line: Substring) {
-            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: " ").compactMap { field -> (String, Double)? in
-                let parts = field.split(separator: "=")
-                return parts.count == 2 ? (String(parts[0]), Double(parts[1]) ?? 0) : nil
-            })
+            let fields = Dictionary(
+                uniqueKeysWithValues: line.split(separator: " ").compactMap { field -> (String, Double)? in
+                    let parts = field.split(separator: "=")
+                    return parts.count == 2 ? (String(parts[0]), Double(parts[1]) ?? 0) : nil
+                })
             guard let rows = fields["rows"], let seconds = fields["seconds"] else { return nil }
             self.rows = Int(rows)
             self.seconds = seconds
@@ -82,7 +84,9 @@ private enum RuntimeBenchmark {
         let ratio = baseline.map { String(format: "%5.2f", result.rowsPerSecond / $0.rowsPerSecond) } ?? "    -"
         let cpu = baseline.map { String(format: "%9.2f", $0.cpuSeconds / result.cpuSeconds) } ?? "        -"
         let label = name.padding(toLength: 20, withPad: " ", startingAt: 0)
-        print(label + String(format: " %7d  %7.0f  ", result.rows, result.rowsPerSecond) + ratio + "  " + cpu + String(format: "  %8.1f", result.peakMiB))
+        print(
+            label + String(format: " %7d  %7.0f  ", result.rows, result.rowsPerSecond) + ratio + "  " + cpu
+                + String(format: "  %8.1f", result.peakMiB))
     }
 
     /// Runs one part in a fresh process of this executable and reads its result line.
@@ -179,10 +183,11 @@ private enum RuntimeBenchmark {
         PageProtocol.pages.withLock { $0 = pages }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [PageProtocol.self]
-        return PostgRESTTransport(configuration: .init(
-            projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
-            session: URLSession(configuration: configuration), accessToken: { "token" }
-        ))
+        return PostgRESTTransport(
+            configuration: .init(
+                projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
+                session: URLSession(configuration: configuration), accessToken: { "token" }
+            ))
     }
 
     static func timed(_ rows: Int, _ body: () throws -> Void) throws -> Result {
@@ -193,7 +198,7 @@ private enum RuntimeBenchmark {
 
     static func timed(_ rows: Int, _ body: () async throws -> Void) async throws -> Result {
         let cpu = Measure.cpuSeconds()
-        let seconds = try await Measure.seconds(body)
+        let seconds = try await Measure.secondsAsync(body)
         return Result(rows: rows, seconds: seconds, cpuSeconds: Measure.cpuSeconds() - cpu)
     }
 
@@ -230,14 +235,17 @@ private enum RuntimeBenchmark {
     /// Row `index`'s column_stamps as the server keeps them: every column written by one write.
     static func stamps(_ index: Int) -> String {
         let stamp = "\"\(String(repeating: "0", count: 2))\(base + Int64(index)):server-device\""
-        return "{" + ["activity_id", "deleted_ms", "ended_ms", "note", "source", "started_ms"].map { "\"\($0)\":\(stamp)" }.joined(separator: ",") + "}"
+        return "{"
+            + ["activity_id", "deleted_ms", "ended_ms", "note", "source", "started_ms"].map { "\"\($0)\":\(stamp)" }.joined(separator: ",")
+            + "}"
     }
 
     /// Row `index` as PostgREST writes it (server_seq = index + 1).
     static func json(_ index: Int) -> String {
         let start = base + Int64(index) * 60_000
         let note = index % 3 == 0 ? "\"note \(index)\"" : "null"
-        return #"{"id":"\#(id(index))","user_id":"\#(user.uuidString.lowercased())","activity_id":"\#(activities[index % 20])","started_ms":\#(start),"ended_ms":\#(start + 30_000),"note":\#(note),"source":"\#(sources[index % 3])","updated_ms":\#(base + Int64(index)),"deleted_ms":null,"device_id":"server-device","column_stamps":\#(stamps(index)),"server_seq":\#(index + 1)}"#
+        return
+            #"{"id":"\#(id(index))","user_id":"\#(user.uuidString.lowercased())","activity_id":"\#(activities[index % 20])","started_ms":\#(start),"ended_ms":\#(start + 30_000),"note":\#(note),"source":"\#(sources[index % 3])","updated_ms":\#(base + Int64(index)),"deleted_ms":null,"device_id":"server-device","column_stamps":\#(stamps(index)),"server_seq":\#(index + 1)}"#
     }
 }
 
@@ -289,7 +297,8 @@ private final class PageProtocol: URLProtocol {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let after = items.first { $0.name == "server_seq" }?.value.flatMap { Int($0.dropFirst(3)) } ?? 0
         let body = url.lastPathComponent == "sessions" ? Self.pages.withLock { $0?.page(after: after) } ?? Data("[]".utf8) : Data("[]".utf8)
-        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+        let response = HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocol(self, didLoad: body)
         client?.urlProtocolDidFinishLoading(self)

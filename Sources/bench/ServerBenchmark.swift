@@ -17,13 +17,15 @@ func runServerBenchmark() async throws {
 
     let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
     try connection.execute(script: try renderer.schemaSQL(Schema(tables: [ServerBench.table, ServerBench.unorderedTable])))
-    try connection.execute(script: """
-        create table public.plain_items (like public.items including defaults including constraints including indexes);
-        grant select, insert, update on public.plain_items to authenticated;
-        """)
+    try connection.execute(
+        script: """
+            create table public.plain_items (like public.items including defaults including constraints including indexes);
+            grant select, insert, update on public.plain_items to authenticated;
+            """)
 
     let tables = ["items", "loose_items", "plain_items"]
-    print("""
+    print(
+        """
         Server push: upserts of \(ServerBench.batchSize) rows per request, \(ServerBench.batches) requests per phase, one user; \
         median of \(ServerBench.repetitions) runs.
         generated: the generated SQL; unordered: the same without exact ordering; plain: the same table with no
@@ -50,8 +52,11 @@ func runServerBenchmark() async throws {
     for phase in ["new", "winning", "losing"] {
         let wall = tables.map { table in Measure.median(costs[phase]![table]!.map(\.wall)) }
         let cpu = tables.map { table in Measure.median(costs[phase]![table]!.map(\.serverCPU)) }
-        let cells = [phase, ""] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
-            + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) } + ["", Measure.format(wall[0] / wall[2], digits: 2), Measure.format(cpu[0] / cpu[2], digits: 2)]
+        let cells =
+            [phase, ""] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
+            + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) } + [
+                "", Measure.format(wall[0] / wall[2], digits: 2), Measure.format(cpu[0] / cpu[2], digits: 2),
+            ]
         let widths = [9, 8, 11, 11, 8, 19, 11, 11, 8, 17, 6, 0]
         print(zip(cells, widths).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
     }
@@ -62,13 +67,17 @@ func runServerBenchmark() async throws {
         try connection.execute(
             "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)",
             [#"{"role":"authenticated","sub":"\#(someone)"}"#])
-        return try connection.execute("""
+        return try connection.execute(
+            """
             explain (analyze, buffers, costs off)
             select * from public.items where user_id = $1 and server_seq > $2 order by server_seq limit 500
-            """, [someone, "500000"]).rows.compactMap { $0[0] }
+            """, [someone, "500000"]
+        ).rows.compactMap { $0[0] }
     }
-    print("\nPull on \(try connection.execute("select count(*) from public.items").scalar!) rows (as the signed-in user, row-level security on):")
-    plan.forEach { print("  " + $0) }
+    print(
+        "\nPull on \(try connection.execute("select count(*) from public.items").scalar!) rows (as the signed-in user, row-level security on):"
+    )
+    for line in plan { print("  " + line) }
 }
 
 enum ServerBench {
@@ -76,12 +85,14 @@ enum ServerBench {
     static let batches = 40
     static let repetitions = 5
 
-    static let table = Table(name: "items", columns: [
-        Column(name: "title", type: .text),
-        Column(name: "position", type: .double, defaultValue: .double(0)),
-        Column(name: "done", type: .bool, defaultValue: .bool(false)),
-        Column(name: "note", type: .text, isNullable: true),
-    ])
+    static let table = Table(
+        name: "items",
+        columns: [
+            Column(name: "title", type: .text),
+            Column(name: "position", type: .double, defaultValue: .double(0)),
+            Column(name: "done", type: .bool, defaultValue: .bool(false)),
+            Column(name: "note", type: .text, isNullable: true),
+        ])
 
     static let unorderedTable: Table = {
         var table = ServerBench.table
@@ -105,7 +116,8 @@ enum ServerBench {
         let tuples = (0..<batchSize).map { row in
             "(" + columns.indices.map { "$\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
         }
-        let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+        let sql =
+            "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
         let claims = #"{"role":"authenticated","sub":"\#(user)"}"#
         let cpuBefore = try cpuSeconds(of: backend)
         let wall = try Measure.seconds {
@@ -136,14 +148,15 @@ enum ServerBench {
     /// Loads rows of many users quickly (triggers off, server_seq from the sequence as they
     /// would have it), then analyzes.
     static func fill(rows: Int, users: Int, on connection: Connection) throws {
-        try connection.execute(script: """
-            alter table public.items disable trigger user;
-            insert into public.items (id, user_id, title, updated_ms, device_id, server_seq)
-              select gen_random_uuid(), ('00000000-0000-4000-8000-' || lpad((n % \(users))::text, 12, '0'))::uuid,
-                'item ' || n, 1, 'bench-device', nextval('public.sync_server_seq')
-              from generate_series(1, \(rows)) n;
-            alter table public.items enable trigger user;
-            analyze public.items;
-            """)
+        try connection.execute(
+            script: """
+                alter table public.items disable trigger user;
+                insert into public.items (id, user_id, title, updated_ms, device_id, server_seq)
+                  select gen_random_uuid(), ('00000000-0000-4000-8000-' || lpad((n % \(users))::text, 12, '0'))::uuid,
+                    'item ' || n, 1, 'bench-device', nextval('public.sync_server_seq')
+                  from generate_series(1, \(rows)) n;
+                alter table public.items enable trigger user;
+                analyze public.items;
+                """)
     }
 }

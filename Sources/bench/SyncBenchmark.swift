@@ -17,9 +17,13 @@ func runSyncBenchmark() async throws {
         for (_, directory) in SyncBenchmark.deviceDirectories { try? FileManager.default.removeItem(at: directory) }
     }
     let sessions = 100_000
-    print("Sync benchmark (issue 5): PostgreSQL 15 on this machine over TCP 127.0.0.1, PostgresTransport, pages of 1000 rows; release build figures only\n")
+    print(
+        "Sync benchmark (issue 5): PostgreSQL 15 on this machine over TCP 127.0.0.1, PostgresTransport, pages of 1000 rows; release build figures only\n"
+    )
     let loadSeconds = try Measure.seconds { try server.load(sessions: sessions) }
-    print("loaded \(sessions) sessions + \(SyncBenchmark.smallTables.map { "\($0.rows) \($0.table)" }.joined(separator: " + ")) server-side in \(Measure.format(loadSeconds, digits: 2)) s (triggers on)\n")
+    print(
+        "loaded \(sessions) sessions + \(SyncBenchmark.smallTables.map { "\($0.rows) \($0.table)" }.joined(separator: " + ")) server-side in \(Measure.format(loadSeconds, digits: 2)) s (triggers on)\n"
+    )
 
     print("initial sync     rows    seconds   rows/s   query  decode  apply  other   peak MiB  client CPU s  rows/CPU s")
     // The device's file on this machine's disk, then (where there is one) in memory: the gap is
@@ -35,8 +39,9 @@ func runSyncBenchmark() async throws {
         medians.append(runs.sorted { $0.seconds < $1.seconds }[1])
     }
     for (median, place) in zip(medians, SyncBenchmark.deviceDirectories.map(\.place)) {
-        print("PowerSync Flutter desktop (published): 27600 rows/s; this, device file on \(place): "
-              + String(format: "%.0f rows/s (median run), ratio %.2f; target 50000", median.rowsPerSecond, median.rowsPerSecond / 27_600))
+        print(
+            "PowerSync Flutter desktop (published): 27600 rows/s; this, device file on \(place): "
+                + String(format: "%.0f rows/s (median run), ratio %.2f; target 50000", median.rowsPerSecond, median.rowsPerSecond / 27_600))
     }
     print("(query: begin to commit, the rows as text in libpq; decode: text to values; apply: the engine's local writes and cursor)")
 
@@ -49,15 +54,21 @@ func runSyncBenchmark() async throws {
         let cursor = Int64(try server.admin.execute("select max(server_seq) from public.\(table.name)").scalar ?? "") ?? 0
         let exact = try await server.idlePoll(table, after: cursor)
         let behind = try await server.idlePoll(table, after: max(0, cursor - 50))
-        print(table.name.padding(toLength: 13, withPad: " ", startingAt: 0)
-              + String(format: "  %10d  %11d  %16d  %17d", exact.rows, exact.bytes, behind.rows, behind.bytes))
+        print(
+            table.name.padding(toLength: 13, withPad: " ", startingAt: 0)
+                + String(format: "  %10d  %11d  %16d  %17d", exact.rows, exact.bytes, behind.rows, behind.bytes))
     }
     print("(bytes: the body PostgREST would send, json_agg of the same select, measured on the server)")
 
-    print("\nidle poll cycle over all \(GeneratedSchema.tables.count) tables (engine.syncNow(): push finds nothing, one pull request per table), median of 50:")
+    print(
+        "\nidle poll cycle over all \(GeneratedSchema.tables.count) tables (engine.syncNow(): push finds nothing, one pull request per table), median of 50:"
+    )
     let exactCycle = try await SyncBenchmark.idleCycle(medians[0].device)
     let lookbackCycle = try await SyncBenchmark.idleCycle(lookback.device)
-    print(String(format: "exact: %.2f ms   lookback-50: %.2f ms (re-reading and re-applying the window every poll)", exactCycle * 1e3, lookbackCycle * 1e3))
+    print(
+        String(
+            format: "exact: %.2f ms   lookback-50: %.2f ms (re-reading and re-applying the window every poll)", exactCycle * 1e3,
+            lookbackCycle * 1e3))
 }
 
 enum SyncBenchmark {
@@ -87,19 +98,20 @@ enum SyncBenchmark {
         /// small tables first, then the sessions, so each table's rows are one run of server_seq.
         func load(sessions: Int) throws {
             let owner = "'\(SyncBenchmark.user.uuidString.lowercased())'::uuid"
-            try admin.execute(script: """
-                insert into public.activities (id, user_id, name, metadata, updated_ms, device_id)
-                  select gen_random_uuid(), \(owner), 'Activity ' || n, jsonb_build_object('n', n), 1, 'bench' from generate_series(1, 20) n;
-                insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, note, source, updated_ms, device_id)
-                  select gen_random_uuid(), \(owner), gen_random_uuid(), 1700000000000 + n * 60000, 1700000000000 + n * 60000 + 30000,
-                    case when n % 3 = 0 then 'note ' || n end, (array['desktop', 'phone', 'watch'])[1 + n % 3], 1700000000000 + n, 'bench'
-                  from generate_series(1::bigint, \(sessions)) n;
-                insert into public.tasks (id, user_id, title, due_at)
-                  select gen_random_uuid(), \(owner), 'Task ' || n, now() + n * interval '1 hour' from generate_series(1, 200) n;
-                insert into public.task_lists (id, user_id, name, icon)
-                  select gen_random_uuid(), \(owner), 'List ' || n, '\\x00ff10'::bytea from generate_series(1, 10) n;
-                analyze;
-                """)
+            try admin.execute(
+                script: """
+                    insert into public.activities (id, user_id, name, metadata, updated_ms, device_id)
+                      select gen_random_uuid(), \(owner), 'Activity ' || n, jsonb_build_object('n', n), 1, 'bench' from generate_series(1, 20) n;
+                    insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, note, source, updated_ms, device_id)
+                      select gen_random_uuid(), \(owner), gen_random_uuid(), 1700000000000 + n * 60000, 1700000000000 + n * 60000 + 30000,
+                        case when n % 3 = 0 then 'note ' || n end, (array['desktop', 'phone', 'watch'])[1 + n % 3], 1700000000000 + n, 'bench'
+                      from generate_series(1::bigint, \(sessions)) n;
+                    insert into public.tasks (id, user_id, title, due_at)
+                      select gen_random_uuid(), \(owner), 'Task ' || n, now() + n * interval '1 hour' from generate_series(1, 200) n;
+                    insert into public.task_lists (id, user_id, name, icon)
+                      select gen_random_uuid(), \(owner), 'List ' || n, '\\x00ff10'::bytea from generate_series(1, 10) n;
+                    analyze;
+                    """)
         }
 
         /// One idle pull of `table` as the device sends it: the rows back, and the bytes of
@@ -108,10 +120,12 @@ enum SyncBenchmark {
             let transport = PostgresTransport(url: url)
             let page = try await transport.pull(table, after: cursor, limit: SyncConfiguration.serverRowCap, as: credentials)
             let columns = table.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            let bytes = try admin.execute("""
+            let bytes = try admin.execute(
+                """
                 select octet_length(coalesce(json_agg(t)::text, '[]')) from
                   (select \(columns) from public.\(table.name) where user_id = $1 and server_seq > $2 order by server_seq limit $3) t
-                """, [SyncBenchmark.user.uuidString, String(cursor), String(SyncConfiguration.serverRowCap)]).scalar
+                """, [SyncBenchmark.user.uuidString, String(cursor), String(SyncConfiguration.serverRowCap)]
+            ).scalar
             return (page.receivedCount, Int(bytes ?? "") ?? 0)
         }
     }
@@ -162,17 +176,21 @@ enum SyncBenchmark {
         let timings = RequestTimings()
         let timed = TimedTransport(PostgresTransport(configuration: .init(url: server.url, timings: timings)))
         let tables = GeneratedSchema.tables.map {
-            TableSchema(name: $0.name, columns: $0.columns, primaryKey: $0.primaryKey, conflict: $0.conflict, ordering: ordering, openRowRule: $0.openRowRule)
+            TableSchema(
+                name: $0.name, columns: $0.columns, primaryKey: $0.primaryKey, conflict: $0.conflict, ordering: ordering,
+                openRowRule: $0.openRowRule)
         }
         let path = directory.appendingPathComponent("bench-sync-\(name)-\(UUID().uuidString).sqlite").path
-        let store = try SyncStore(path: path, schema: AppSchema(tables: tables, migrations: GeneratedSchema.migrations), userID: user, deviceID: name)
+        let store = try SyncStore(
+            path: path, schema: AppSchema(tables: tables, migrations: GeneratedSchema.migrations), userID: user, deviceID: name)
         let engine = SyncEngine(store: store, transport: timed) { credentials }
         var report = SyncReport()
         let cpuBefore = Measure.cpuSeconds()
-        let seconds = try await Measure.seconds { report = try await engine.syncNow() }
+        let seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
         let cpuSeconds = Measure.cpuSeconds() - cpuBefore
         let pulling = timed.pullSeconds
-        let query = timings.seconds(.query), decode = timings.seconds(.decode)
+        let query = timings.seconds(.query)
+        let decode = timings.seconds(.decode)
         return InitialSync(
             device: (store, engine), rows: report.pulled, seconds: seconds, query: query, decode: decode,
             apply: seconds - pulling, other: pulling - query - decode, peakMiB: Measure.peakMemoryMiB() ?? 0,
@@ -185,7 +203,7 @@ enum SyncBenchmark {
         _ = try await device.engine.syncNow()
         var times: [Double] = []
         for _ in 0..<50 {
-            times.append(try await Measure.seconds { _ = try await device.engine.syncNow() })
+            times.append(try await Measure.secondsAsync { _ = try await device.engine.syncNow() })
         }
         return Measure.median(times)
     }
@@ -217,7 +235,8 @@ final class TimedTransport: SyncTransport, @unchecked Sendable {
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
-        try await base.guardedUpdate(table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
+        try await base.guardedUpdate(
+            table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
     func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {

@@ -7,8 +7,14 @@ let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] 
     ("runtime", "pulling and writing session rows through the runtime beside raw SQLite (issue 4)", runRuntimeBenchmark),
     ("server", "upserts with the generated triggers and policies beside a bare table; a pull's plan (issue 3)", runServerBenchmark),
     ("sync", "initial sync of 100k sessions from PostgreSQL, and idle polls, lookback against exact (issue 5)", runSyncBenchmark),
-    ("merge", "the same edit history under column and whole-row merge: lost edits; column-merge upserts beside plain (issue 14)", runMergeBenchmark),
-    ("conflicts", "replaying 1,000 queued guarded updates, with 0% and 10% conflicts, beside the bare transport (issue 6)", runConflictBenchmark),
+    (
+        "merge", "the same edit history under column and whole-row merge: lost edits; column-merge upserts beside plain (issue 14)",
+        runMergeBenchmark
+    ),
+    (
+        "conflicts", "replaying 1,000 queued guarded updates, with 0% and 10% conflicts, beside the bare transport (issue 6)",
+        runConflictBenchmark
+    ),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -41,7 +41,7 @@ final class DemoDevice: @unchecked Sendable {
         do {
             let report = try await engine.syncNow()
             return "\(name) synced: pushed \(report.pushed), pulled \(report.pulled)"
-        } catch where error.code == .networkDisabled {
+        } catch  where error.code == .networkDisabled {
             return "\(name) could not sync: \(error.message)"
         }
     }

@@ -84,7 +84,9 @@ struct TimeTrackerDemo {
                 let end = session.endedMs.map { "ended \(Self.clock($0))" } ?? "running"
                 return "\(work.name) on the \(session.source.rawValue), started \(Self.clock(session.startedMs)), \(end)"
             }
-            print("  \(device.name.padding(toLength: 6, withPad: " ", startingAt: 0)) sees: " + (lines.isEmpty ? "no sessions" : lines.joined(separator: "; ")))
+            print(
+                "  \(device.name.padding(toLength: 6, withPad: " ", startingAt: 0)) sees: "
+                    + (lines.isEmpty ? "no sessions" : lines.joined(separator: "; ")))
         }
     }
 

@@ -42,6 +42,8 @@ extension HabitAppTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let merge = try Cargo.client("merge", file.path)
         #expect(merge.status == 0, "\(merge.output)")
-        #expect(merge.output.contains("merged: name=Stretch daily, per_week=5, updated_ms=1764540000500, device_id=phone, server_seq=42, dirty=1"))
+        #expect(
+            merge.output.contains(
+                "merged: name=Stretch daily, per_week=5, updated_ms=1764540000500, device_id=phone, server_seq=42, dirty=1"))
     }
 }

@@ -102,14 +102,16 @@ import Testing
         // Hidden by a policy: looks gone.
         let hidden = try await scene()
         try await hidden.a.edit(.tasks, hidden.id, ColumnValues(["title": .text("Mine")]))
-        try hidden.server.asOwner("create policy tasks_hide on public.tasks as restrictive for select to authenticated using (title <> 'Buy milk')")
+        try hidden.server.asOwner(
+            "create policy tasks_hide on public.tasks as restrictive for select to authenticated using (title <> 'Buy milk')")
         let hiddenReport = try await hidden.a.sync()
         #expect(hiddenReport.conflictsKeptServer == 1 && hidden.recorder.reads.first?.answer == nil)
 
         // At the base version, still meeting the filter: a policy denied it.
         let denied = try await scene()
         try await denied.a.edit(.tasks, denied.id, ColumnValues(["title": .text("Mine")]))
-        try denied.server.asOwner("create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
+        try denied.server.asOwner(
+            "create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
         let deniedReport = try await denied.a.sync()
         #expect(deniedReport.rejected == 1 && denied.recorder.sends.count == 1)
         let rejected = try #require(try denied.a.store.rejectedMutations().first)
@@ -136,7 +138,9 @@ import Testing
         let goneReport = try await gone.a.sync()
         #expect(goneReport.synced == 1 && goneReport.alreadyOnServer == 1)
         let send = try #require(gone.recorder.sends.first)
-        #expect(send.filters == [Filter("deleted_ms", .isNull)] && send.returning == ["id", "updated_at"] && send.values.columns == ["deleted_ms"])
+        #expect(
+            send.filters == [Filter("deleted_ms", .isNull)] && send.returning == ["id", "updated_at"]
+                && send.values.columns == ["deleted_ms"])
 
         // Deleted elsewhere: no longer meets `deleted_ms is null`; synced, already on the server.
         let twice = try await scene()
@@ -149,7 +153,8 @@ import Testing
         // A policy denied it: the rejected list.
         let denied = try await scene()
         try await denied.a.delete(.tasks, denied.id)
-        try denied.server.asOwner("create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
+        try denied.server.asOwner(
+            "create policy tasks_lock on public.tasks as restrictive for update to authenticated using (title <> 'Buy milk')")
         let deniedReport = try await denied.a.sync()
         #expect(deniedReport.rejected == 1)
         #expect(try denied.a.store.rejectedMutations().first?.operation == .delete)
@@ -160,7 +165,9 @@ import Testing
         try moved.server.asUser(user, "update public.tasks set title = 'Theirs' where id = $1", [moved.key])
         let movedReport = try await moved.a.sync()
         let conflict = try #require(moved.asked.all.first)
-        #expect(conflict.operation == .delete && conflict.local == nil && conflict.changedOnServer.isEmpty && conflict.conflictingColumns.isEmpty)
+        #expect(
+            conflict.operation == .delete && conflict.local == nil && conflict.changedOnServer.isEmpty
+                && conflict.conflictingColumns.isEmpty)
         #expect(movedReport.synced == 1 && movedReport.conflictsResolved == 1)
         #expect(try await moved.serverRow()?["deleted_ms"] != .null)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-@testable import SyncRuntime
 import Testing
+
+@testable import SyncRuntime
 
 /// The replay's limits on the real generated SQL: the resolver's failures, the third send, bases
 /// forwarded along queued edits and never moved by a pull, and a 5xx holding the writes behind it.
@@ -10,7 +11,9 @@ import Testing
 
     struct ResolverBroke: Error {}
 
-    func device(_ server: TestServer, _ recorder: RecordingTransport, resolver: ConflictResolver?, timeout: Duration = .seconds(30)) throws -> Device {
+    func device(_ server: TestServer, _ recorder: RecordingTransport, resolver: ConflictResolver?, timeout: Duration = .seconds(30)) throws
+        -> Device
+    {
         var configuration = Device.configuration(resolver: resolver)
         configuration.resolverTimeout = timeout
         configuration.warn = { _ in }
@@ -28,7 +31,13 @@ import Testing
     }
 
     @Test func aResolverThatThrowsOrTakesTooLongHoldsTheWrite() async throws {
-        for resolver in [{ _ in throw ResolverBroke() }, { _ in try await Task.sleep(for: .seconds(5)); return .keepLocal }] as [ConflictResolver] {
+        for resolver in [
+            { _ in throw ResolverBroke() },
+            { _ in
+                try await Task.sleep(for: .seconds(5))
+                return .keepLocal
+            },
+        ] as [ConflictResolver] {
             let server = try TestServer()
             let recorder = RecordingTransport(base: server.transport)
             let device = try device(server, recorder, resolver: resolver, timeout: .milliseconds(100))
@@ -44,11 +53,13 @@ import Testing
         let server = try TestServer()
         let recorder = RecordingTransport(base: server.transport)
         let asked = AskedConflicts()
-        let device = try device(server, recorder, resolver: { conflict in
-            asked.record(conflict)
-            try server.asUser(user, "update public.tasks set title = title || '+' where id = $1", [conflict.rowKey["id"]])
-            return .keepLocal
-        })
+        let device = try device(
+            server, recorder,
+            resolver: { conflict in
+                asked.record(conflict)
+                try server.asUser(user, "update public.tasks set title = title || '+' where id = $1", [conflict.rowKey["id"]])
+                return .keepLocal
+            })
         let id = try await conflictedTask(server, device)
         recorder.clear()
         let report = try await device.sync()
@@ -61,7 +72,12 @@ import Testing
         let server = try TestServer()
         let recorder = RecordingTransport(base: server.transport)
         let asked = AskedConflicts()
-        let device = try device(server, recorder, resolver: { asked.record($0); return .hold })
+        let device = try device(
+            server, recorder,
+            resolver: {
+                asked.record($0)
+                return .hold
+            })
         let id = UUID()
         try await device.save(TaskItem(id: id, title: "Buy milk"))
         try await device.sync()
@@ -78,7 +94,12 @@ import Testing
         let server = try TestServer()
         let recorder = RecordingTransport(base: server.transport)
         let asked = AskedConflicts()
-        let device = try device(server, recorder, resolver: { asked.record($0); return .keepLocal })
+        let device = try device(
+            server, recorder,
+            resolver: {
+                asked.record($0)
+                return .keepLocal
+            })
         let id = try await conflictedTask(server, device)
         let base = try #require(try device.store.pendingMutations().first?.baseVersion)
         let page = try await server.transport.pull(TaskItem.table, after: 0, limit: 100, as: Credentials(user))
@@ -100,14 +121,15 @@ import Testing
         try await device.sync()
         try await device.edit(.tasks, first, ColumnValues(["title": .text("Unavailable")]))
         try await device.edit(.tasks, second, ColumnValues(["title": .text("Call mum back")]))
-        try server.asOwner(script: """
-            create function public.refuse_unavailable() returns trigger language plpgsql as $$
-            begin
-              if new.title = 'Unavailable' then raise exception 'try later' using errcode = 'PT503'; end if;
-              return new;
-            end $$;
-            create trigger refuse_unavailable before update on public.tasks for each row execute function public.refuse_unavailable();
-            """)
+        try server.asOwner(
+            script: """
+                create function public.refuse_unavailable() returns trigger language plpgsql as $$
+                begin
+                  if new.title = 'Unavailable' then raise exception 'try later' using errcode = 'PT503'; end if;
+                  return new;
+                end $$;
+                create trigger refuse_unavailable before update on public.tasks for each row execute function public.refuse_unavailable();
+                """)
         recorder.clear()
         let error = await #expect(throws: SyncError.self) { try await device.sync() }
         #expect(error?.code == .syncFailed && error?.httpStatus == 503)

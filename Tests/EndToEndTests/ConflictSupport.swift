@@ -66,12 +66,14 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
             )
         } catch {
             lock.withLock {
-                recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: []))
+                recordedSends.append(
+                    Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: []))
             }
             throw error
         }
         let lost = lock.withLock {
-            recordedSends.append(Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: answer))
+            recordedSends.append(
+                Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: answer))
             defer { losesNextAnswer = false }
             return losesNextAnswer
         }

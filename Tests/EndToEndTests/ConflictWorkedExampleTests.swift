@@ -30,7 +30,8 @@ import Testing
         #expect(try phoneA.store.pendingMutations().map(\.baseVersion) == [t1])
 
         // 2. Phone B renames it too and sets the same `other`: the trigger moves the version to T2.
-        try await phoneB.edit(kind, id, ColumnValues(columns: [kind.text, kind.other], values: [.text("Buy almond milk"), kind.otherValue]))
+        try await phoneB.edit(
+            kind, id, ColumnValues(columns: [kind.text, kind.other], values: [.text("Buy almond milk"), kind.otherValue]))
         try await phoneB.sync()
         let t2 = try #require(try phoneB.row(kind, id)?[kind.version]?.versionText)
         #expect(t2 != t1)

@@ -1,8 +1,8 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
-import Testing
 import SyncTestSupport
+import Testing
 
 /// Devices (separate SQLite files) syncing through the PostgreSQL transport into the real
 /// generated SQL: one user's devices converge; another user's device sees and changes nothing
@@ -18,10 +18,15 @@ import SyncTestSupport
         // Offline, each device writes a row of every table.
         var activities: [Activity] = []
         for (index, device) in devices.enumerated() {
-            let activity = try await device.store.write { try $0.save(Activity(name: "Activity \(index)", metadata: #"{"b": \#(index), "a": [1, "x"]}"#)) }
+            let activity = try await device.store.write {
+                try $0.save(Activity(name: "Activity \(index)", metadata: #"{"b": \#(index), "a": [1, "x"]}"#))
+            }
             activities.append(activity)
             try await device.store.write { writer in
-                _ = try writer.save(Session(activityId: activity.id, startedMs: 1_000 * Int64(index), endedMs: 1_000 * Int64(index) + 500, note: "from \(index)"))
+                _ = try writer.save(
+                    Session(
+                        activityId: activity.id, startedMs: 1_000 * Int64(index), endedMs: 1_000 * Int64(index) + 500, note: "from \(index)"
+                    ))
                 _ = try writer.save(TaskItem(title: "Task \(index)", dueAt: SyncTimestamp("2026-10-18T13:00:27.486123+00:00")))
                 _ = try writer.save(TaskList(name: "List \(index)", icon: Data([0, UInt8(index), 255])))
             }
@@ -30,7 +35,9 @@ import SyncTestSupport
 
         // Then two devices edit the same activity (the later edit wins everywhere) and one
         // deletes another device's session.
-        let first = devices[0], last = devices[count - 1], shared = activities[0].id
+        let first = devices[0]
+        let last = devices[count - 1]
+        let shared = activities[0].id
         first.clock.advance(10)
         last.clock.advance(20)
         try await first.store.write { writer in
@@ -54,7 +61,10 @@ import SyncTestSupport
             #expect(serverRows.count == count, "\(table.name) on the server")
             for device in devices {
                 let local = try device.rows(of: table)
-                #expect(local == serverRows, "\(table.name) on \(device.name): \(local.filter { serverRows[$0.key] != $0.value }.map { "\($0.value) server \(String(describing: serverRows[$0.key]))" })")
+                #expect(
+                    local == serverRows,
+                    "\(table.name) on \(device.name): \(local.filter { serverRows[$0.key] != $0.value }.map { "\($0.value) server \(String(describing: serverRows[$0.key]))" })"
+                )
                 #expect(try device.dirtyCount() == 0)
             }
         }
@@ -66,7 +76,8 @@ import SyncTestSupport
 
     @Test func aSecondUserNeitherReceivesNorOverwritesTheFirstUsersRows() async throws {
         let server = try TestServer()
-        let alice = UUID(), bob = UUID()
+        let alice = UUID()
+        let bob = UUID()
         let alicesPhone = try Device("alice-phone", user: alice, transport: server.transport)
         let bobsPhone = try Device("bob-phone", user: bob, transport: server.transport)
         let alicesActivity = try await alicesPhone.store.write { try $0.save(Activity(name: "Alice's")) }

@@ -29,18 +29,29 @@ import Testing
         let server = try TestServer()
         #expect(Activity.table.ordering == .exact)
         let device = try Device("reader", user: user, transport: server.transport)
-        let firstID = UUID(), secondID = UUID()
-        let first = try server.database.connect(), second = try server.database.connect(), observer = try server.database.connect()
+        let firstID = UUID()
+        let secondID = UUID()
+        let first = try server.database.connect()
+        let second = try server.database.connect()
+        let observer = try server.database.connect()
 
         // The first transaction writes its row (taking a sequence number) and stays open.
         try begin(first)
         try insertActivity(firstID, "first", on: first)
         // The second writes its row on another connection: in exact mode it must wait for the
         // first to commit before it takes a sequence number.
-        let secondWrite = Task { try await Self.blocking { try begin(second); try insertActivity(secondID, "second", on: second) } }
-        #expect(await eventually {
-            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar) == "1"
-        })
+        let secondWrite = Task {
+            try await Self.blocking {
+                try begin(second)
+                try insertActivity(secondID, "second", on: second)
+            }
+        }
+        #expect(
+            await eventually {
+                (try? observer.execute(
+                    "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())"
+                ).scalar) == "1"
+            })
         try await device.sync()
         #expect(try device.rows(of: Activity.table).isEmpty)
 
@@ -64,15 +75,18 @@ import Testing
     /// timeout, and writes nothing.
     @Test func cancellingARequestCancelsItsStatementOnTheServer() async throws {
         let server = try TestServer()
-        let holder = try server.database.connect(), observer = try server.database.connect()
+        let holder = try server.database.connect()
+        let observer = try server.database.connect()
         try begin(holder)
         try insertActivity(UUID(), "holds the owner's lock", on: holder)
 
         let id = UUID()
-        let row = ColumnValues(columns: Activity.table.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" }, values: [
-            .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("waits"), .text("#000000"),
-            .bool(false), .double(0), .null, .int(1), .null, .text("phone"),
-        ])
+        let row = ColumnValues(
+            columns: Activity.table.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" },
+            values: [
+                .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("waits"), .text("#000000"),
+                .bool(false), .double(0), .null, .int(1), .null, .text("phone"),
+            ])
         let credentials = Credentials(userID: user, accessToken: "unused by libpq")
         let transport = server.transport
         let push = Task { () async -> SyncError? in
@@ -83,9 +97,12 @@ import Testing
                 return error
             }
         }
-        #expect(await eventually {
-            (try? observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar) == "1"
-        })
+        #expect(
+            await eventually {
+                (try? observer.execute(
+                    "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())"
+                ).scalar) == "1"
+            })
         let started = ContinuousClock.now
         push.cancel()
         let outcome = await push.value
@@ -93,7 +110,10 @@ import Testing
         let error = try #require(outcome, "the cancelled push went through")
         #expect(error.code == .cancelled)
         #expect(!error.isNetworkFailure)
-        #expect(try observer.execute("select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar == "0")
+        #expect(
+            try observer.execute(
+                "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())"
+            ).scalar == "0")
         try holder.execute("commit")
         #expect(try observer.execute("select count(*) from public.activities where id = $1", [id.uuidString]).scalar == "0")
     }

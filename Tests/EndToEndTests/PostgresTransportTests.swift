@@ -1,8 +1,9 @@
 import Foundation
 import HopeSchema
-@testable import SyncPostgres
 import SyncRuntime
 import Testing
+
+@testable import SyncPostgres
 
 /// The PostgreSQL transport's requests on the real generated SQL: values read back as the HTTP
 /// transport reads them, guarded writes, and refusals as PostgREST would report them.
@@ -13,43 +14,62 @@ import Testing
     /// plain values (as the device sends whole rows).
     func row(_ table: TableSchema, _ values: [String: SyncValue]) -> ColumnValues {
         let columns = table.columns.filter { $0.role != .serverSeq }
-        return ColumnValues(columns: columns.map(\.name), values: columns.map { column in
-            if let value = values[column.name] { return value }
-            switch column.role {
-            case .id: return .text(UUID().uuidString.lowercased())
-            case .owner: return .text(user.uuidString.lowercased())
-            case .updatedMs: return .int(1)
-            case .deviceId: return .text("test")
-            case .version: return .null
-            default: break
-            }
-            guard !column.isNullable else { return .null }
-            switch column.type {
-            case .bool: return .bool(false)
-            case .int: return .int(0)
-            case .double: return .double(0)
-            case .enumeration(let cases): return .text(cases[0])
-            default: return .text("")
-            }
-        })
+        return ColumnValues(
+            columns: columns.map(\.name),
+            values: columns.map { column in
+                if let value = values[column.name] { return value }
+                switch column.role {
+                case .id: return .text(UUID().uuidString.lowercased())
+                case .owner: return .text(user.uuidString.lowercased())
+                case .updatedMs: return .int(1)
+                case .deviceId: return .text("test")
+                case .version: return .null
+                default: break
+                }
+                guard !column.isNullable else { return .null }
+                switch column.type {
+                case .bool: return .bool(false)
+                case .int: return .int(0)
+                case .double: return .double(0)
+                case .enumeration(let cases): return .text(cases[0])
+                default: return .text("")
+                }
+            })
     }
 
     @Test func valuesReadBackAsTheHTTPTransportReadsThem() async throws {
         let server = try TestServer()
         let activity = UUID()
-        try await server.transport.upsert([row(Activity.table, [
-            "id": .text(activity.uuidString), "name": .text("Ünïcode \"quoted\""), "color": .text("#000"),
-            "archived": .bool(true), "sort_order": .double(-0.1), "metadata": .text(#"{"b": 1, "a": [true, null], "c": {"z": 1.50, "y": "é"}}"#),
-        ])], into: Activity.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [
+                row(
+                    Activity.table,
+                    [
+                        "id": .text(activity.uuidString), "name": .text("Ünïcode \"quoted\""), "color": .text("#000"),
+                        "archived": .bool(true), "sort_order": .double(-0.1),
+                        "metadata": .text(#"{"b": 1, "a": [true, null], "c": {"z": 1.50, "y": "é"}}"#),
+                    ])
+            ], into: Activity.table, as: Credentials(user))
         let list = UUID()
-        try await server.transport.upsert([row(TaskList.table, [
-            "id": .text(list.uuidString), "name": .text("List"), "position": .double(.infinity), "icon": .bytes(Data([0, 0x7f, 0xff])),
-        ])], into: TaskList.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [
+                row(
+                    TaskList.table,
+                    [
+                        "id": .text(list.uuidString), "name": .text("List"), "position": .double(.infinity),
+                        "icon": .bytes(Data([0, 0x7f, 0xff])),
+                    ])
+            ], into: TaskList.table, as: Credentials(user))
         let task = UUID()
-        try await server.transport.upsert([row(TaskItem.table, [
-            "id": .text(task.uuidString), "title": .text("Task"), "done": .bool(false),
-            "due_at": .text("2026-10-18T15:00:27.4861+02:00"),
-        ])], into: TaskItem.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [
+                row(
+                    TaskItem.table,
+                    [
+                        "id": .text(task.uuidString), "title": .text("Task"), "done": .bool(false),
+                        "due_at": .text("2026-10-18T15:00:27.4861+02:00"),
+                    ])
+            ], into: TaskItem.table, as: Credentials(user))
 
         let activities = try await server.rows(of: Activity.table, for: user)
         let readActivity = try #require(activities[activity.uuidString.lowercased()])
@@ -76,8 +96,9 @@ import Testing
     @Test func aGuardedUpdateAppliesOnlyAtTheVersionTheDeviceSaw() async throws {
         let server = try TestServer()
         let task = UUID()
-        try await server.transport.upsert([row(TaskItem.table, ["id": .text(task.uuidString), "title": .text("Before")])],
-                                          into: TaskItem.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [row(TaskItem.table, ["id": .text(task.uuidString), "title": .text("Before")])],
+            into: TaskItem.table, as: Credentials(user))
         let seen = try #require(try await server.transport.fetch(TaskItem.table, id: task, columns: ["updated_at"], as: Credentials(user)))
         let base = try #require(seen["updated_at"]?.text)
 
@@ -101,8 +122,9 @@ import Testing
 
         // An integer version, and another user who cannot see the row at all.
         let list = UUID()
-        try await server.transport.upsert([row(TaskList.table, ["id": .text(list.uuidString), "name": .text("L")])],
-                                          into: TaskList.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [row(TaskList.table, ["id": .text(list.uuidString), "name": .text("L")])],
+            into: TaskList.table, as: Credentials(user))
         let bumped = try await server.transport.guardedUpdate(
             TaskList.table, id: list, baseVersion: "1", set: ColumnValues(["name": .text("M")]),
             extraFilters: [], returning: ["version"], as: Credentials(user))
@@ -117,19 +139,22 @@ import Testing
     @Test func refusalsKeepTheSQLStateWithPostgRESTsStatus() async throws {
         let server = try TestServer()
         let activity = UUID()
-        try await server.transport.upsert([row(Activity.table, ["id": .text(activity.uuidString), "name": .text("Mine")])],
-                                          into: Activity.table, as: Credentials(user))
+        try await server.transport.upsert(
+            [row(Activity.table, ["id": .text(activity.uuidString), "name": .text("Mine")])],
+            into: Activity.table, as: Credentials(user))
 
         let foreign = await #expect(throws: SyncError.self) {
-            try await server.transport.upsert([row(Activity.table, ["id": .text(activity.uuidString), "name": .text("Theirs"), "updated_ms": .int(9)])],
-                                              into: Activity.table, as: Credentials(UUID()))
+            try await server.transport.upsert(
+                [row(Activity.table, ["id": .text(activity.uuidString), "name": .text("Theirs"), "updated_ms": .int(9)])],
+                into: Activity.table, as: Credentials(UUID()))
         }
         #expect(foreign?.code == .server)
         #expect(foreign?.serverError?.code == "42501" && foreign?.httpStatus == 403)
 
         let badEnum = await #expect(throws: SyncError.self) {
-            try await server.transport.upsert([row(Session.table, ["activity_id": .text(activity.uuidString), "started_ms": .int(1), "source": .text("tablet")])],
-                                              into: Session.table, as: Credentials(user))
+            try await server.transport.upsert(
+                [row(Session.table, ["activity_id": .text(activity.uuidString), "started_ms": .int(1), "source": .text("tablet")])],
+                into: Session.table, as: Credentials(user))
         }
         #expect(badEnum?.serverError?.code == "23514" && badEnum?.httpStatus == 400)
 
@@ -158,13 +183,14 @@ import Testing
         let activity = UUID().uuidString.lowercased()
         let newer = UUID().uuidString.lowercased()
         // A newer server knows a source this client does not.
-        try server.database.connect().execute(script: """
-            alter table public.sessions drop constraint sessions_source_check;
-            insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, source, updated_ms, device_id) values
-              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 1, 2, 'desktop', 1, 'd'),
-              ('\(newer)', '\(user.uuidString)', '\(activity)', 3, 4, 'tablet', 1, 'd'),
-              (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 5, 6, 'watch', 1, 'd');
-            """)
+        try server.database.connect().execute(
+            script: """
+                alter table public.sessions drop constraint sessions_source_check;
+                insert into public.sessions (id, user_id, activity_id, started_ms, ended_ms, source, updated_ms, device_id) values
+                  (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 1, 2, 'desktop', 1, 'd'),
+                  ('\(newer)', '\(user.uuidString)', '\(activity)', 3, 4, 'tablet', 1, 'd'),
+                  (gen_random_uuid(), '\(user.uuidString)', '\(activity)', 5, 6, 'watch', 1, 'd');
+                """)
         let page = try await server.transport.pull(Session.table, after: 0, limit: 10, as: Credentials(user))
         #expect(page.receivedCount == 3 && page.rows.count == 2)
         #expect(page.undecodable.map(\.key) == [newer])

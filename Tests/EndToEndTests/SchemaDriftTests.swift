@@ -68,4 +68,3 @@ import Testing
         await phone.engine.stop()
     }
 }
-

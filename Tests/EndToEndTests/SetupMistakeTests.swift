@@ -2,9 +2,10 @@ import Foundation
 import HopeSchema
 import Postgres
 import PostgresFixture
-@testable import SyncPostgres
 import SyncRuntime
 import Testing
+
+@testable import SyncPostgres
 
 /// Issue 9: a setup mistake is a configuration error that says what to fix (never the
 /// password), not "offline" retried for ever.
@@ -37,7 +38,8 @@ import Testing
 
     /// The test cluster trusts every local user, so a wrong password is shown with libpq's text.
     @Test func aWrongPasswordSaysToCheckItAndNeverShowsIt() {
-        let refusal = PostgresError(message: #"connection to server at "127.0.0.1", port 5432 failed: FATAL:  password authentication failed for user "app""#)
+        let refusal = PostgresError(
+            message: #"connection to server at "127.0.0.1", port 5432 failed: FATAL:  password authentication failed for user "app""#)
         let error = PostgresFailure.syncError(refusal, table: "activities")
         #expect(error.code == .configuration && error.message.contains("Check the user and password"))
         let unreachable = PostgresError(message: #"connection to server at "127.0.0.1", port 5432 failed: Connection refused"#)

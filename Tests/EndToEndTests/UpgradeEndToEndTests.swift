@@ -26,7 +26,9 @@ import UpgradeSchemaV2
         return (database, PostgresTransport(url: database.url))
     }
 
-    func device(_ name: String, _ schema: AppSchema, _ transport: PostgresTransport, path: String? = nil) throws -> (SyncStore, SyncEngine, String) {
+    func device(_ name: String, _ schema: AppSchema, _ transport: PostgresTransport, path: String? = nil) throws -> (
+        SyncStore, SyncEngine, String
+    ) {
         let path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(name)-\(UUID().uuidString).sqlite").path
         let store = try SyncStore(path: path, schema: schema, userID: user, deviceID: name)
         let engine = SyncEngine(store: store, transport: transport, configuration: Device.configuration) { [user] in Credentials(user) }
@@ -43,7 +45,8 @@ import UpgradeSchemaV2
 
         let habit = try await oldStore.write { try $0.save(UpgradeSchemaV1.Habit(name: "Run")) }
         let note = try await oldStore.write { try $0.save(UpgradeSchemaV1.Note(title: "Groceries")) }
-        try await oldEngine.syncNow(); try await newEngine.syncNow()
+        try await oldEngine.syncNow()
+        try await newEngine.syncNow()
         try await newStore.write { tx in
             var withEmoji = try #require(try tx.fetchOne(UpgradeSchemaV2.Habit.self, id: habit.id))
             withEmoji.emoji = "🏃"
@@ -83,7 +86,8 @@ import UpgradeSchemaV2
             recoloured.color = "#00FF00"
             try tx.save(recoloured)
         }
-        try await upgradedEngine.syncNow(); try await newEngine.syncNow()
+        try await upgradedEngine.syncNow()
+        try await newEngine.syncNow()
         let final = try #require(try await newStore.read { try $0.fetchOne(UpgradeSchemaV2.Habit.self, id: habit.id) })
         #expect(final.emoji == "🏃" && final.name == "Morning run" && final.color == "#00FF00")
         upgraded.close()

@@ -16,39 +16,60 @@ enum Catalog {
     }
 
     private static let queries: [(String, String)] = [
-        ("table", """
+        (
+            "table",
+            """
             select c.relname, c.relrowsecurity::text, c.relforcerowsecurity::text from pg_class c
             where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'S') order by 1
-            """),
-        ("column", """
+            """
+        ),
+        (
+            "column",
+            """
             select c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull::text,
               pg_get_expr(d.adbin, d.adrelid)
             from pg_attribute a join pg_class c on c.oid = a.attrelid
             left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
             where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped
             order by 1, 2
-            """),
-        ("constraint", """
+            """
+        ),
+        (
+            "constraint",
+            """
             select conrelid::regclass::text, conname, pg_get_constraintdef(oid) from pg_constraint
             where connamespace = 'public'::regnamespace order by 1, 2
-            """),
+            """
+        ),
         ("index", "select indexname, indexdef from pg_indexes where schemaname = 'public' order by 1"),
-        ("trigger", """
+        (
+            "trigger",
+            """
             select tgrelid::regclass::text, tgname, pg_get_triggerdef(oid), tgenabled::text from pg_trigger
             where not tgisinternal order by 1, 2
-            """),
-        ("function", """
+            """
+        ),
+        (
+            "function",
+            """
             select p.proname, pg_get_functiondef(p.oid) from pg_proc p
             where p.pronamespace = 'public'::regnamespace order by 1
-            """),
-        ("policy", """
+            """
+        ),
+        (
+            "policy",
+            """
             select tablename, policyname, cmd, roles::text, coalesce(qual, ''), coalesce(with_check, '')
             from pg_policies where schemaname = 'public' order by 1, 2
-            """),
-        ("grant", """
+            """
+        ),
+        (
+            "grant",
+            """
             select c.relname, g.grantee::regrole::text, g.privilege_type from pg_class c,
               aclexplode(c.relacl) g
             where c.relnamespace = 'public'::regnamespace order by 1, 2, 3
-            """),
+            """
+        ),
     ]
 }

@@ -50,8 +50,10 @@ func jsonObject(_ stamps: [String: String]) -> String {
 
 /// The server's stamps of a row, decoded.
 func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws -> [String: String]? {
-    guard let text = try server.connection.execute(
-        "select column_stamps::text from public.\(table) where id = $1", [id.text]).scalar
+    guard
+        let text = try server.connection.execute(
+            "select column_stamps::text from public.\(table) where id = $1", [id.text]
+        ).scalar
     else { return nil }
     return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
 }
@@ -241,15 +243,17 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         #expect(inserted == Dictionary(uniqueKeysWithValues: Self.activityStamped.map { ($0, stamp(400, "w")) }))
 
         // A device with stamps renames at 600; a whole-row client writes at 500 (name and color).
-        let renamed = DeviceCopy(activity(id, user: user, name: "whole", updatedMs: 400, device: "w"), stamped: Self.activityStamped, at: 400, by: "w")
-            .setting("name", to: "renamed", at: 600, by: "s")
+        let renamed = DeviceCopy(
+            activity(id, user: user, name: "whole", updatedMs: 400, device: "w"), stamped: Self.activityStamped, at: 400, by: "w"
+        )
+        .setting("name", to: "renamed", at: 600, by: "s")
         #expect(try server.upsert("activities", as: user, [renamed.row]) == 1)
         var whole = activity(id, user: user, name: "whole again", updatedMs: 500, device: "w")
         whole["color"] = "#123456"
         #expect(try server.upsert("activities", as: user, [whole]) == 1)
         let row = try content(server, "activities")
-        #expect(row["name"] == "renamed")  // 600 beats the whole-row client's 500
-        #expect(row["color"] == "#123456")  // 500 beats 400
+        #expect(row["name"] == "renamed") // 600 beats the whole-row client's 500
+        #expect(row["color"] == "#123456") // 500 beats 400
         let stamps = try #require(try storedStamps(server, "activities", id))
         #expect(stamps["name"] == stamp(600, "s"))
         for column in Self.activityStamped where column != "name" {
@@ -332,8 +336,9 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
             try server.upsert("sessions", as: user, [running.row])
             let before = try seq(server, "sessions")
             let newcomer = UUID()
-            let newer = DeviceCopy(session(newcomer, user: user, start: 5_000, updatedMs: newcomerMs, device: "watch"),
-                                   stamped: Self.sessionStamped, at: newcomerMs, by: "watch")
+            let newer = DeviceCopy(
+                session(newcomer, user: user, start: 5_000, updatedMs: newcomerMs, device: "watch"),
+                stamped: Self.sessionStamped, at: newcomerMs, by: "watch")
             try server.upsert("sessions", as: user, [newer.row])
             let closed = try content(server, "sessions")
             #expect(closed["ended_ms"] == "5000")
@@ -410,7 +415,9 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
     @Test func jsonNestedDeeperThanDevicesReadIsRefused() throws {
         let server = try ServerDatabase.make()
         func sqlState(depth: Int) -> String? {
-            var row = baseActivity.setting("metadata", to: String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth), at: 300, by: "b").row
+            var row = baseActivity.setting(
+                "metadata", to: String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth), at: 300, by: "b"
+            ).row
             row["id"] = UUID().text
             return server.refusal(upserting: row, into: "activities", as: user)
         }
@@ -477,8 +484,10 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         table.merge = .row
         let schema = Schema(tables: [table])
         let server = try ServerDatabase.make(schema)
-        #expect(try server.connection.execute(
-            "select count(*) from information_schema.columns where table_name = 'activities' and column_name = 'column_stamps'").scalar == "0")
+        #expect(
+            try server.connection.execute(
+                "select count(*) from information_schema.columns where table_name = 'activities' and column_name = 'column_stamps'"
+            ).scalar == "0")
         try server.upsert("activities", as: user, [activity(id, user: user, name: "Work", updatedMs: 100, device: "a")])
         var rename = activity(id, user: user, name: "Deep work", updatedMs: 200, device: "phone")
         rename["color"] = "#000000"

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import PostgresFixture
 import SyncSchema
-import Testing
 import SyncTestSupport
+import Testing
 
 /// server_seq is taken when a row is written, not when it commits. Two real connections show
 /// what that does to a pull that walks server_seq, with and without exact ordering.
@@ -76,7 +76,9 @@ import SyncTestSupport
         let stranger = UUID()
         try server.connection.request(asUser: stranger) {
             try $0.execute("set local lock_timeout = '10s'")
-            try ServerDatabase.upsert("exact_events", [["id": UUID().text, "user_id": stranger.text, "body": "other", "updated_ms": "1", "device_id": "d"]], on: $0)
+            try ServerDatabase.upsert(
+                "exact_events", [["id": UUID().text, "user_id": stranger.text, "body": "other", "updated_ms": "1", "device_id": "d"]],
+                on: $0)
         }
 
         // The same owner's next request, on a connection of its own, waits for the slow one.
@@ -151,11 +153,11 @@ import SyncTestSupport
     private func waitForAdvisoryLockWaiter() throws {
         for _ in 0..<600 {
             let waiting = try server.connection.execute(
-                "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())").scalar
+                "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())"
+            ).scalar
             if waiting != "0" { return }
             usleep(50_000)
         }
         Issue.record("the second request never waited for the owner's lock")
     }
 }
-

@@ -9,7 +9,8 @@ import Testing
 /// over the schema.sql generated beside it: for the project's schema.yaml and every reference
 /// schema and fixture app. It runs as `supabase test db` would, and leaves the database as it found it.
 @Suite struct GeneratedPgTAPTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let references = packageRoot.appendingPathComponent("Tests/SyncGeneratorTests/References")
     static let referenceCases = (try? FileManager.default.contentsOfDirectory(atPath: references.path).sorted()) ?? []
     static let fixtures = ["Tests/Fixtures/Upgrade/v1", "Tests/Fixtures/Upgrade/v2", "Tests/Fixtures/HabitApp"]
@@ -72,7 +73,8 @@ import Testing
         let generated = Self.packageRoot.appendingPathComponent("Generated")
         let connection = try Self.prepare(generated)
         let tests = try String(contentsOf: generated.appendingPathComponent(SupabaseTestRenderer.path), encoding: .utf8)
-        let count = "select (select count(*) from public.activities) + (select count(*) from public.sessions) + (select count(*) from public.tasks) + (select count(*) from public.task_lists)"
+        let count =
+            "select (select count(*) from public.activities) + (select count(*) from public.sessions) + (select count(*) from public.tasks) + (select count(*) from public.task_lists)"
         #expect(try TAPRun(file: tests, on: connection).allPassed)
         #expect(try connection.execute(count).scalar == "0")
         #expect(try TAPRun(file: tests, on: connection).allPassed)

@@ -51,11 +51,15 @@ import Testing
 
     @Test func aSoftDeleteLosesToANewerEdit() throws {
         try server.upsert("activities", as: user, [activity(id, user: user, name: "edited", updatedMs: 200, device: "b")])
-        #expect(try server.upsert("activities", as: user, [activity(id, user: user, name: "first", updatedMs: 150, device: "c", deletedMs: 150)]) == 0)
+        #expect(
+            try server.upsert(
+                "activities", as: user, [activity(id, user: user, name: "first", updatedMs: 150, device: "c", deletedMs: 150)]) == 0)
         #expect(try stored().deleted == nil)
         #expect(try stored().name == "edited")
         // A delete newer than the edit wins like any write.
-        #expect(try server.upsert("activities", as: user, [activity(id, user: user, name: "edited", updatedMs: 201, device: "c", deletedMs: 201)]) == 1)
+        #expect(
+            try server.upsert(
+                "activities", as: user, [activity(id, user: user, name: "edited", updatedMs: 201, device: "c", deletedMs: 201)]) == 1)
         #expect(try stored().deleted == "201")
     }
 
@@ -71,7 +75,8 @@ import Testing
     @Test func serverSeqStrictlyIncreasesForAcceptedWritesOnly() throws {
         var last = try stored().seq
         for (updatedMs, accepted) in [(105, true), (104, false), (105, false), (110, true), (111, true), (90, false)] {
-            let changed = try server.upsert("activities", as: user, [activity(id, user: user, name: "v\(updatedMs)", updatedMs: updatedMs, device: "b")])
+            let changed = try server.upsert(
+                "activities", as: user, [activity(id, user: user, name: "v\(updatedMs)", updatedMs: updatedMs, device: "b")])
             let seq = try stored().seq
             #expect(changed == (accepted ? 1 : 0))
             if accepted { #expect(seq > last) } else { #expect(seq == last) }
@@ -84,11 +89,13 @@ import Testing
         let third = UUID()
         try server.upsert("activities", as: user, [activity(second, user: user, name: "second", updatedMs: 500, device: "b")])
         let seqBefore = try #require(Int(try server.row("activities", second)?["server_seq"] ?? ""))
-        let changed = try server.upsert("activities", as: user, [
-            activity(id, user: user, name: "first newer", updatedMs: 101, device: "b"),
-            activity(second, user: user, name: "second older", updatedMs: 499, device: "b"),
-            activity(third, user: user, name: "third new", updatedMs: 1, device: "b"),
-        ])
+        let changed = try server.upsert(
+            "activities", as: user,
+            [
+                activity(id, user: user, name: "first newer", updatedMs: 101, device: "b"),
+                activity(second, user: user, name: "second older", updatedMs: 499, device: "b"),
+                activity(third, user: user, name: "third new", updatedMs: 1, device: "b"),
+            ])
         #expect(changed == 2)
         #expect(try stored().name == "first newer")
         #expect(try server.row("activities", second)?["name"] == "second")

@@ -35,9 +35,11 @@ import Testing
         let user = UUID()
         let ids = (0..<3).map { _ in UUID() }
         try connection.request(asUser: user) { connection in
-            try ServerDatabase.upsert("sessions", ids.enumerated().map { index, id in
-                session(id, user: user, start: index * 10, end: index * 10 + 5, updatedMs: 1)
-            }, on: connection)
+            try ServerDatabase.upsert(
+                "sessions",
+                ids.enumerated().map { index, id in
+                    session(id, user: user, start: index * 10, end: index * 10 + 5, updatedMs: 1)
+                }, on: connection)
         }
         let before = try connection.execute("select id, started_ms, server_seq from public.sessions order by id").rows
 
@@ -91,11 +93,17 @@ import Testing
 
     @Test func everyFunctionHasAnEmptySearchPath() throws {
         let connection = try ServerDatabase.make().connection
-        let functions = try connection.execute("""
+        let functions = try connection.execute(
+            """
             select proname, coalesce(array_to_string(proconfig, ','), '') from pg_proc
             where pronamespace = 'public'::regnamespace order by 1
-            """).rows
-        #expect(functions.map { $0[0] } == ["activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "task_lists_before_write", "tasks_before_write"])
+            """
+        ).rows
+        #expect(
+            functions.map { $0[0] } == [
+                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "task_lists_before_write",
+                "tasks_before_write",
+            ])
         for function in functions {
             #expect(function[1] == "search_path=\"\"", "\(function[0] ?? "")")
         }

@@ -75,7 +75,8 @@ import Testing
                 try server.upsert("sessions", as: user, [session(ids[index], user: user, start: 300, updatedMs: 10)])
             }
             let open = try server.connection.execute(
-                "select id from public.sessions where ended_ms is null").rows.compactMap { $0[0] }
+                "select id from public.sessions where ended_ms is null"
+            ).rows.compactMap { $0[0] }
             #expect(open == [ids[1].text], "arrival order \(order)")
             #expect(try server.row("sessions", ids[0])?["ended_ms"] == "300")
         }

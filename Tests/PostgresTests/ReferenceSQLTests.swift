@@ -31,14 +31,17 @@ import Testing
             var values: [String?] = [id, UUID().uuidString.lowercased()]
             for column in table.syncedColumns where column.role == .user && !column.isNullable && column.defaultValue == nil {
                 columns.append(column.name)
-                values.append(column.type == .int ? "1" : column.type == .double ? "1.5" : column.type == .bool ? "true" : column.type == .json ? "{}" : "x")
+                values.append(
+                    column.type == .int
+                        ? "1" : column.type == .double ? "1.5" : column.type == .bool ? "true" : column.type == .json ? "{}" : "x")
             }
             if table.conflict == .lww {
                 columns += ["updated_ms", "device_id"]
                 values += ["1", "d"]
             }
             let placeholders = (1...values.count).map { "$\($0)" }.joined(separator: ", ")
-            _ = try connection.execute("insert into public.\(table.name) (\(columns.joined(separator: ", "))) values (\(placeholders))", values)
+            _ = try connection.execute(
+                "insert into public.\(table.name) (\(columns.joined(separator: ", "))) values (\(placeholders))", values)
             for column in table.columns {
                 guard case .text(let text)? = column.defaultValue else { continue }
                 let stored = try connection.execute("select \(column.name)::text from public.\(table.name) where id = $1", [id]).scalar

@@ -46,7 +46,7 @@ import Testing
         let broken = sql.replacingOccurrences(of: "\ncommit;\n", with: "\nselect 1 / 0;\ncommit;\n")
         #expect(broken != sql)
         #expect(throws: PostgresError.self) { try connection.execute(script: broken) }
-        try connection.execute("rollback")  // the failed transaction, as a client would end it
+        try connection.execute("rollback") // the failed transaction, as a client would end it
         #expect(try Catalog.dump(connection) == before)
     }
 }

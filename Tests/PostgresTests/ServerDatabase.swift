@@ -25,13 +25,15 @@ struct ServerDatabase {
         let columns = rows[0].keys.sorted()
         var parameters: [String?] = []
         let tuples = rows.map { row in
-            "(" + columns.map { column in
-                parameters.append(row[column] ?? nil)
-                return "$\(parameters.count)"
-            }.joined(separator: ", ") + ")"
+            "("
+                + columns.map { column in
+                    parameters.append(row[column] ?? nil)
+                    return "$\(parameters.count)"
+                }.joined(separator: ", ") + ")"
         }
         let updates = columns.filter { $0 != "id" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let sql = "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
+        let sql =
+            "insert into public.\(table) (\(columns.joined(separator: ", "))) values \(tuples.joined(separator: ", ")) on conflict (id) do update set \(updates)"
         return try connection.execute(sql, parameters).affectedRows
     }
 

@@ -25,10 +25,11 @@ import Testing
     /// A database as an older hope-sync left it: the same index, unique across all owners.
     private func shippedGlobally() throws -> ServerDatabase {
         let server = try ServerDatabase.make(Self.schema)
-        try server.connection.execute(script: """
-            drop index public.tags_name_key;
-            create unique index tags_name_key on public.tags (name);
-            """)
+        try server.connection.execute(
+            script: """
+                drop index public.tags_name_key;
+                create unique index tags_name_key on public.tags (name);
+                """)
         return server
     }
 
@@ -51,11 +52,13 @@ import Testing
         #expect(refused.sqlState == "23505", "the old index leaks alice's value to bob")
 
         let sql = try TestSchema.renderer.migrationSQL(Self.perOwner)
-        #expect(sql.hasSuffix("""
-            drop index if exists public.tags_name_key;
-            create unique index if not exists tags_name_key on public.tags (user_id, name);
+        #expect(
+            sql.hasSuffix(
+                """
+                drop index if exists public.tags_name_key;
+                create unique index if not exists tags_name_key on public.tags (user_id, name);
 
-            """))
+                """))
         try server.connection.execute(script: sql)
         #expect(try server.upsert("tags", as: bob, [tag("work", user: bob)]) == 1)
         #expect(throws: PostgresError.self) { try server.upsert("tags", as: alice, [tag("work", user: alice)]) }
@@ -66,7 +69,7 @@ import Testing
         try server.upsert("tags", as: alice, [tag("work", user: alice)])
         let sql = try TestSchema.renderer.schemaSQL(Self.schema)
         try server.connection.execute(script: sql)
-        try server.connection.execute(script: sql)  // twice: still idempotent
+        try server.connection.execute(script: sql) // twice: still idempotent
         #expect(try server.upsert("tags", as: bob, [tag("work", user: bob)]) == 1)
     }
 

@@ -20,7 +20,8 @@ import Testing
     @Test func theGeneratedSchemaPassesAndTheForgottenPasteFails() throws {
         let database = try PostgresCluster.createDatabase()
         let connection = try database.connect()
-        try connection.execute(script: String(contentsOf: Self.root.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
+        try connection.execute(
+            script: String(contentsOf: Self.root.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
         let passing = verify(database.url)
         #expect(passing.status == 0, "\(passing.out)\(passing.error)")
 
@@ -39,4 +40,3 @@ import Testing
         #expect(!(result.error + result.out).contains("hunter2secret"))
     }
 }
-

@@ -18,11 +18,13 @@ import Testing
             try Self.write(directory, "supabase/access.sql.mustache") { source in
                 source.replacingOccurrences(of: "_select_own", with: "_owner_reads")
                     .replacingOccurrences(of: "(select auth.uid())", with: "auth.uid()")
-                    .replacingOccurrences(of: "grant select, insert, update on table public.{{table}} to authenticated;",
-                                          with: "grant select, insert on table public.{{table}} to authenticated;")
+                    .replacingOccurrences(
+                        of: "grant select, insert, update on table public.{{table}} to authenticated;",
+                        with: "grant select, insert on table public.{{table}} to authenticated;")
             }
             try Self.write(directory, "supabase/triggers.sql.mustache") { source in
-                source.replacingOccurrences(of: "create or replace trigger {{table}}_before_write", with: "create or replace trigger {{table}}_settle_write")
+                source.replacingOccurrences(
+                    of: "create or replace trigger {{table}}_before_write", with: "create or replace trigger {{table}}_settle_write")
             }
             renderer = SupabaseRenderer(templates: try TemplateSet(directory: directory))
         }
@@ -57,18 +59,20 @@ import Testing
         #expect(builtIn.findings.contains { $0.message == "trigger sessions_before_write" })
         #expect(builtIn.findings.contains { $0.message == "update for authenticated" })
 
-        try connection.execute(script: """
-            drop policy sessions_owner_reads on public.sessions;
-            alter table public.tasks disable trigger tasks_settle_write;
-            drop policy tasks_insert_own on public.tasks;
-            create policy tasks_insert_own on public.tasks for insert to authenticated with check (true);
-            """)
+        try connection.execute(
+            script: """
+                drop policy sessions_owner_reads on public.sessions;
+                alter table public.tasks disable trigger tasks_settle_write;
+                drop policy tasks_insert_own on public.tasks;
+                create policy tasks_insert_own on public.tasks for insert to authenticated with check (true);
+                """)
         let drift = try verify()
-        #expect(drift.findings.map(\.message) == [
-            "policy sessions_owner_reads",
-            "trigger tasks_settle_write (disabled)",
-            "policy tasks_insert_own is not the owner-only policy (it has with check true)",
-        ])
+        #expect(
+            drift.findings.map(\.message) == [
+                "policy sessions_owner_reads",
+                "trigger tasks_settle_write (disabled)",
+                "policy tasks_insert_own is not the owner-only policy (it has with check true)",
+            ])
         for finding in drift.findings {
             try connection.execute(script: finding.fix!)
         }
@@ -79,19 +83,22 @@ import Testing
     /// not the trigger the templates make.
     @Test func aTriggerOfTheRightNameDoingSomethingElseIsReported() throws {
         let connection = try ServerDatabase.make().connection
-        try connection.execute(script: """
-            drop trigger activities_before_write on public.activities;
-            create trigger activities_before_write after insert on public.activities
-              for each row execute function public.activities_before_write();
-            """)
+        try connection.execute(
+            script: """
+                drop trigger activities_before_write on public.activities;
+                create trigger activities_before_write after insert on public.activities
+                  for each row execute function public.activities_before_write();
+                """)
         let report = try SchemaVerifier(renderer: TestSchema.renderer)
             .verify(TestSchema.current, migrations: TestSchema.migrations, connection: connection)
-        #expect(report.findings.map(\.message) == [
-            "trigger activities_before_write is after insert for each row execute public.activities_before_write, "
-                + "expected before insert or update for each row execute public.activities_before_write",
-        ])
+        #expect(
+            report.findings.map(\.message) == [
+                "trigger activities_before_write is after insert for each row execute public.activities_before_write, "
+                    + "expected before insert or update for each row execute public.activities_before_write"
+            ])
         try connection.execute(script: report.findings[0].fix!)
-        #expect(try SchemaVerifier(renderer: TestSchema.renderer)
-            .verify(TestSchema.current, migrations: TestSchema.migrations, connection: connection).findings == [])
+        #expect(
+            try SchemaVerifier(renderer: TestSchema.renderer)
+                .verify(TestSchema.current, migrations: TestSchema.migrations, connection: connection).findings == [])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
 import PostgresFixture
-@testable import SyncGenerator
 import SyncSchema
 import Testing
+
+@testable import SyncGenerator
 
 /// `generate verify` knows the past from Generated/schema.snapshot.json, which records each
 /// migration's changes by name: it names the same migrations as the full plan does.
@@ -12,8 +13,9 @@ import Testing
         let database = try PostgresCluster.createDatabase()
         try database.connect().execute(script: try TestSchema.renderer.migrationSQL(TestSchema.initialMigration))
         let entries = TestSchema.migrations.map { migration in
-            Snapshot.Entry(number: migration.number, name: migration.name, stamp: "20260101000000",
-                           changes: migration.changes.map(\.recorded), sqliteSHA256: "", supabaseSHA256: "")
+            Snapshot.Entry(
+                number: migration.number, name: migration.name, stamp: "20260101000000",
+                changes: migration.changes.map(\.recorded), sqliteSHA256: "", supabaseSHA256: "")
         }
         let verifier = SchemaVerifier(renderer: TestSchema.renderer)
         let fromSnapshot = try verifier.verify(

@@ -59,19 +59,24 @@ import Testing
 
     @Test func aDroppedTriggerPolicyAndDisabledSecurityAreEachReported() throws {
         let (database, connection) = try migrated()
-        try connection.execute(script: """
-            drop trigger sessions_after_write on public.sessions;
-            drop policy tasks_update_own on public.tasks;
-            alter table public.task_lists disable row level security;
-            alter table public.activities add column legacy text;
-            alter table public.tasks disable trigger tasks_updated_at;
-            revoke delete on public.activities from service_role;
-            """)
+        try connection.execute(
+            script: """
+                drop trigger sessions_after_write on public.sessions;
+                drop policy tasks_update_own on public.tasks;
+                alter table public.task_lists disable row level security;
+                alter table public.activities add column legacy text;
+                alter table public.tasks disable trigger tasks_updated_at;
+                revoke delete on public.activities from service_role;
+                """)
         let report = try verify(database)
         #expect(!report.isComplete)
         #expect(verifier.outcome(TestSchema.current, migrations: TestSchema.migrations, databaseURL: database.url).status == 1)
         let kinds = report.findings.map { "\($0.table ?? "-") \($0.kind.rawValue)" }.sorted()
-        #expect(kinds == ["activities extraColumn", "activities grant", "sessions trigger", "task_lists rowLevelSecurity", "tasks policy", "tasks trigger"])
+        #expect(
+            kinds == [
+                "activities extraColumn", "activities grant", "sessions trigger", "task_lists rowLevelSecurity", "tasks policy",
+                "tasks trigger",
+            ])
         #expect(report.findings.contains { $0.kind == .grant && $0.message == "delete for service_role" })
         for finding in report.findings where !finding.isNote {
             // The tag migration re-created sessions' triggers last.
@@ -91,11 +96,12 @@ import Testing
     /// that puts the owner-only one back; another permissive policy is a note to look at.
     @Test func aWeakenedPolicyIsReportedAndAnExtraOneNoted() throws {
         let (database, connection) = try migrated()
-        try connection.execute(script: """
-            drop policy sessions_select_own on public.sessions;
-            create policy sessions_select_own on public.sessions for select to authenticated using (true);
-            create policy tasks_shared on public.tasks for select to authenticated using (done);
-            """)
+        try connection.execute(
+            script: """
+                drop policy sessions_select_own on public.sessions;
+                create policy sessions_select_own on public.sessions for select to authenticated using (true);
+                create policy tasks_shared on public.tasks for select to authenticated using (done);
+                """)
         let report = try verify(database)
         #expect(!report.isComplete)
         let weakened = try #require(report.findings.first { $0.kind == .policy })
@@ -114,10 +120,11 @@ import Testing
 
     @Test func anOutdatedTriggerFunctionIsReported() throws {
         let (database, connection) = try migrated()
-        try connection.execute(script: """
-            create or replace function public.activities_before_write() returns trigger language plpgsql
-            set search_path = '' as $$ begin return new; end $$;
-            """)
+        try connection.execute(
+            script: """
+                create or replace function public.activities_before_write() returns trigger language plpgsql
+                set search_path = '' as $$ begin return new; end $$;
+                """)
         let report = try verify(database)
         let finding = try #require(report.findings.first)
         #expect(report.findings.count == 1)
@@ -146,7 +153,10 @@ import Testing
         let (database, connection) = try migrated()
         try connection.execute("drop index public.sessions_started_ms_idx")
         let text = try verify(database).description
-        #expect(text.contains("sessions:\n  missing: index sessions_started_ms_idx\n    fix: apply migration 0001_initial, or run:\n      create index if not exists sessions_started_ms_idx on public.sessions (started_ms);"))
+        #expect(
+            text.contains(
+                "sessions:\n  missing: index sessions_started_ms_idx\n    fix: apply migration 0001_initial, or run:\n      create index if not exists sessions_started_ms_idx on public.sessions (started_ms);"
+            ))
         #expect(text.contains("activities: ok"))
         #expect(text.hasSuffix("1 missing: the database does not match schema.yaml."))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncGenerator
 
 /// The built-in templates are compiled into `generate` (BuiltInTemplates.swift), so an

@@ -49,7 +49,10 @@ import Testing
         try project.writeSchema(Self.before + "\n      mood: text\n")
         let result = project.run()
         #expect(result.status == 65)
-        #expect(result.error == "\(project.schemaPath):6:7: error: new column 'sessions.mood' is NOT NULL without a default; hint: existing rows and old clients have no value for it: make it nullable ('text?') or give it a default")
+        #expect(
+            result.error
+                == "\(project.schemaPath):6:7: error: new column 'sessions.mood' is NOT NULL without a default; hint: existing rows and old clients have no value for it: make it nullable ('text?') or give it a default"
+        )
         #expect(first == (try project.generatedTree()))
     }
 

@@ -14,12 +14,18 @@ import Testing
 /// the run, printed on failure); `HOPE_RANDOM_SCHEMAS=n` runs more.
 @Suite struct RandomSchemaTests {
     /// Names the validator accepts (those it refuses, such as `self` or `strings`, have bad-schema tests).
-    static let tableNames = ["selves", "local_migrations", "open_row_rules", "pull_orderings", "tables", "migrations",
-                             "note_2s", "note2s", "a_bs", "a__bs", "inits", "codings", "events", "columns_", "row_s"]
-    static let columnNames = ["self", "init", "type", "string", "data", "bool", "double", "note_2", "note2", "a_b", "a__b",
-                              "server__seq", "coding_keys", "table_schema", "protocol", "foundation", "swift", "sync_runtime",
-                              "value", "default_", "x1", "title"]
-    static let texts = ["", "it's", "\"#\"##", "a\tb", "a\rb", "a\r\nb", "A\\#(1)B\\#nC\\#", "x\u{202E}y", "☕ café", "\\", "\u{7F}", "line\nbreak", "#"]
+    static let tableNames = [
+        "selves", "local_migrations", "open_row_rules", "pull_orderings", "tables", "migrations",
+        "note_2s", "note2s", "a_bs", "a__bs", "inits", "codings", "events", "columns_", "row_s",
+    ]
+    static let columnNames = [
+        "self", "init", "type", "string", "data", "bool", "double", "note_2", "note2", "a_b", "a__b",
+        "server__seq", "coding_keys", "table_schema", "protocol", "foundation", "swift", "sync_runtime",
+        "value", "default_", "x1", "title",
+    ]
+    static let texts = [
+        "", "it's", "\"#\"##", "a\tb", "a\rb", "a\r\nb", "A\\#(1)B\\#nC\\#", "x\u{202E}y", "☕ café", "\\", "\u{7F}", "line\nbreak", "#",
+    ]
     static let enumValues = ["$$", "*/", "☕", "in progress", "in-progress", "Open", "open", "self", "default", "1st", "value"]
 
     @Test func randomSchemasCompileApplyAndKeepTheirDefaults() throws {
@@ -44,7 +50,8 @@ import Testing
             let name = "random schema \(index) of seed \(seed):\n\(yaml)"
             try SwiftOutputTests.typeCheck(scratch.appendingPathComponent("swift"), name: name)
             try RustOutputTests.compileAndCompareMigrations(scratch)
-            try ReferenceSQLiteTests.applyAndCompareDefaults(parse(yaml).schema, sqlite: scratch.appendingPathComponent("sqlite"), name: name)
+            try ReferenceSQLiteTests.applyAndCompareDefaults(
+                parse(yaml).schema, sqlite: scratch.appendingPathComponent("sqlite"), name: name)
             try applyOnPostgreSQL(output.tree, name: name)
         }
         // The pool is meant to reach the compilers: most schemas must be accepted.
@@ -69,16 +76,20 @@ import Testing
         var yaml = "tables:\n"
         for table in random.pick(tableNames, count: 1 + random.next(3)) {
             yaml += "  \(table):\n"
-            if random.next(3) == 0 { yaml += "    conflict: { mode: version, version: \(random.next(2) == 0 ? "integer" : "timestamp") }\n" }
+            if random.next(3) == 0 {
+                yaml += "    conflict: { mode: version, version: \(random.next(2) == 0 ? "integer" : "timestamp") }\n"
+            }
             yaml += "    columns:\n"
             for column in random.pick(columnNames, count: 1 + random.next(5)) {
                 switch random.next(6) {
                 case 0: yaml += "      \(column): { type: text, default: \(quoted(random.pick(texts, count: 1)[0])) }\n"
                 case 1:
                     let values = random.pick(enumValues, count: 1 + random.next(4))
-                    yaml += "      \(column): { type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.next(values.count)])) }\n"
+                    yaml +=
+                        "      \(column): { type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.next(values.count)])) }\n"
                 case 2: yaml += "      \(column): { type: uuid, default: \"0f8fad5b-d9cb-469f-a165-70867728950e\" }\n"
-                case 3: yaml += "      \(column): { type: json, default: { \(quoted(random.pick(texts, count: 1)[0])): [1, \"\\u202E\"] } }\n"
+                case 3:
+                    yaml += "      \(column): { type: json, default: { \(quoted(random.pick(texts, count: 1)[0])): [1, \"\\u202E\"] } }\n"
                 case 4: yaml += "      \(column): { type: double, default: -0.5 }\n"
                 default: yaml += "      \(column): \(["int?", "bool?", "bytes?", "timestamp?", "text?"][random.next(5)])\n"
                 }

@@ -25,7 +25,8 @@ import Testing
             let required = table.syncedColumns.filter { $0.role != .id && !$0.isNullable && $0.defaultValue == nil && $0.role != .version }
             let names = ["id"] + required.map(\.name)
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            let values: [DatabaseValue] = [.text("row")] + required.map { $0.type == .text || $0.type == .timestamp || $0.type == .uuid ? .text("x") : .integer(1) }
+            let values: [DatabaseValue] =
+                [.text("row")] + required.map { $0.type == .text || $0.type == .timestamp || $0.type == .uuid ? .text("x") : .integer(1) }
             try database.execute("INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", values)
             for column in table.columns {
                 guard case .text(let text)? = column.defaultValue else { continue }

@@ -7,7 +7,9 @@ import Testing
 /// change (then read the diff before committing).
 @Suite struct ReferenceTests {
     static let root = packageRoot.appendingPathComponent("Tests/SyncGeneratorTests/References")
-    static let cases = ["lww_table", "version_timestamp", "version_integer", "column_types", "open_row_rule", "lookback_ordering", "indexes", "hard_names"]
+    static let cases = [
+        "lww_table", "version_timestamp", "version_integer", "column_types", "open_row_rule", "lookback_ordering", "indexes", "hard_names",
+    ]
 
     @Test(arguments: cases)
     func generatedFilesEqualTheReference(_ name: String) throws {

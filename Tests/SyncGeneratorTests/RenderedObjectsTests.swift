@@ -1,6 +1,7 @@
 import Foundation
 import SyncSchema
 import Testing
+
 @testable import SyncGenerator
 
 /// `verify` reads what it expects from the rendered SQL: statements cut where PostgreSQL would
@@ -11,28 +12,32 @@ import Testing
     }()
 
     @Test func statementsAreCutOutsideQuotesAndComments() {
-        let statements = SQLStatements.split("""
+        let statements = SQLStatements.split(
+            """
             -- a comment; not a statement
             create function f() returns int as $$ select 1; $$ language sql;
             select 'a;b', "odd;name" /* ; */ from t;
             select $body$ ; $body$
             """)
-        #expect(statements == [
-            "create function f() returns int as $$ select 1; $$ language sql",
-            "select 'a;b', \"odd;name\"  from t",
-            "select $body$ ; $body$",
-        ])
+        #expect(
+            statements == [
+                "create function f() returns int as $$ select 1; $$ language sql",
+                "select 'a;b', \"odd;name\"  from t",
+                "select $body$ ; $body$",
+            ])
     }
 
     /// The owner lock goes with exact ordering or the open-row rule: the rendered SQL says
     /// which, so verify needs no copy of the condition.
     @Test func theLockTriggerIsExpectedExactlyWhenTheTemplatesMakeIt() throws {
-        let schema = try parse("""
+        let schema = try parse(
+            """
             tables:
               exact: { columns: { x: int } }
               loose: { exact_ordering: false, columns: { x: int } }
               stamped: { exact_ordering: false, conflict: version, columns: { x: int } }
-            """).schema
+            """
+        ).schema
         func triggers(_ index: Int) throws -> [String] {
             try RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[index], replacing: true)).triggers.map(\.name)
         }
@@ -42,9 +47,14 @@ import Testing
 
         let lock = try #require(RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[0], replacing: false)).triggers.last)
         #expect(lock.table == "exact")
-        #expect(lock.definition == LiveCatalog.TriggerInfo(timing: "before", events: ["insert", "update"], level: "statement", function: "public.sync_lock_owner"))
+        #expect(
+            lock.definition
+                == LiveCatalog.TriggerInfo(
+                    timing: "before", events: ["insert", "update"], level: "statement", function: "public.sync_lock_owner"))
         let version = try #require(RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[2], replacing: false)).triggers.last)
-        #expect(version.definition == LiveCatalog.TriggerInfo(timing: "before", events: ["update"], level: "row", function: "extensions.moddatetime"))
+        #expect(
+            version.definition
+                == LiveCatalog.TriggerInfo(timing: "before", events: ["update"], level: "row", function: "extensions.moddatetime"))
     }
 
     @Test func policiesGrantsAndSecurityAreReadFromTheAccessSQL() throws {
@@ -54,11 +64,12 @@ import Testing
         #expect(rendered.policies.map(\.name) == ["notes_select_own", "notes_insert_own", "notes_update_own"])
         #expect(rendered.policies[0].clauses == "for select to authenticated\n  using (user_id = (select auth.uid()))")
         // `revoke all` first, then the grants: what is left is what the roles must have.
-        #expect(rendered.grants == [
-            .init(relation: "notes", isSequence: false, role: "anon", privileges: []),
-            .init(relation: "notes", isSequence: false, role: "authenticated", privileges: ["SELECT", "INSERT", "UPDATE"]),
-            .init(relation: "notes", isSequence: false, role: "service_role", privileges: ["SELECT", "INSERT", "UPDATE", "DELETE"]),
-        ])
+        #expect(
+            rendered.grants == [
+                .init(relation: "notes", isSequence: false, role: "anon", privileges: []),
+                .init(relation: "notes", isSequence: false, role: "authenticated", privileges: ["SELECT", "INSERT", "UPDATE"]),
+                .init(relation: "notes", isSequence: false, role: "service_role", privileges: ["SELECT", "INSERT", "UPDATE", "DELETE"]),
+            ])
         let shared = RenderedObjects(parsing: try Self.renderer.sequenceSQL())
         #expect(shared.sequences == ["sync_server_seq"])
         #expect(shared.grants.filter { !$0.privileges.isEmpty }.map(\.role) == ["authenticated", "service_role"])
@@ -66,15 +77,19 @@ import Testing
     }
 
     @Test func grantAllIsEveryPrivilegeOfItsKindAndRevokeTakesAway() {
-        let rendered = RenderedObjects(parsing: """
-            grant all on sequence public.s to a;
-            grant all privileges on table public.t, u to b with grant option;
-            revoke truncate, references, trigger on public.t from b cascade;
-            """)
-        #expect(rendered.grants == [
-            .init(relation: "s", isSequence: true, role: "a", privileges: ["USAGE", "SELECT", "UPDATE"]),
-            .init(relation: "t", isSequence: false, role: "b", privileges: ["SELECT", "INSERT", "UPDATE", "DELETE"]),
-            .init(relation: "u", isSequence: false, role: "b", privileges: ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]),
-        ])
+        let rendered = RenderedObjects(
+            parsing: """
+                grant all on sequence public.s to a;
+                grant all privileges on table public.t, u to b with grant option;
+                revoke truncate, references, trigger on public.t from b cascade;
+                """)
+        #expect(
+            rendered.grants == [
+                .init(relation: "s", isSequence: true, role: "a", privileges: ["USAGE", "SELECT", "UPDATE"]),
+                .init(relation: "t", isSequence: false, role: "b", privileges: ["SELECT", "INSERT", "UPDATE", "DELETE"]),
+                .init(
+                    relation: "u", isSequence: false, role: "b",
+                    privileges: ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]),
+            ])
     }
 }

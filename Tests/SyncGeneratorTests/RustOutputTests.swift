@@ -14,7 +14,8 @@ import Testing
         #expect(!library.output.contains("warning"), "rustc warned:\n\(library.output)")
 
         let test = scratch.appendingPathComponent("reads_tables.rs")
-        try Data("""
+        try Data(
+            """
             #[path = "\(tables.path)"]
             mod tables;
 
@@ -39,7 +40,8 @@ import Testing
                 assert!(tables::MIGRATIONS[0].sql.contains("CREATE TABLE sessions ("));
                 println!("ok {}", names.len());
             }
-            """.utf8).write(to: test)
+            """.utf8
+        ).write(to: test)
         let binary = scratch.appendingPathComponent("reads_tables")
         let build = try Self.rustc(["--edition", "2021", "-o", binary.path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
@@ -67,7 +69,8 @@ import Testing
             "    assert!(tables::MIGRATIONS[\(index)].sql == include_str!(\"\(expected.path)/sqlite/\(file)\"), \"\(file)\");"
         }
         let test = scratch.appendingPathComponent("main.rs")
-        try Data("""
+        try Data(
+            """
             #[path = "\(expected.path)/rust/tables.rs"]
             #[allow(dead_code)]
             mod tables;
@@ -77,7 +80,8 @@ import Testing
             \(checks.joined(separator: "\n"))
                 println!("ok");
             }
-            """.utf8).write(to: test)
+            """.utf8
+        ).write(to: test)
         let build = try rustc(["--edition", "2021", "-o", scratch.appendingPathComponent("main").path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
         #expect(!build.output.contains("warning"), "rustc warned:\n\(build.output)")
@@ -91,7 +95,9 @@ import Testing
         let rust = try String(contentsOf: ReferenceTests.root.appendingPathComponent("hard_names/expected/rust/tables.rs"), encoding: .utf8)
         #expect(rust.contains("pub const TABLES_TABLE: Table = Table {\n    name: \"tables\","))
         #expect(rust.contains("pub const MIGRATIONS_TABLE: Table = Table {\n    name: \"migrations\","))
-        #expect(rust.contains("pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];"))
+        #expect(
+            rust.contains(
+                "pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];"))
         #expect(rust.contains("Column { name: \"updated_at\", sqlite_type: \"TEXT\", nullable: true }"))
         #expect(rust.contains("Column { name: \"version\", sqlite_type: \"INTEGER\", nullable: true }"))
     }

@@ -27,7 +27,8 @@ import Testing
 
         for table in GeneratedSchema.tables {
             let actual = try database.fetchAll("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(table.name)]) { row in
-                ColumnInfo(name: row.text(at: 0)!, type: row.text(at: 1)!, notNull: row.int64(at: 2) == 1, isPrimaryKey: row.int64(at: 3) == 1)
+                ColumnInfo(
+                    name: row.text(at: 0)!, type: row.text(at: 1)!, notNull: row.int64(at: 2) == 1, isPrimaryKey: row.int64(at: 3) == 1)
             }
             var expected = table.columns.map { column in
                 ColumnInfo(

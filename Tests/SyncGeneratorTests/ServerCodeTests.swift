@@ -24,7 +24,8 @@ import Testing
         let second = try project.generatedTree()
         let added = Set(second.files.keys).subtracting(first.files.keys)
         // Both runs read the same fixed clock: the new stamp is one second after the shipped one.
-        #expect(added == ["sqlite/0002_sessions_update_triggers.sql", "supabase/migrations/20261130090001_0002_sessions_update_triggers.sql"])
+        #expect(
+            added == ["sqlite/0002_sessions_update_triggers.sql", "supabase/migrations/20261130090001_0002_sessions_update_triggers.sql"])
         let migration = try #require(second["supabase/migrations/20261130090001_0002_sessions_update_triggers.sql"])
         #expect(migration.contains("-- Our audit hook goes here."))
         #expect(migration.contains("create or replace function public.sessions_before_write()"))

@@ -53,4 +53,3 @@ struct CommandResult {
     let out: String
     let error: String
 }
-

@@ -32,7 +32,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let cSQLite = packageRoot.appendingPathComponent("Sources/CSQLite").path
-        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules.path, "-I", cSQLite]
+        process.arguments =
+            ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules.path, "-I", cSQLite]
             + files.map { folder.appendingPathComponent($0).path }
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -7,7 +7,8 @@ import Testing
 @Suite struct SwiftTypesTests {
     @Test func timestampColumnsAreSyncTimestampsAndDefaultNowIsTheInitializersDefault() throws {
         let project = try ScratchProject()
-        try project.writeSchema("""
+        try project.writeSchema(
+            """
             tables:
               notes:
                 conflict: { mode: version, version: timestamp }

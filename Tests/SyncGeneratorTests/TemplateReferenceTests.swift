@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncGenerator
 
 /// The variables each template receives are declared once, in the context types
@@ -26,7 +27,8 @@ import Testing
         }
         #expect(
             String(text[begin.lowerBound..<end.upperBound]) == TemplateReference.markdown,
-            "Templates/README.md differs from the template contexts; run `RECORD_TEMPLATE_README=1 swift test --filter TemplateReferenceTests`")
+            "Templates/README.md differs from the template contexts; run `RECORD_TEMPLATE_README=1 swift test --filter TemplateReferenceTests`"
+        )
     }
 
     /// Every name a built-in template uses is one its context declares (or the engine's
@@ -41,7 +43,7 @@ import Testing
 
     private static func undeclared(in nodes: [Template.Node], scopes: [[FieldDescription]]) -> [String] {
         func field(_ path: Template.Path) -> FieldDescription?? {
-            guard let first = path.parts.first, !first.hasPrefix("@") else { return .some(nil) }  // `.` or a position
+            guard let first = path.parts.first, !first.hasPrefix("@") else { return .some(nil) } // `.` or a position
             var found = scopes.reversed().lazy.compactMap { $0.first { $0.name == first } }.first
             for part in path.parts.dropFirst() { found = found?.fields.first { $0.name == part } }
             return found.map { .some($0) } ?? nil

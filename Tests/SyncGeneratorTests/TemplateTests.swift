@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SyncGenerator
 
 @Suite struct TemplateTests {

@@ -20,10 +20,12 @@ import Testing
         let output = try generate(Self.unique)
         let server = try #require(output.tree["supabase/migrations/20261130090000_0001_initial.sql"])
         #expect(server.contains("\ncreate unique index if not exists tags_name_key on public.tags (user_id, name);\n"))
-        #expect(output.tree["supabase/schema.sql"]!.contains("""
-            drop index if exists public.tags_name_key;
-            create unique index if not exists tags_name_key on public.tags (user_id, name);
-            """))
+        #expect(
+            output.tree["supabase/schema.sql"]!.contains(
+                """
+                drop index if exists public.tags_name_key;
+                create unique index if not exists tags_name_key on public.tags (user_id, name);
+                """))
         #expect(output.tree["sqlite/0001_initial.sql"]!.contains("\nCREATE UNIQUE INDEX tags_name_key ON tags (name);\n"))
         #expect(output.snapshot.perOwnerIndexes == ["tags.tags_name_key"])
         // A schema without unique indexes records nothing, so its snapshot is as before.
@@ -35,7 +37,7 @@ import Testing
     @Test func aSnapshotFromBeforePerOwnerIndexesGetsAMigrationReplacingThemOnTheServer() throws {
         var shipped = try generate(Self.unique).tree
         var snapshot = try Snapshot.decode(shipped[Snapshot.fileName]!)
-        snapshot.perOwnerIndexes = nil  // as written by a hope-sync whose unique indexes were global
+        snapshot.perOwnerIndexes = nil // as written by a hope-sync whose unique indexes were global
         shipped[Snapshot.fileName] = try snapshot.encoded()
 
         let upgrade = try generate(Self.unique, existing: shipped)
@@ -45,12 +47,14 @@ import Testing
         let local = try #require(upgrade.tree["sqlite/0002_tags_update_unique_per_owner.sql"])
         #expect(!local.contains("INDEX"), "a device's unique index is per owner already")
         let server = try #require(upgrade.tree["supabase/migrations/20261130090001_0002_tags_update_unique_per_owner.sql"])
-        #expect(server.hasSuffix("""
+        #expect(
+            server.hasSuffix(
+                """
 
-            drop index if exists public.tags_name_key;
-            create unique index if not exists tags_name_key on public.tags (user_id, name);
+                drop index if exists public.tags_name_key;
+                create unique index if not exists tags_name_key on public.tags (user_id, name);
 
-            """))
+                """))
         #expect(upgrade.snapshot.perOwnerIndexes == ["tags.tags_name_key"])
         #expect(upgrade.snapshot.migrations.last?.changes == ["index tags.tags_name_key"])
         #expect(try generate(Self.unique, existing: upgrade.tree).newMigration == nil, "replaced once")
@@ -62,20 +66,28 @@ import Testing
         try project.writeSchema(base)
         #expect(project.run().status == 0)
         let before = try project.generatedTree()
-        try project.writeSchema(base + "      color: { type: text, default: red }\n    indexes:\n      - { columns: [name, color], unique: true }\n")
+        try project.writeSchema(
+            base + "      color: { type: text, default: red }\n    indexes:\n      - { columns: [name, color], unique: true }\n")
         let result = project.run()
         #expect(result.status == GenerateCommand.ExitCode.invalidSchema)
-        #expect(result.error == "\(project.schemaPath):2:3: error: unique index 'tags_name_color_idx' cannot be added to shipped table 'tags': devices may already hold rows that share its values, and a device whose local CREATE UNIQUE INDEX fails cannot open its database; hint: add the index without 'unique: true', or make it unique in a new table, or over a nullable column without a default added in the same change (every existing row holds NULL there)")
+        #expect(
+            result.error
+                == "\(project.schemaPath):2:3: error: unique index 'tags_name_color_idx' cannot be added to shipped table 'tags': devices may already hold rows that share its values, and a device whose local CREATE UNIQUE INDEX fails cannot open its database; hint: add the index without 'unique: true', or make it unique in a new table, or over a nullable column without a default added in the same change (every existing row holds NULL there)"
+        )
         #expect(try project.generatedTree() == before)
     }
 
     @Test func aUniqueIndexOverANewNullableColumnIsAddedSinceEveryOldRowHoldsNull() throws {
         let base = "tables:\n  tags:\n    columns:\n      name: text\n"
         let shipped = try generate(base).tree
-        let output = try generate(base + "      slug: text?\n    indexes:\n      - { columns: [name, slug], unique: true }\n", existing: shipped)
+        let output = try generate(
+            base + "      slug: text?\n    indexes:\n      - { columns: [name, slug], unique: true }\n", existing: shipped)
         #expect(output.newMigration?.fileStem == "0002_tags_add_slug_index_name_slug")
-        #expect(output.tree["sqlite/0002_tags_add_slug_index_name_slug.sql"]!.contains("CREATE UNIQUE INDEX tags_name_slug_idx ON tags (name, slug);"))
-        #expect(output.tree["supabase/migrations/20261130090001_0002_tags_add_slug_index_name_slug.sql"]!
-            .contains("create unique index if not exists tags_name_slug_idx on public.tags (user_id, name, slug);"))
+        #expect(
+            output.tree["sqlite/0002_tags_add_slug_index_name_slug.sql"]!.contains(
+                "CREATE UNIQUE INDEX tags_name_slug_idx ON tags (name, slug);"))
+        #expect(
+            output.tree["supabase/migrations/20261130090001_0002_tags_add_slug_index_name_slug.sql"]!
+                .contains("create unique index if not exists tags_name_slug_idx on public.tags (user_id, name, slug);"))
     }
 }

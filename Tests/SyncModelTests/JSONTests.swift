@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncModel
 
 /// The one JSON reader and writer (transports, local storage, schema defaults), used instead of
@@ -7,7 +8,11 @@ import Testing
 struct JSONTests {
     @Test func numbersKeepTheirLiteralText() throws {
         let value = try JSONValue(parsing: "[9223372036854775807, -0, 1.50, 1E+400, 12345678901234567890123]")
-        #expect(value == .array([.number("9223372036854775807"), .number("-0"), .number("1.50"), .number("1E+400"), .number("12345678901234567890123")]))
+        #expect(
+            value
+                == .array([
+                    .number("9223372036854775807"), .number("-0"), .number("1.50"), .number("1E+400"), .number("12345678901234567890123"),
+                ]))
         #expect(value.serialized() == "[9223372036854775807,-0,1.50,1E+400,12345678901234567890123]")
     }
 

@@ -126,21 +126,30 @@ import Testing
 
     @Test func aFarFutureStampNeitherTrapsNorDragsTheClock() async throws {
         let clock = ManualClock()
-        let (a, b) = (try TestDevice("a", user: user, transport: server, clock: clock), try TestDevice("b", user: user, transport: server, clock: clock))
+        let (a, b) = (
+            try TestDevice("a", user: user, transport: server, clock: clock),
+            try TestDevice("b", user: user, transport: server, clock: clock)
+        )
         // A row stamped Int64.max by a broken client, as a server without the bound would keep it.
         let id = UUID()
         let names = Activity.table.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" }
-        try await server.upsert([ColumnValues(columns: names, values: [
-            .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("From the future"), .text("#000000"),
-            .bool(false), .double(0), .null, .int(.max), .null, .text("broken"),
-        ])], into: Activity.table, as: Credentials(userID: user, accessToken: ""))
+        try await server.upsert(
+            [
+                ColumnValues(
+                    columns: names,
+                    values: [
+                        .text(id.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text("From the future"), .text("#000000"),
+                        .bool(false), .double(0), .null, .int(.max), .null, .text("broken"),
+                    ])
+            ], into: Activity.table, as: Credentials(userID: user, accessToken: ""))
         try await a.sync()
         let mine = try await a.store.write { try $0.save(Activity(name: "Mine")) }
-        #expect(mine.updatedMs <= clock.now + 86_400_001)   // one past what it saw, which counted only a day ahead
+        #expect(mine.updatedMs <= clock.now + 86_400_001) // one past what it saw, which counted only a day ahead
         let restarted = try a.restarted()
         let again = try await restarted.store.write { try $0.save(Activity(name: "After a restart")) }
         #expect(again.updatedMs <= clock.now + 86_400_002)
-        try await restarted.sync(); try await b.sync()
+        try await restarted.sync()
+        try await b.sync()
         #expect(try await b.store.read { try $0.fetchAll(Activity.self) }.count == 3)
     }
 

@@ -20,13 +20,14 @@ import Testing
             let clock = ManualClock()
             let (watch, desk) = (try device("watch", clock), try device("desk", clock))
             let running = try await watch.store.write { try $0.save(Session(activityId: UUID(), startedMs: clock.now)) }
-            try await watch.sync(); try await desk.sync()
+            try await watch.sync()
+            try await desk.sync()
             for d in [watch, desk] { await d.engine.setNetworkEnabled(false) }
             clock.advance(1_000)
             var stopped = running
             stopped.endedMs = clock.now
             try await watch.store.write { [stopped] in try $0.save(stopped) }
-            clock.advance(60_000)   // the desk's edit is a minute later: the newer write of the row
+            clock.advance(60_000) // the desk's edit is a minute later: the newer write of the row
             var noted = try #require(try await desk.store.read { try $0.fetchOne(Session.self, id: running.id) })
             noted.note = "standup"
             try await desk.store.write { [noted] in try $0.save(noted) }
@@ -47,7 +48,8 @@ import Testing
             let clock = ManualClock()
             let (phone, tablet) = (try device("phone", clock), try device("tablet", clock))
             let work = try await phone.store.write { try $0.save(Activity(name: "Work", color: "#000000")) }
-            try await phone.sync(); try await tablet.sync()
+            try await phone.sync()
+            try await tablet.sync()
             clock.advance(10)
             var renamed = work
             renamed.name = "Deep work"
@@ -72,7 +74,8 @@ import Testing
             let clock = ManualClock()
             let (a, b) = (try device("a", clock), try device("b", clock))
             let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
-            try await a.sync(); try await b.sync()
+            try await a.sync()
+            try await b.sync()
             clock.advance(10)
             var fromA = work
             fromA.name = "from a"
@@ -104,22 +107,26 @@ import Testing
         let clock = ManualClock()
         let (a, b) = (try device("a", clock), try device("b", clock))
         let work = try await a.store.write { try $0.save(Activity(name: "Work")) }
-        try await a.sync(); try await b.sync()
+        try await a.sync()
+        try await b.sync()
         clock.advance(10)
         var older = work
         older.color = "#111111"
-        try await b.store.write { [older] in try $0.save(older) }   // older than the delete
+        try await b.store.write { [older] in try $0.save(older) } // older than the delete
         clock.advance(10)
         try await a.store.write { try $0.delete(Activity.self, id: work.id) }
-        try await a.sync(); try await b.sync(); try await a.sync()
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
         let afterOlder = try #require(try await a.store.read { try $0.fetchOne(Activity.self, id: work.id) })
         #expect(afterOlder.deletedMs != nil && afterOlder.color == "#111111")
         clock.advance(10)
         var newer = try #require(try await b.store.read { try $0.fetchOne(Activity.self, id: work.id) })
         newer.name = "Work again"
-        newer.deletedMs = afterOlder.deletedMs   // an edit of the name alone, newer than the delete
+        newer.deletedMs = afterOlder.deletedMs // an edit of the name alone, newer than the delete
         try await b.store.write { [newer] in try $0.save(newer) }
-        try await b.sync(); try await a.sync()
+        try await b.sync()
+        try await a.sync()
         for d in [a, b] {
             let row = try #require(try await d.store.read { try $0.fetchOne(Activity.self, id: work.id) })
             #expect(row.deletedMs == nil && row.name == "Work again" && row.color == "#111111")

@@ -10,7 +10,9 @@ import Testing
     let user = UUID()
     let server = InMemoryServer.hope()
 
-    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
+    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app())
+        throws -> TestDevice
+    {
         try TestDevice(name, user: user, transport: server ?? self.server, schema: schema, clock: clock)
     }
 
@@ -26,7 +28,9 @@ import Testing
     }
 
     @Test func aBatchWithOneBadRowLandsTheOthersAndRejectsOne() async throws {
-        let refusal = ServerError(status: 400, code: "23514", message: "new row violates check constraint \"no_secret\"", details: "Failing row contains (...)", hint: "Remove the word")
+        let refusal = ServerError(
+            status: 400, code: "23514", message: "new row violates check constraint \"no_secret\"", details: "Failing row contains (...)",
+            hint: "Remove the word")
         await server.refuseRows(in: "activities", with: refusal) { $0["name"] == .text("secret") }
         let a = try device("a")
         try await a.store.write { tx in
@@ -59,14 +63,17 @@ import Testing
         let report = try await thief.sync()
         #expect(report.pushed == 1 && report.rejected == 1)
         let rejected = try await thief.store.read { try $0.rejectedMutations() }
-        #expect(rejected.first?.serverError?.code == "42501" && rejected.first?.serverError?.status == 403 && rejected.first?.rowID == stolen.id)
+        #expect(
+            rejected.first?.serverError?.code == "42501" && rejected.first?.serverError?.status == 403 && rejected.first?.rowID == stolen.id
+        )
         #expect(await server.rows(of: "activities")[stolen.id.uuidString.lowercased()]?["name"] == .text("Owner's"))
     }
 
     @Test func serverErrorsAndNetworkFailuresKeepEverythingQueued() async throws {
         let a = try device("a")
         try await a.store.write { try $0.save(Activity(name: "Queued")) }
-        await server.failNextRequests(1, with: SyncError(.server, "unavailable", serverError: ServerError(status: 503, code: "PGRST000", message: "down")))
+        await server.failNextRequests(
+            1, with: SyncError(.server, "unavailable", serverError: ServerError(status: 503, code: "PGRST000", message: "down")))
         await #expect(throws: SyncError.self) { try await a.sync() }
         #expect(try a.dirtyCount() == 1)
         #expect(await a.engine.status.lastError?.httpStatus == 503)
@@ -118,10 +125,12 @@ import Testing
 
     @Test func closingTheDatabaseMidSyncLosesNoAcknowledgedWrite() async throws {
         let box = StoreBox()
-        let transport = HookedTransport(base: server, beforeUpsert: {}, afterUpsert: {
-            // The app is killed after the server took the rows, before the device noted it.
-            if box.takeOnce() { box.store?.close() }
-        })
+        let transport = HookedTransport(
+            base: server, beforeUpsert: {},
+            afterUpsert: {
+                // The app is killed after the server took the rows, before the device noted it.
+                if box.takeOnce() { box.store?.close() }
+            })
         let clock = ManualClock()
         let a = try TestDevice("a", user: user, transport: transport, clock: clock)
         box.store = a.store
@@ -192,7 +201,9 @@ import Testing
         let sessions = HopeFixture.sessions()
         let newerSessions = TableSchema(
             name: "sessions",
-            columns: sessions.columns.map { $0.name == "source" ? ColumnSchema("source", .enumeration(["desktop", "phone", "watch", "tablet"])) : $0 },
+            columns: sessions.columns.map {
+                $0.name == "source" ? ColumnSchema("source", .enumeration(["desktop", "phone", "watch", "tablet"])) : $0
+            },
             conflict: .lww, ordering: .exact, openRowRule: sessions.openRowRule
         )
         let newer = InMemoryServer(tables: [HopeFixture.activities, newerSessions, HopeFixture.tasks, HopeFixture.taskLists])
@@ -204,12 +215,13 @@ import Testing
         }
         try await writer.sync()
         let tablet = UUID()
-        let names = sessions.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" }  // a whole-row client
+        let names = sessions.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" } // a whole-row client
         let values: [SyncValue] = [
             .text(tablet.uuidString.lowercased()), .text(user.uuidString.lowercased()), .text(UUID().uuidString.lowercased()),
             .int(2), .int(3), .null, .text("tablet"), .int(5), .null, .text("tablet-device"),
         ]
-        try await newer.upsert([ColumnValues(columns: names, values: values)], into: newerSessions, as: Credentials(userID: user, accessToken: ""))
+        try await newer.upsert(
+            [ColumnValues(columns: names, values: values)], into: newerSessions, as: Credentials(userID: user, accessToken: ""))
         let report = try await reader.sync()
         #expect(report.pulled == 2)
         #expect(report.undecodable.map(\.key) == [tablet.uuidString.lowercased()])

@@ -1,8 +1,9 @@
 import Foundation
 import HopeSchema
+import Testing
+
 @testable import SyncRuntime
 @testable import SyncRuntimeTesting
-import Testing
 
 @Suite struct InMemoryServerTests {
     let server = InMemoryServer.hope()
@@ -11,7 +12,7 @@ import Testing
     let sessions = HopeFixture.sessions()
 
     func session(_ id: UUID, owner: Credentials, start: Int64, end: Int64? = nil, updated: Int64, device: String = "d1") -> ColumnValues {
-        let names = sessions.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" }  // a whole-row client
+        let names = sessions.columnNames.filter { $0 != "server_seq" && $0 != "column_stamps" } // a whole-row client
         let values: [SyncValue] = [
             .text(id.uuidString.lowercased()), .text(owner.userID.uuidString.lowercased()), .text(UUID().uuidString.lowercased()),
             .int(start), end.map(SyncValue.int) ?? .null, .null, .text("phone"), .int(updated), .null, .text(device),
@@ -37,7 +38,9 @@ import Testing
         try await server.upsert([session(id, owner: alice, start: 1, end: 2, updated: 10)], into: sessions, as: alice)
         let mine = UUID()
         await #expect {
-            try await server.upsert([session(mine, owner: bob, start: 1, end: 2, updated: 1), session(id, owner: bob, start: 1, end: 2, updated: 99)], into: sessions, as: bob)
+            try await server.upsert(
+                [session(mine, owner: bob, start: 1, end: 2, updated: 1), session(id, owner: bob, start: 1, end: 2, updated: 99)],
+                into: sessions, as: bob)
         } throws: { error in
             (error as? SyncError)?.serverError?.code == "42501" && (error as? SyncError)?.httpStatus == 403
         }
@@ -69,12 +72,16 @@ import Testing
         let id = UUID()
         let row = ColumnValues(
             columns: ["id", "user_id", "name", "position", "icon", "deleted_ms", "version"],
-            values: [.text(id.uuidString.lowercased()), .text(alice.userID.uuidString.lowercased()), .text("Inbox"), .double(0), .null, .null, .int(77)]
+            values: [
+                .text(id.uuidString.lowercased()), .text(alice.userID.uuidString.lowercased()), .text("Inbox"), .double(0), .null, .null,
+                .int(77),
+            ]
         )
         try await server.upsert([row], into: table, as: alice)
         #expect(await server.rows(of: "task_lists")[id.uuidString.lowercased()]?["version"] == .int(1))
         let back = try await server.guardedUpdate(
-            table, id: id, baseVersion: "1", set: ColumnValues(["name": .text("Home")]), extraFilters: [], returning: ["id", "version", "name"], as: alice
+            table, id: id, baseVersion: "1", set: ColumnValues(["name": .text("Home")]), extraFilters: [],
+            returning: ["id", "version", "name"], as: alice
         )
         #expect(back.first?["version"] == .int(2) && back.first?["name"] == .text("Home"))
         let stale = try await server.guardedUpdate(
@@ -92,7 +99,8 @@ import Testing
     }
 
     @Test func controlsFailLoseAndDrop() async throws {
-        await server.failNextRequests(1, with: SyncError(.server, "boom", serverError: ServerError(status: 503, code: nil, message: "down")))
+        await server.failNextRequests(
+            1, with: SyncError(.server, "boom", serverError: ServerError(status: 503, code: nil, message: "down")))
         await #expect(throws: SyncError.self) { try await server.pull(sessions, after: 0, limit: 1, as: alice) }
         await server.loseNextAnswers(1)
         let id = UUID()

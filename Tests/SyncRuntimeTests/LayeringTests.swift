@@ -16,11 +16,15 @@ struct LayeringTests {
     ]
 
     @Test func everyFileNamesOnlyItsOwnLayerAndTheLayersBelow() throws {
-        let declared = try Dictionary(uniqueKeysWithValues: Self.layers.map { layer in
-            (layer.folder, try Self.sources(in: layer.folder).reduce(into: Set<String>()) { names, source in
-                names.formUnion(Self.declaredNames(in: source.text))
+        let declared = try Dictionary(
+            uniqueKeysWithValues: Self.layers.map { layer in
+                (
+                    layer.folder,
+                    try Self.sources(in: layer.folder).reduce(into: Set<String>()) { names, source in
+                        names.formUnion(Self.declaredNames(in: source.text))
+                    }
+                )
             })
-        })
         // The shared vocabulary (SyncModel) is below every layer.
         let vocabulary = try Self.sources(in: "../SyncModel").reduce(into: Set<String>()) { $0.formUnion(Self.declaredNames(in: $1.text)) }
         var crossings: [String] = []
@@ -47,9 +51,12 @@ struct LayeringTests {
 
     @Test func theCheckSeesACrossing() {
         let above = Self.declaredNames(in: "struct MutationQueue {}\nfunc queueUpdate() {}")
-        let used = Self.usedNames(in: Self.code(of: "let q = MutationQueue() // MutationQueue\nlet s = \"queueUpdate(\"\ntry q.queueUpdate()"))
+        let used = Self.usedNames(
+            in: Self.code(of: "let q = MutationQueue() // MutationQueue\nlet s = \"queueUpdate(\"\ntry q.queueUpdate()"))
         #expect(above.intersection(used) == ["MutationQueue", "queueUpdate"])
-        #expect(Self.usedNames(in: Self.code(of: "/// MutationQueue\nlet x = \"MutationQueue\"\nlet y = \"\"\"\n    queueUpdate()\n    \"\"\"")).isDisjoint(with: above))
+        #expect(
+            Self.usedNames(in: Self.code(of: "/// MutationQueue\nlet x = \"MutationQueue\"\nlet y = \"\"\"\n    queueUpdate()\n    \"\"\""))
+                .isDisjoint(with: above))
     }
 
     // MARK: Reading the sources

@@ -64,7 +64,9 @@ import Testing
     @Test func versionTablesTakeTheServerRowUnlessTheLocalOneIsDirty() async throws {
         let (a, b) = (try TestDevice("a", user: user, transport: server), try TestDevice("b", user: user, transport: server))
         let list = try await a.store.write { try $0.save(TaskList(name: "Inbox", icon: Data([1, 2]))) }
-        let task = try await a.store.write { try $0.save(TaskItem(title: "Write", dueAt: SyncTimestamp("2026-10-18T13:00:27.486123+00:00"))) }
+        let task = try await a.store.write {
+            try $0.save(TaskItem(title: "Write", dueAt: SyncTimestamp("2026-10-18T13:00:27.486123+00:00")))
+        }
         try await a.sync()
         try await b.sync()
         let pulled = try #require(try await b.store.read { try $0.fetchOne(TaskList.self, id: list.id) })

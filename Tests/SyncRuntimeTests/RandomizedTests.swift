@@ -56,7 +56,9 @@ private final class InFlightWrites: @unchecked Sendable {
             return try tx.save(activity)
         }
         guard let saved = saved ?? nil,
-              let row = try? store.read({ try $0.rowValues(of: "activities") }).first(where: { $0["id"]?.text == saved.id.uuidString.lowercased() })
+            let row = try? store.read({ try $0.rowValues(of: "activities") }).first(where: {
+                $0["id"]?.text == saved.id.uuidString.lowercased()
+            })
         else { return }
         lock.withLock { writes.append(AcknowledgedWrite(table: "activities", row: row)) }
     }
@@ -112,7 +114,10 @@ private struct RandomRun {
             case 0..<40: acknowledged += try await write(on: device, &random)
             case 40..<62: _ = try? await device.sync()
             case 62..<70: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
-            case 70..<76: await server.failNextRequests(1 + random.below(2), with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
+            case 70..<76:
+                await server.failNextRequests(
+                    1 + random.below(2),
+                    with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 76..<82: await server.loseNextAnswers(1)
             case 82..<84: await server.setOnline(random.below(2) == 0)
             case 84..<85: await server.holdNextWrite() // commits out of order, at a later commit point
@@ -154,7 +159,9 @@ private struct RandomRun {
             problems += await check(write)
         }
         if ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil {
-            print("seed \(seed): \(acknowledged.count) acknowledged writes, \(await server.rows(of: "sessions").count) sessions, \(await server.rows(of: "activities").count) activities, \(await server.requestCount) requests")
+            print(
+                "seed \(seed): \(acknowledged.count) acknowledged writes, \(await server.rows(of: "sessions").count) sessions, \(await server.rows(of: "activities").count) activities, \(await server.requestCount) requests"
+            )
         }
         return problems
     }
@@ -220,7 +227,9 @@ private struct RandomRun {
             let server = theirs[column]
             if let server, server > stamp { continue }
             if server == stamp, stored[column] == write.row[column] { continue }
-            problems.append("\(write.table) \(key).\(column): acknowledged \(String(describing: write.row[column])) at \(stamp), the server has \(String(describing: stored[column])) at \(String(describing: server))")
+            problems.append(
+                "\(write.table) \(key).\(column): acknowledged \(String(describing: write.row[column])) at \(stamp), the server has \(String(describing: stored[column])) at \(String(describing: server))"
+            )
         }
         return problems
     }
@@ -260,7 +269,10 @@ struct SeededGenerator: RandomNumberGenerator {
         var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: next()) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

@@ -89,7 +89,10 @@ import Testing
         try await a.store.write { try $0.save(Activity(name: "Second")) }
         // Still nothing sent: the debounce restarts with every write.
         #expect(await server.rows(of: "activities").isEmpty)
-        #expect(await eventually { sleeper.startedCount(.milliseconds(500)) == 2 && sleeper.pending.filter { $0 == .milliseconds(500) }.count == 1 })
+        #expect(
+            await eventually {
+                sleeper.startedCount(.milliseconds(500)) == 2 && sleeper.pending.filter { $0 == .milliseconds(500) }.count == 1
+            })
         sleeper.elapse(.milliseconds(500))
         #expect(await eventually { await server.rows(of: "activities").count == 2 })
         await a.engine.stop()

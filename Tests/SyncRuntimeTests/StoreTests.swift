@@ -1,14 +1,17 @@
 import Foundation
 import HopeSchema
 import SQLite
-@testable import SyncRuntime
-import Testing
 import SyncTestSupport
+import Testing
+
+@testable import SyncRuntime
 
 @Suite struct StoreTests {
     let user = UUID()
 
-    func openStore(path: String = TestDevice.temporaryPath("store"), clock: ManualClock = ManualClock(), schema: AppSchema = HopeFixture.app()) throws -> SyncStore {
+    func openStore(
+        path: String = TestDevice.temporaryPath("store"), clock: ManualClock = ManualClock(), schema: AppSchema = HopeFixture.app()
+    ) throws -> SyncStore {
         try SyncStore(path: path, schema: schema, userID: user, deviceID: "device-a", wallClock: clock.read)
     }
 
@@ -47,9 +50,11 @@ import SyncTestSupport
         let path = TestDevice.temporaryPath("newer")
         let base = HopeFixture.app()
         let future = base.migrations.count + 1
-        let newer = AppSchema(tables: base.tables, migrations: base.migrations + [
-            LocalMigration(version: future, name: "future", sql: "CREATE TABLE future (id TEXT)"),
-        ])
+        let newer = AppSchema(
+            tables: base.tables,
+            migrations: base.migrations + [
+                LocalMigration(version: future, name: "future", sql: "CREATE TABLE future (id TEXT)")
+            ])
         try openStore(path: path, schema: newer).close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect {
@@ -210,8 +215,10 @@ import SyncTestSupport
         }
     }
 
-    @Test(arguments: ["", "not-a-uuid", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f70",
-                      "6f1c2a34x5b6d-4e7f-8091-a2b3c4d5e6f7", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6g7"])
+    @Test(arguments: [
+        "", "not-a-uuid", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f70",
+        "6f1c2a34x5b6d-4e7f-8091-a2b3c4d5e6f7", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6g7",
+    ])
     func malformedTextIsRefused(_ text: String) {
         #expect(UUID(text: text) == nil)
     }

@@ -9,7 +9,9 @@ import Testing
     let user = UUID()
     let server = InMemoryServer.hope()
 
-    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app()) throws -> TestDevice {
+    func device(_ name: String, clock: ManualClock = ManualClock(), server: InMemoryServer? = nil, schema: AppSchema = HopeFixture.app())
+        throws -> TestDevice
+    {
         try TestDevice(name, user: user, transport: server ?? self.server, schema: schema, clock: clock)
     }
 
@@ -51,7 +53,9 @@ import Testing
         await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.code == .networkDisabled }
         await a.engine.setNetworkEnabled(true)
         await b.engine.setNetworkEnabled(true)
-        try await a.sync(); try await b.sync(); try await a.sync()
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
         for d in [a, b] {
             let names = try await d.store.read { try $0.fetchAll(Activity.self, orderBy: "name").map { "\($0.name) \($0.color)" } }
             #expect(names == ["Play #FF0000", "Work (b, later) #8E8E93"])
@@ -66,7 +70,8 @@ import Testing
         // write reaches the server first.
         let (deleter, editor) = (try device(deleterID, clock: clock), try device("e", clock: clock))
         let activity = try await deleter.store.write { try $0.save(Activity(name: "Work")) }
-        try await deleter.sync(); try await editor.sync()
+        try await deleter.sync()
+        try await editor.sync()
         clock.advance(100)
         let deleted = try await deleter.store.write { tx in
             try tx.delete(Activity.self, id: activity.id)
@@ -77,11 +82,14 @@ import Testing
         let saved = try await editor.store.write { [edited] in try $0.save(edited) }
         #expect(deleted?.updatedMs == saved.updatedMs)
         if deleteLandsFirst {
-            try await deleter.sync(); try await editor.sync()
+            try await deleter.sync()
+            try await editor.sync()
         } else {
-            try await editor.sync(); try await deleter.sync()
+            try await editor.sync()
+            try await deleter.sync()
         }
-        try await deleter.sync(); try await editor.sync()
+        try await deleter.sync()
+        try await editor.sync()
         // Column by column: the edit of name always stands (nothing else wrote name); the delete
         // holds only when its pair beats the edit's.
         let deleteWins = deleterID > "e"
@@ -163,7 +171,8 @@ import Testing
         let a = try TestDevice("a", user: user, transport: transport, clock: clock)
         let b = try device("b", clock: clock)
         let activity = try await a.store.write { try $0.save(Activity(name: "Start")) }
-        try await a.sync(); try await b.sync()
+        try await a.sync()
+        try await b.sync()
         var older = activity
         older.name = "Older, from b"
         try await b.store.write { [older] in try $0.save(older) }
@@ -173,7 +182,8 @@ import Testing
         #expect(report.pushed == 0 && report.pulled == 0)
         #expect(try await a.store.read { try $0.fetchOne(Activity.self, id: activity.id) }?.name == "Newer, from a")
         #expect(try a.dirtyCount() == 1)
-        try await a.sync(); try await b.sync()
+        try await a.sync()
+        try await b.sync()
         #expect(try await b.store.read { try $0.fetchOne(Activity.self, id: activity.id) }?.name == "Newer, from a")
         #expect(try await differences(a, server).isEmpty)
     }
@@ -218,7 +228,9 @@ import Testing
         var configuration = TestDevice.configuration
         for (lookback, expected) in [(nil, 50), (Int64(10), 10)] as [(Int64?, Int)] {
             configuration.lookback = lookback
-            let reader = try TestDevice("reader", user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: .lookback(50)), configuration: configuration)
+            let reader = try TestDevice(
+                "reader", user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: .lookback(50)),
+                configuration: configuration)
             try await reader.sync()
             sizes.clear()
             try await reader.sync() // idle: only the lookback window comes back
@@ -298,15 +310,17 @@ import Testing
     @Test func aWriteMadeWhileItsPushIsInFlightStaysDirty() async throws {
         let clock = ManualClock()
         let box = StoreBox()
-        let transport = HookedTransport(base: server, beforeUpsert: {
-            guard let store = box.store, box.takeOnce() else { return }
-            clock.advance(1)
-            try? await store.write { tx in
-                var activity = try #require(try tx.fetchAll(Activity.self).first)
-                activity.name = "Edited during push"
-                try tx.save(activity)
-            }
-        })
+        let transport = HookedTransport(
+            base: server,
+            beforeUpsert: {
+                guard let store = box.store, box.takeOnce() else { return }
+                clock.advance(1)
+                try? await store.write { tx in
+                    var activity = try #require(try tx.fetchAll(Activity.self).first)
+                    activity.name = "Edited during push"
+                    try tx.save(activity)
+                }
+            })
         let a = try TestDevice("a", user: user, transport: transport, clock: clock)
         box.store = a.store
         try await a.store.write { try $0.save(Activity(name: "Original")) }

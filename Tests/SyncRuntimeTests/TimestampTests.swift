@@ -65,9 +65,11 @@ import Testing
     }
 
     @Test func textsThatAreNotTimestampsAreNotRead() {
-        for text in ["next tuesday", "", "2026-10-18", "2026-10-18T13:00:27", "2026-10-18T13:00:27.+00:00", "2026-02-29T00:00:00Z",
-                     "2026-13-01T00:00:00Z", "2026-10-18T24:00:00Z", "2026-10-18T13:60:00Z", "2026-10-18T13:00:27+00:00 ",
-                     "2026-10-18T13:00:27+0", "0000-01-01T00:00:00Z", "2026-10-18T13:00:27\u{0}Z"] {
+        for text in [
+            "next tuesday", "", "2026-10-18", "2026-10-18T13:00:27", "2026-10-18T13:00:27.+00:00", "2026-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z", "2026-10-18T24:00:00Z", "2026-10-18T13:60:00Z", "2026-10-18T13:00:27+00:00 ",
+            "2026-10-18T13:00:27+0", "0000-01-01T00:00:00Z", "2026-10-18T13:00:27\u{0}Z",
+        ] {
             #expect(SyncTimestamp(text) == nil, "\(text)")
         }
     }
@@ -91,7 +93,8 @@ import Testing
         await #expect {
             try await a.store.write { try $0.save(LooseTask(title: "Later", dueAt: "next tuesday")) }
         } throws: { error in
-            (error as? SyncError)?.code == .invalidRequest && (error as? SyncError)?.message.contains("tasks.due_at is not a timestamp") == true
+            (error as? SyncError)?.code == .invalidRequest
+                && (error as? SyncError)?.message.contains("tasks.due_at is not a timestamp") == true
         }
         #expect(try a.dirtyCount() == 0)
         // Text that is a timestamp is stored in the canonical form.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SyncSchema
 
 /// Parses one table named `items` whose columns are `columns`, indented under `columns:`.
@@ -10,7 +11,8 @@ func parseColumns(_ columns: String) throws -> [Column] {
 
 @Suite struct ColumnParsingTests {
     @Test func shorthandIsNotNullWithoutDefaultAndQuestionMarkMakesItNullable() throws {
-        let columns = try parseColumns("""
+        let columns = try parseColumns(
+            """
             title: text
             note: text?
             count: int
@@ -21,21 +23,23 @@ func parseColumns(_ columns: String) throws -> [Column] {
             data: json?
             blob: bytes
             """)
-        #expect(columns == [
-            Column(name: "title", type: .text),
-            Column(name: "note", type: .text, isNullable: true),
-            Column(name: "count", type: .int),
-            Column(name: "ratio", type: .double, isNullable: true),
-            Column(name: "flag", type: .bool),
-            Column(name: "ref", type: .uuid, isNullable: true),
-            Column(name: "at", type: .timestamp),
-            Column(name: "data", type: .json, isNullable: true),
-            Column(name: "blob", type: .bytes),
-        ])
+        #expect(
+            columns == [
+                Column(name: "title", type: .text),
+                Column(name: "note", type: .text, isNullable: true),
+                Column(name: "count", type: .int),
+                Column(name: "ratio", type: .double, isNullable: true),
+                Column(name: "flag", type: .bool),
+                Column(name: "ref", type: .uuid, isNullable: true),
+                Column(name: "at", type: .timestamp),
+                Column(name: "data", type: .json, isNullable: true),
+                Column(name: "blob", type: .bytes),
+            ])
     }
 
     @Test func mappingFormCarriesEveryField() throws {
-        let columns = try parseColumns("""
+        let columns = try parseColumns(
+            """
             color: { type: text, default: "#8E8E93" }
             done: { type: bool, default: false, nullable: false }
             size: { type: int, default: -9223372036854775808 }
@@ -44,19 +48,21 @@ func parseColumns(_ columns: String) throws -> [Column] {
             created: { type: timestamp, default: now }
             owner_ref: { type: uuid, references: items, default: 0C6F3B1A-0000-4000-8000-00000000ABCD }
             """)
-        #expect(columns == [
-            Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
-            Column(name: "done", type: .bool, defaultValue: .bool(false)),
-            Column(name: "size", type: .int, defaultValue: .int(.min)),
-            Column(name: "weight", type: .double, isNullable: true, defaultValue: .double(2500)),
-            Column(name: "source", type: .enumeration(["desktop", "phone", "watch"]), defaultValue: .text("desktop")),
-            Column(name: "created", type: .timestamp, defaultValue: .now),
-            Column(name: "owner_ref", type: .uuid, defaultValue: .text("0C6F3B1A-0000-4000-8000-00000000ABCD"), references: "items"),
-        ])
+        #expect(
+            columns == [
+                Column(name: "color", type: .text, defaultValue: .text("#8E8E93")),
+                Column(name: "done", type: .bool, defaultValue: .bool(false)),
+                Column(name: "size", type: .int, defaultValue: .int(.min)),
+                Column(name: "weight", type: .double, isNullable: true, defaultValue: .double(2500)),
+                Column(name: "source", type: .enumeration(["desktop", "phone", "watch"]), defaultValue: .text("desktop")),
+                Column(name: "created", type: .timestamp, defaultValue: .now),
+                Column(name: "owner_ref", type: .uuid, defaultValue: .text("0C6F3B1A-0000-4000-8000-00000000ABCD"), references: "items"),
+            ])
     }
 
     @Test func quotedScalarsAreStringsNeverBoolsNumbersOrNull() throws {
-        let columns = try parseColumns("""
+        let columns = try parseColumns(
+            """
             a: { type: text, default: "true" }
             b: { type: text, default: '42' }
             c: { type: text, default: "null" }
@@ -71,7 +77,8 @@ func parseColumns(_ columns: String) throws -> [Column] {
     }
 
     @Test func textDefaultsKeepEveryCharacterRaw() throws {
-        let columns = try parseColumns(#"""
+        let columns = try parseColumns(
+            #"""
             quote: { type: text, default: "it's \"quoted\"; drop table x; --" }
             lines: { type: text, default: "a\nb\\c" }
             """#)
@@ -79,17 +86,19 @@ func parseColumns(_ columns: String) throws -> [Column] {
     }
 
     @Test func jsonDefaultsBecomeCanonicalJSONText() throws {
-        let columns = try parseColumns("""
+        let columns = try parseColumns(
+            """
             empty: { type: json, nullable: true, default: {} }
             list: { type: json, default: [1, 2.50, "x", true, "true", ~x] }
             nested: { type: json, default: { b: [], a: { d: "\\"q\\"", c: 1.0 } } }
             word: { type: json, default: hello }
             """)
-        #expect(columns.map(\.defaultValue) == [
-            .json("{}"),
-            .json(#"[1,2.5,"x",true,"true","~x"]"#),
-            .json(#"{"a":{"c":1,"d":"\"q\""},"b":[]}"#),
-            .json(#""hello""#),
-        ])
+        #expect(
+            columns.map(\.defaultValue) == [
+                .json("{}"),
+                .json(#"[1,2.5,"x",true,"true","~x"]"#),
+                .json(#"{"a":{"c":1,"d":"\"q\""},"b":[]}"#),
+                .json(#""hello""#),
+            ])
     }
 }

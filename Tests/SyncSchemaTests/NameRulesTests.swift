@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SyncSchema
 
 @Suite struct NameRulesTests {
@@ -6,13 +7,17 @@ import Testing
         #expect(Identifier.problem(with: "a", as: .table) == nil)
         #expect(Identifier.problem(with: "started_ms2", as: .column) == nil)
         #expect(Identifier.problem(with: String(repeating: "a", count: 63), as: .column) == nil)
-        #expect(Identifier.problem(with: String(repeating: "a", count: 64), as: .column)?.message == "column name '\(String(repeating: "a", count: 40))...' is 64 bytes long")
+        #expect(
+            Identifier.problem(with: String(repeating: "a", count: 64), as: .column)?.message
+                == "column name '\(String(repeating: "a", count: 40))...' is 64 bytes long")
     }
 
     @Test func keywordsOfEitherDatabaseAreRefusedForEveryKind() {
-        for word in ["select", "from", "where", "order", "group", "user", "table", "default", "check", "limit",
-                     "offset", "all", "and", "or", "not", "null", "true", "false", "primary", "references",
-                     "index", "key", "values", "analyse", "current_user", "autoincrement", "pragma"] {
+        for word in [
+            "select", "from", "where", "order", "group", "user", "table", "default", "check", "limit",
+            "offset", "all", "and", "or", "not", "null", "true", "false", "primary", "references",
+            "index", "key", "values", "analyse", "current_user", "autoincrement", "pragma",
+        ] {
             for kind in [NameKind.table, .column, .index] {
                 #expect(Identifier.problem(with: word, as: kind)?.message == "\(kind) name '\(word)' is an SQL keyword")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncSchema
 
 /// The project's own schema.yaml is the richest schema there is: every feature the generator
@@ -78,7 +79,9 @@ import Testing
         for (name, location) in places {
             let location = try #require(location, "\(name) has no location")
             #expect(location.file == "schema.yaml")
-            #expect(lines[location.line - 1].dropFirst(location.column - 1).hasPrefix("\(name):"), "\(name) at \(location.line):\(location.column)")
+            #expect(
+                lines[location.line - 1].dropFirst(location.column - 1).hasPrefix("\(name):"),
+                "\(name) at \(location.line):\(location.column)")
         }
     }
 }

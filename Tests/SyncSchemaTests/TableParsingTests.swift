@@ -1,9 +1,11 @@
 import Testing
+
 @testable import SyncSchema
 
 @Suite struct TableParsingTests {
     @Test func conflictModesInEveryForm() throws {
-        let schema = try SchemaParser.parse("""
+        let schema = try SchemaParser.parse(
+            """
             tables:
               a: { columns: { x: int } }
               b: { conflict: lww, columns: { x: int } }
@@ -12,12 +14,17 @@ import Testing
               e: { conflict: { mode: version, version: timestamp }, columns: { x: int } }
               f: { conflict: { mode: version }, columns: { x: int } }
               g: { conflict: { mode: lww }, columns: { x: int } }
-            """).schema
-        #expect(schema.tables.map(\.conflict) == [.lww, .lww, .version(.timestamp), .version(.integer), .version(.timestamp), .version(.timestamp), .lww])
+            """
+        ).schema
+        #expect(
+            schema.tables.map(\.conflict) == [
+                .lww, .lww, .version(.timestamp), .version(.integer), .version(.timestamp), .version(.timestamp), .lww,
+            ])
     }
 
     @Test func tableOptionsAndOrderAreKept() throws {
-        let schema = try SchemaParser.parse("""
+        let schema = try SchemaParser.parse(
+            """
             tables:
               zebras:
                 swift_name: Zebra
@@ -27,7 +34,8 @@ import Testing
               apples:
                 columns:
                   kind: text
-            """).schema
+            """
+        ).schema
         #expect(schema.tables.map(\.name) == ["zebras", "apples"])
         #expect(schema.tables[0].swiftName == "Zebra")
         #expect(schema.tables[0].exactOrdering == false)
@@ -36,7 +44,8 @@ import Testing
     }
 
     @Test func indexesTakeUserAndImplicitColumnsAndDefaultTheirName() throws {
-        let schema = try SchemaParser.parse("""
+        let schema = try SchemaParser.parse(
+            """
             tables:
               notes:
                 conflict: { mode: version, version: integer }
@@ -48,15 +57,17 @@ import Testing
                   - { columns: [body], unique: true, name: notes_by_body }
                   - columns: [server_seq]
             """)
-        #expect(schema.schema.tables[0].indexes == [
-            Index(name: "notes_pinned_version_idx", columns: ["pinned", "version"]),
-            Index(name: "notes_by_body", columns: ["body"], isUnique: true),
-            Index(name: "notes_server_seq_idx", columns: ["server_seq"]),
-        ])
+        #expect(
+            schema.schema.tables[0].indexes == [
+                Index(name: "notes_pinned_version_idx", columns: ["pinned", "version"]),
+                Index(name: "notes_by_body", columns: ["body"], isUnique: true),
+                Index(name: "notes_server_seq_idx", columns: ["server_seq"]),
+            ])
     }
 
     @Test func referencesMayPointForwardOrAtTheirOwnTable() throws {
-        let schema = try SchemaParser.parse("""
+        let schema = try SchemaParser.parse(
+            """
             tables:
               comments:
                 columns:
@@ -65,12 +76,14 @@ import Testing
               posts:
                 columns:
                   title: text
-            """).schema
+            """
+        ).schema
         #expect(schema.tables[0].columns.map(\.references) == ["posts", "comments"])
     }
 
     @Test func locationsPointAtTheKeys() throws {
-        let parsed = try SchemaParser.parse("""
+        let parsed = try SchemaParser.parse(
+            """
             # comment
             tables:
               posts:   # trailing
@@ -78,9 +91,10 @@ import Testing
             """, file: "app/schema.yaml")
         #expect(parsed.locations.file == "app/schema.yaml")
         #expect(parsed.locations.tables == ["posts": SourceLocation(file: "app/schema.yaml", line: 3, column: 3)])
-        #expect(parsed.locations.columns == [
-            "posts.title": SourceLocation(file: "app/schema.yaml", line: 4, column: 16),
-            "posts.body": SourceLocation(file: "app/schema.yaml", line: 4, column: 31),
-        ])
+        #expect(
+            parsed.locations.columns == [
+                "posts.title": SourceLocation(file: "app/schema.yaml", line: 4, column: 16),
+                "posts.body": SourceLocation(file: "app/schema.yaml", line: 4, column: 31),
+            ])
     }
 }

@@ -1,9 +1,11 @@
 import Testing
+
 @testable import SyncSchema
 
 @Suite struct YAMLReaderTests {
     @Test func buildsATreeWithOneBasedMarksAndQuoting() throws {
-        let reader = YAMLReader("""
+        let reader = YAMLReader(
+            """
             a: 1
             b:
               - "x"
@@ -20,7 +22,10 @@ import Testing
         #expect(root[0].value.scalar == YAMLScalar(text: "1", isQuoted: false))
         #expect(root[0].value.mark == YAMLMark(line: 1, column: 4))
         let items = try #require(root[1].value.sequence)
-        #expect(items.map(\.scalar) == [YAMLScalar(text: "x", isQuoted: true), YAMLScalar(text: "y", isQuoted: true), YAMLScalar(text: "z", isQuoted: false)])
+        #expect(
+            items.map(\.scalar) == [
+                YAMLScalar(text: "x", isQuoted: true), YAMLScalar(text: "y", isQuoted: true), YAMLScalar(text: "z", isQuoted: false),
+            ])
         #expect(items.map(\.mark) == [YAMLMark(line: 3, column: 5), YAMLMark(line: 4, column: 5), YAMLMark(line: 5, column: 5)])
         let inner = try #require(root[2].value.mapping)
         #expect(inner.first?.value.scalar == YAMLScalar(text: "text", isQuoted: true))
@@ -40,32 +45,36 @@ import Testing
     }
 
     @Test func refusesAnchorsAliasesTagsAndASecondDocument() {
-        let reader = YAMLReader("""
+        let reader = YAMLReader(
+            """
             a: &base { x: 1 }
             b: *base
             c: !!str 5
             ---
             d: 2
             """, file: "f.yaml")
-        #expect(reader.log.diagnostics.map(\.description) == [
-            "f.yaml:1:4: error: YAML anchors are not supported ('&base'); hint: remove the anchor and write each value out in full",
-            "f.yaml:2:4: error: YAML aliases are not supported; hint: write the value out in full where it is used",
-            "f.yaml:3:4: error: YAML tags are not supported ('tag:yaml.org,2002:str'); hint: remove the tag; quote a value to make it a string",
-            "f.yaml:4:1: error: a second YAML document; hint: schema.yaml holds one document; remove this '---' and what follows it, or merge it into the first",
-        ])
+        #expect(
+            reader.log.diagnostics.map(\.description) == [
+                "f.yaml:1:4: error: YAML anchors are not supported ('&base'); hint: remove the anchor and write each value out in full",
+                "f.yaml:2:4: error: YAML aliases are not supported; hint: write the value out in full where it is used",
+                "f.yaml:3:4: error: YAML tags are not supported ('tag:yaml.org,2002:str'); hint: remove the tag; quote a value to make it a string",
+                "f.yaml:4:1: error: a second YAML document; hint: schema.yaml holds one document; remove this '---' and what follows it, or merge it into the first",
+            ])
         #expect(!reader.isFaithful)
     }
 
     @Test func reportsEveryDuplicateKeyWithItsPathAndKeepsTheFirst() throws {
-        let reader = YAMLReader("""
+        let reader = YAMLReader(
+            """
             a:
               - { k: 1, k: 2 }
             a: 3
             """, file: "f.yaml")
-        #expect(reader.log.diagnostics.map(\.description) == [
-            "f.yaml:2:13: error: duplicate key 'k' in a[0]; hint: 'k' is already defined at line 2; each key may appear once, so remove or rename one",
-            "f.yaml:3:1: error: duplicate key 'a' in the top-level mapping; hint: 'a' is already defined at line 1; each key may appear once, so remove or rename one",
-        ])
+        #expect(
+            reader.log.diagnostics.map(\.description) == [
+                "f.yaml:2:13: error: duplicate key 'k' in a[0]; hint: 'k' is already defined at line 2; each key may appear once, so remove or rename one",
+                "f.yaml:3:1: error: duplicate key 'a' in the top-level mapping; hint: 'a' is already defined at line 1; each key may appear once, so remove or rename one",
+            ])
         #expect(reader.isFaithful)
         let first = try #require(reader.root?.mapping?.first?.value.sequence?.first?.mapping)
         #expect(first.map(\.value.scalar?.text) == ["1"])

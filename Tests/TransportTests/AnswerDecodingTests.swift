@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// Successful answers: empty bodies, pulled pages, returned rows.
@@ -30,12 +31,12 @@ struct AnswerDecodingTests {
 
     @Test func pullDecodesEveryKindExactly() async throws {
         let body = """
-        [{"id":"A11CE000-0000-4000-8000-000000000001","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7",
-          "meta":{"size": 12345678901234567890, "b":[1,2.50,"x\\u00e9"], "a":null},
-          "thumbnail":"\\\\x007FabFF","ratio":1e-3,"updated_ms":9007199254740993,"device_id":"device-b","server_seq":7},
-         {"id":"a11ce000-0000-4000-8000-000000000002","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7",
-          "meta":null,"thumbnail":null,"ratio":"-Infinity","updated_ms":-9223372036854775808,"device_id":"d","server_seq":8}]
-        """
+            [{"id":"A11CE000-0000-4000-8000-000000000001","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7",
+              "meta":{"size": 12345678901234567890, "b":[1,2.50,"x\\u00e9"], "a":null},
+              "thumbnail":"\\\\x007FabFF","ratio":1e-3,"updated_ms":9007199254740993,"device_id":"device-b","server_seq":7},
+             {"id":"a11ce000-0000-4000-8000-000000000002","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7",
+              "meta":null,"thumbnail":null,"ratio":"-Infinity","updated_ms":-9223372036854775808,"device_id":"d","server_seq":8}]
+            """
         let server = StubServer(answers: [.respond(status: 200, body: body)])
         let page = try await Fixtures.transport(server).pull(Fixtures.attachments, after: 6, limit: 100, as: Fixtures.user)
 
@@ -70,9 +71,9 @@ struct AnswerDecodingTests {
         )
         // A server whose session is not in UTC writes its offset; the version is compared as sent.
         let body = """
-        [{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","due_at":"2026-10-18T15:00:06.48+02:00","updated_at":"2026-10-18T15:00:27.486123+02:00","server_seq":1},
-         {"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6d","due_at":"next tuesday","updated_at":"2026-10-18T13:00:27+00:00","server_seq":2}]
-        """
+            [{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","due_at":"2026-10-18T15:00:06.48+02:00","updated_at":"2026-10-18T15:00:27.486123+02:00","server_seq":1},
+             {"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6d","due_at":"next tuesday","updated_at":"2026-10-18T13:00:27+00:00","server_seq":2}]
+            """
         let server = StubServer(answers: [.respond(status: 200, body: body)])
         let page = try await Fixtures.transport(server).pull(table, after: 0, limit: 100, as: Fixtures.user)
         #expect(page.rows.count == 1)
@@ -82,10 +83,14 @@ struct AnswerDecodingTests {
     }
 
     @Test func pullReportsRowsThatDoNotDecodeAndKeepsTheRest() async throws {
-        let good = #"{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7","kind":"work","note":null,"started_ms":1,"ended_ms":null,"updated_ms":2,"deleted_ms":null,"device_id":"d","server_seq":10}"#
-        let unknownKind = good.replacing(#""kind":"work""#, with: #""kind":"meeting""#).replacing("\"server_seq\":10", with: "\"server_seq\":11")
-        let textInteger = good.replacing("\"started_ms\":1", with: "\"started_ms\":\"1\"").replacing("\"server_seq\":10", with: "\"server_seq\":12")
-        let tooLarge = good.replacing("\"updated_ms\":2", with: "\"updated_ms\":9223372036854775808").replacing("\"server_seq\":10", with: "\"server_seq\":13")
+        let good =
+            #"{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7","kind":"work","note":null,"started_ms":1,"ended_ms":null,"updated_ms":2,"deleted_ms":null,"device_id":"d","server_seq":10}"#
+        let unknownKind = good.replacing(#""kind":"work""#, with: #""kind":"meeting""#).replacing(
+            "\"server_seq\":10", with: "\"server_seq\":11")
+        let textInteger = good.replacing("\"started_ms\":1", with: "\"started_ms\":\"1\"").replacing(
+            "\"server_seq\":10", with: "\"server_seq\":12")
+        let tooLarge = good.replacing("\"updated_ms\":2", with: "\"updated_ms\":9223372036854775808").replacing(
+            "\"server_seq\":10", with: "\"server_seq\":13")
         let missingColumn = good.replacing("\"note\":null,", with: "").replacing("\"server_seq\":10", with: "\"server_seq\":15")
         let noKey = #"{"server_seq":"x"}"#
         let body = "[\(good),\(unknownKind),\(textInteger),\(tooLarge),\(missingColumn),\(noKey),42]"
@@ -98,14 +103,16 @@ struct AnswerDecodingTests {
         // The largest sequence number read, even from rows that did not decode.
         #expect(page.lastServerSeq == 15)
         let key = "5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c"
-        #expect(page.undecodable == [
-            UndecodableRow(table: "sessions", key: key, serverSeq: 11, reason: "column kind: 'meeting' is not a value this client knows"),
-            UndecodableRow(table: "sessions", key: key, serverSeq: 12, reason: "column started_ms: expected an integer"),
-            UndecodableRow(table: "sessions", key: key, serverSeq: 13, reason: "column updated_ms: expected an integer within 64 bits"),
-            UndecodableRow(table: "sessions", key: key, serverSeq: 15, reason: "column note: missing"),
-            UndecodableRow(table: "sessions", key: nil, serverSeq: nil, reason: "column id: missing"),
-            UndecodableRow(table: "sessions", key: nil, serverSeq: nil, reason: "the row is not a JSON object"),
-        ])
+        #expect(
+            page.undecodable == [
+                UndecodableRow(
+                    table: "sessions", key: key, serverSeq: 11, reason: "column kind: 'meeting' is not a value this client knows"),
+                UndecodableRow(table: "sessions", key: key, serverSeq: 12, reason: "column started_ms: expected an integer"),
+                UndecodableRow(table: "sessions", key: key, serverSeq: 13, reason: "column updated_ms: expected an integer within 64 bits"),
+                UndecodableRow(table: "sessions", key: key, serverSeq: 15, reason: "column note: missing"),
+                UndecodableRow(table: "sessions", key: nil, serverSeq: nil, reason: "column id: missing"),
+                UndecodableRow(table: "sessions", key: nil, serverSeq: nil, reason: "the row is not a JSON object"),
+            ])
     }
 
     @Test func aCutShortPageIsADecodingError() async throws {
@@ -119,7 +126,8 @@ struct AnswerDecodingTests {
     }
 
     @Test func guardedUpdateReturnsTheRowsThatCameBack() async throws {
-        let body = #"[{"id":"0B5E2C4A-9D11-4F0E-A1B2-C3D4E5F60042","updated_at":"2026-10-18T13:05:00.000002+00:00","title":"Buy oat milk","done":true}]"#
+        let body =
+            #"[{"id":"0B5E2C4A-9D11-4F0E-A1B2-C3D4E5F60042","updated_at":"2026-10-18T13:05:00.000002+00:00","title":"Buy oat milk","done":true}]"#
         let server = StubServer(answers: [.respond(status: 200, body: body), .respond(status: 200, body: "[]")])
         let transport = Fixtures.transport(server)
         func replay() async throws(SyncError) -> [ColumnValues] {
@@ -130,15 +138,19 @@ struct AnswerDecodingTests {
             )
         }
 
-        #expect(try await replay() == [ColumnValues([
-            "id": .text("0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042"), "updated_at": .text("2026-10-18T13:05:00.000002+00:00"),
-            "title": .text("Buy oat milk"), "done": .bool(true),
-        ])])
+        #expect(
+            try await replay() == [
+                ColumnValues([
+                    "id": .text("0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042"), "updated_at": .text("2026-10-18T13:05:00.000002+00:00"),
+                    "title": .text("Buy oat milk"), "done": .bool(true),
+                ])
+            ])
         #expect(try await replay() == [])
     }
 
     @Test func fetchReturnsTheRowOrNil() async throws {
-        let body = #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"2026-10-18T13:04:00.000001+00:00","title":"Buy almond milk","done":true}]"#
+        let body =
+            #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"2026-10-18T13:04:00.000001+00:00","title":"Buy almond milk","done":true}]"#
         let server = StubServer(answers: [.respond(status: 200, body: body), .respond(status: 200, body: "[]")])
         let transport = Fixtures.transport(server)
         let columns = ["id", "updated_at", "title", "done"]
@@ -150,10 +162,12 @@ struct AnswerDecodingTests {
     }
 
     @Test func aReturnedRowThatDoesNotDecodeFailsTheCall() async throws {
-        let body = #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"2026-10-18T13:04:00.000001+00:00","title":"x","done":"yes"}]"#
+        let body =
+            #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"2026-10-18T13:04:00.000001+00:00","title":"x","done":"yes"}]"#
         let server = StubServer(answers: [.respond(status: 200, body: body)])
         let error = await syncError { () async throws(SyncError) in
-            try await Fixtures.transport(server).fetch(Fixtures.tasks, id: Fixtures.taskID, columns: ["id", "updated_at", "title", "done"], as: Fixtures.user)
+            try await Fixtures.transport(server).fetch(
+                Fixtures.tasks, id: Fixtures.taskID, columns: ["id", "updated_at", "title", "done"], as: Fixtures.user)
         }
         #expect(error?.code == .decoding)
         #expect(error?.message == "A row of tasks does not read: column done: expected true or false")

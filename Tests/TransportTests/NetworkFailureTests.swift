@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// Failures with no answer are the network's; a cancellation is never one.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import Testing
+
 @testable import SyncRuntime
 
 /// The engine's replay of the worked example (seeds/000) through the PostgREST transport, byte
@@ -25,11 +26,15 @@ struct ReplayRequestTests {
         }
         // Phone A read the task at T1.
         let key = Fixtures.taskID.uuidString.lowercased()
-        _ = try store.apply(PulledPage(rows: [ColumnValues([
-            "id": .text(key), "user_id": .text(Fixtures.userID.uuidString.lowercased()), "title": .text("Buy milk"),
-            "notes": .null, "done": .bool(false), "due_at": .null, "deleted_ms": .null,
-            "updated_at": .text(Fixtures.versionT1), "server_seq": .int(7),
-        ])], receivedCount: 1, lastServerSeq: 7), to: TaskItem.table)
+        _ = try store.apply(
+            PulledPage(
+                rows: [
+                    ColumnValues([
+                        "id": .text(key), "user_id": .text(Fixtures.userID.uuidString.lowercased()), "title": .text("Buy milk"),
+                        "notes": .null, "done": .bool(false), "due_at": .null, "deleted_ms": .null,
+                        "updated_at": .text(Fixtures.versionT1), "server_seq": .int(7),
+                    ])
+                ], receivedCount: 1, lastServerSeq: 7), to: TaskItem.table)
         try await store.write { writer in
             var task = try #require(try writer.fetchOne(TaskItem.self, id: Fixtures.taskID))
             task.title = "Buy oat milk"
@@ -38,10 +43,12 @@ struct ReplayRequestTests {
         }
 
         // The replay: an empty answer, the read by key at T2, then the pulls.
-        let first = StubServer(host: Self.host, answers: [
-            .respond(status: 200, body: "[]"), .respond(status: 200, body: taskJSON("Buy almond milk", Self.t2)),
-            .respond(status: 200, body: "[]"),
-        ])
+        let first = StubServer(
+            host: Self.host,
+            answers: [
+                .respond(status: 200, body: "[]"), .respond(status: 200, body: taskJSON("Buy almond milk", Self.t2)),
+                .respond(status: 200, body: "[]"),
+            ])
         var configuration = SyncConfiguration()
         configuration.resolver = { conflict in conflict.conflictingColumns.contains("title") ? .hold : .keepLocal }
         let engine = SyncEngine(store: store, transport: Fixtures.transport(first), configuration: configuration) { Fixtures.user }
@@ -55,16 +62,21 @@ struct ReplayRequestTests {
         #expect(read.url == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&limit=1&select=id,updated_at,title,done,deleted_ms")
 
         // Keep mine: the same write, preconditioned on T2, and the row back at T3.
-        let second = StubServer(host: Self.host, answers: [
-            .respond(status: 200, body: taskJSON("Buy oat milk", Self.t3)), .respond(status: 200, body: "[]"),
-        ])
+        let second = StubServer(
+            host: Self.host,
+            answers: [
+                .respond(status: 200, body: taskJSON("Buy oat milk", Self.t3)), .respond(status: 200, body: "[]"),
+            ])
         let entry = try #require(report.conflicted.first)
         try store.resolveConflictedMutation(id: entry.id, resolution: .keepLocal)
         let kept = try await engine.syncNow()
         #expect(kept.synced == 1)
         let resend = try #require(second.requests.first)
         #expect(resend.method == "PATCH")
-        #expect(resend.url == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&updated_at=eq.2026-10-18T13%3A04%3A00.000001%2B00%3A00&select=id,updated_at,title,done")
+        #expect(
+            resend.url
+                == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&updated_at=eq.2026-10-18T13%3A04%3A00.000001%2B00%3A00&select=id,updated_at,title,done"
+        )
         #expect(resend.body.map { String(decoding: $0, as: UTF8.self) } == #"{"title":"Buy oat milk","done":true}"#)
         #expect(resend.header("Prefer") == "return=representation")
         let landed = try await store.read { try $0.fetchOne(TaskItem.self, id: Fixtures.taskID) }

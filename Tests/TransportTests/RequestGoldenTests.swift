@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// Every kind of request, byte for byte: method, URL (percent-encoding included), headers, body.
@@ -93,12 +94,16 @@ struct RequestGoldenTests {
             )
         }
         try expectGolden(request.goldenText, named: "guarded-update-filters")
-        #expect(request.url.contains("title=eq.milk%20%26%20eggs%2C%202%2B1%20%2850%25%29%20%23a%3Db&done=neq.true&notes=is.null&notes=is.null&title=not.is.null&"))
+        #expect(
+            request.url.contains(
+                "title=eq.milk%20%26%20eggs%2C%202%2B1%20%2850%25%29%20%23a%3Db&done=neq.true&notes=is.null&notes=is.null&title=not.is.null&"
+            ))
     }
 
     @Test func fetchReadsOneRowByKey() async throws {
         let request = try await send(.respond(status: 200, body: "[]")) { transport throws(SyncError) in
-            _ = try await transport.fetch(Fixtures.tasks, id: Fixtures.taskID, columns: ["id", "updated_at", "title", "done"], as: Fixtures.user)
+            _ = try await transport.fetch(
+                Fixtures.tasks, id: Fixtures.taskID, columns: ["id", "updated_at", "title", "done"], as: Fixtures.user)
         }
         try expectGolden(request.goldenText, named: "fetch-tasks")
     }

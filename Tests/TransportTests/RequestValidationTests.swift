@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// Requests that cannot be sent as written fail before anything reaches the server, and no
@@ -59,7 +60,11 @@ struct RequestValidationTests {
 
     @Test func refusalsNeverCarryTheTokenTheFiltersOrTheURL() async throws {
         let answers: [StubServer.Answer] = [
-            .respond(status: 409, body: #"{"code":"23505","details":"Key (id)=(x) already exists.","hint":null,"message":"duplicate key value violates unique constraint \"tasks_pkey\""}"#),
+            .respond(
+                status: 409,
+                body:
+                    #"{"code":"23505","details":"Key (id)=(x) already exists.","hint":null,"message":"duplicate key value violates unique constraint \"tasks_pkey\""}"#
+            ),
             .respond(status: 502, body: "<html><body>Bad gateway for /rest/v1/tasks?title=eq.private%20title</body></html>"),
             .fail(.networkConnectionLost),
         ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// Every refusal in POSTGREST.md, and bodies that are not PostgREST's, decode into the server's
@@ -14,7 +15,9 @@ struct ServerErrorTests {
 
     static let refusals: [Case] = [
         Case(status: 409, code: "23505", message: #"duplicate key value violates unique constraint "sessions_pkey""#),
-        Case(status: 409, code: "23503", message: #"insert or update on table "sessions" violates foreign key constraint "sessions_user_id_fkey""#),
+        Case(
+            status: 409, code: "23503",
+            message: #"insert or update on table "sessions" violates foreign key constraint "sessions_user_id_fkey""#),
         Case(status: 403, code: "42501", message: #"new row violates row-level security policy for table "sessions""#),
         Case(status: 401, code: "42501", message: "permission denied for table sessions"),
         Case(status: 400, code: "P0001", message: "Only one session may run at a time"),
@@ -26,7 +29,9 @@ struct ServerErrorTests {
         Case(status: 406, code: "PGRST116", message: "JSON object requested, multiple (or no) rows returned"),
         Case(status: 400, code: "PGRST124", message: "Query result exceeds max-affected preference constraint"),
         Case(status: 400, code: "PGRST102", message: "All object keys must match"),
-        Case(status: 503, code: "PGRST000", message: "Could not connect with the database due to an incorrect db-uri or due to the PostgreSQL service not running."),
+        Case(
+            status: 503, code: "PGRST000",
+            message: "Could not connect with the database due to an incorrect db-uri or due to the PostgreSQL service not running."),
         Case(status: 503, code: "PGRST001", message: "Could not connect with the database due to an internal error."),
         Case(status: 503, code: "PGRST002", message: "Could not connect with the database when building the Schema Cache"),
         Case(status: 504, code: "PGRST003", message: "Timed out acquiring connection from connection pool."),
@@ -45,9 +50,11 @@ struct ServerErrorTests {
         let error = try #require(await self.refusal(status: refusal.status, body: body))
 
         #expect(error.code == .server)
-        #expect(error.serverError == ServerError(
-            status: refusal.status, code: refusal.code, message: refusal.message, details: "Key (id) is taken.", hint: nil
-        ))
+        #expect(
+            error.serverError
+                == ServerError(
+                    status: refusal.status, code: refusal.code, message: refusal.message, details: "Key (id) is taken.", hint: nil
+                ))
         #expect(error.httpStatus == refusal.status)
         #expect(!error.isNetworkFailure)
         #expect(error.message == "The server refused a request on sessions (HTTP \(refusal.status), \(refusal.code)): \(refusal.message)")
@@ -61,7 +68,8 @@ struct ServerErrorTests {
     }
 
     @Test func unknownColumnIsSchemaDriftNamingTableAndColumn() async throws {
-        let body = #"{"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'paused_ms' column of 'sessions' in the schema cache"}"#
+        let body =
+            #"{"code":"PGRST204","details":null,"hint":null,"message":"Could not find the 'paused_ms' column of 'sessions' in the schema cache"}"#
         let error = try #require(await refusal(status: 400, body: body))
         #expect(error.code == .schemaDrift)
         #expect(error.message == "The server's table sessions has no column paused_ms: apply the migration that adds it")
@@ -70,10 +78,22 @@ struct ServerErrorTests {
     }
 
     @Test(arguments: [
-        ("42703", 400, "column sessions.paused_ms does not exist", "The server's table sessions has no column paused_ms: apply the migration that adds it"),
-        ("42703", 400, #"column "paused_ms" of relation "sessions" does not exist"#, "The server's table sessions has no column paused_ms: apply the migration that adds it"),
-        ("PGRST205", 404, "Could not find the table 'public.sessions' in the schema cache", "The server has no table public.sessions: apply the migration that creates it"),
-        ("42P01", 404, #"relation "public.sessions" does not exist"#, "The server has no table public.sessions: apply the migration that creates it"),
+        (
+            "42703", 400, "column sessions.paused_ms does not exist",
+            "The server's table sessions has no column paused_ms: apply the migration that adds it"
+        ),
+        (
+            "42703", 400, #"column "paused_ms" of relation "sessions" does not exist"#,
+            "The server's table sessions has no column paused_ms: apply the migration that adds it"
+        ),
+        (
+            "PGRST205", 404, "Could not find the table 'public.sessions' in the schema cache",
+            "The server has no table public.sessions: apply the migration that creates it"
+        ),
+        (
+            "42P01", 404, #"relation "public.sessions" does not exist"#,
+            "The server has no table public.sessions: apply the migration that creates it"
+        ),
     ])
     func missingColumnsAndTablesAreSchemaDrift(code: String, status: Int, message: String, expected: String) async throws {
         let body = #"{"code":"\#(code)","details":null,"hint":null,"message":\#(jsonString(message))}"#
@@ -84,16 +104,22 @@ struct ServerErrorTests {
     }
 
     @Test func gatewayShapeKeepsItsMessageAndStatus() async throws {
-        let error = try #require(await refusal(status: 401, body: #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#))
+        let error = try #require(
+            await refusal(
+                status: 401, body: #"{"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}"#))
         #expect(error.code == .server)
-        #expect(error.serverError == ServerError(
-            status: 401, code: nil, message: "Invalid API key", details: nil, hint: "Double check your Supabase `anon` or `service_role` API key."
-        ))
+        #expect(
+            error.serverError
+                == ServerError(
+                    status: 401, code: nil, message: "Invalid API key", details: nil,
+                    hint: "Double check your Supabase `anon` or `service_role` API key."
+                ))
         #expect(error.message == "The server refused a request on sessions (HTTP 401): Invalid API key")
     }
 
     @Test func htmlFromAProxyIsSummedUpNotQuoted() async throws {
-        let html = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"
+        let html =
+            "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"
         let error = try #require(await refusal(status: 502, body: html, headers: ["Content-Type": "text/html"]))
         #expect(error.code == .server)
         #expect(error.serverError == ServerError(status: 502, code: nil, message: "HTTP 502 with a body that is not JSON"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SyncRuntime
 
 /// A token PostgREST refuses (401 PGRST301 / PGRST303) is replaced once, never in a loop.
@@ -8,7 +9,8 @@ struct TokenRefreshTests {
     static let invalid = #"{"code":"PGRST301","details":null,"hint":null,"message":"JWT could not be decoded"}"#
 
     private func upsert(_ transport: PostgRESTTransport) async throws(SyncError) {
-        try await transport.upsert([ColumnValues(["id": .text("5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c")])], into: Fixtures.sessions, as: Fixtures.user)
+        try await transport.upsert(
+            [ColumnValues(["id": .text("5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c")])], into: Fixtures.sessions, as: Fixtures.user)
     }
 
     @Test(arguments: [expired, invalid])

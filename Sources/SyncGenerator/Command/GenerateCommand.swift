@@ -150,9 +150,11 @@ public struct GenerateCommand: Sendable {
 
     static func foreignMigrationError(_ path: String) -> String {
         if path.hasPrefix("sqlite/") {
-            return "error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml"
+            return
+                "error: Generated/\(path) is not a migration generate made, and no device would run it; remove it and put the change in schema.yaml"
         }
-        return "error: Generated/\(path) is not a migration generate made; `supabase db push` would run it on the server, but schema.sql, verify and the devices know nothing of it; remove it and put the change in schema.yaml (keep SQL of your own in a migrations folder outside Generated/)"
+        return
+            "error: Generated/\(path) is not a migration generate made; `supabase db push` would run it on the server, but schema.sql, verify and the devices know nothing of it; remove it and put the change in schema.yaml (keep SQL of your own in a migrations folder outside Generated/)"
     }
 
     /// A build plugin's error: what is stale and the two commands that fix it.
@@ -206,8 +208,9 @@ public struct GenerateCommand: Sendable {
             return ExitCode.success
         } catch {
             // Like an unreadable schema, a folder it cannot write is the user's to fix: not "stale".
-            return report(Failure(
-                "error: cannot write the templates into \(directory.path): \(error.localizedDescription)", ExitCode.usage))
+            return report(
+                Failure(
+                    "error: cannot write the templates into \(directory.path): \(error.localizedDescription)", ExitCode.usage))
         }
     }
 

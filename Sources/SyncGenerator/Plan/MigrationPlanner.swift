@@ -13,7 +13,7 @@ public enum MigrationPlanner {
         var changes = try SchemaDiff.changes(from: previous, to: parsed)
         for table in parsed.schema.tables {
             guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
-                  !changes.contains(.replaceTriggers(table)), !changes.contains(.createTable(table))
+                !changes.contains(.replaceTriggers(table)), !changes.contains(.createTable(table))
             else { continue }
             changes.append(.replaceTriggers(table))
         }

@@ -10,20 +10,22 @@ public struct RustRenderer: Sendable {
     }
 
     public func tablesSource(for schema: Schema, migrations: [(Int, String, String)]) throws -> String {
-        try templates.render(RustTablesContext(
-            tables: schema.tables.map(tableContext),
-            migrations: migrations.map { number, name, sql in
-                EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
-            }))
+        try templates.render(
+            RustTablesContext(
+                tables: schema.tables.map(tableContext),
+                migrations: migrations.map { number, name, sql in
+                    EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
+                }))
     }
 
     private func tableContext(_ table: Table) -> RustTablesContext.Table {
-        let conflict: String = switch table.conflict {
-        case .lww where table.merge == .column:
-            "ConflictMode::LastWriterWinsByColumn { stamped: &[\(table.stampedColumns.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
-        case .lww: "ConflictMode::LastWriterWinsByRow"
-        case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
-        }
+        let conflict: String =
+            switch table.conflict {
+            case .lww where table.merge == .column:
+                "ConflictMode::LastWriterWinsByColumn { stamped: &[\(table.stampedColumns.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
+            case .lww: "ConflictMode::LastWriterWinsByRow"
+            case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
+            }
         return RustTablesContext.Table(
             name: table.name,
             constant: RustNames.constant(table),

@@ -20,14 +20,15 @@ public struct SQLiteRenderer: Sendable {
             case .addIndex(let index, let table):
                 SQLiteStep(addIndex: indexContext(index, table: table.name))
             case .replaceTriggers:
-                nil  // the runtime reads rules from the table list; SQLite has no triggers of ours
+                nil // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
-                nil  // a device holds one owner's rows, so its unique index is per owner already
+                nil // a device holds one owner's rows, so its unique index is per owner already
             }
         }
-        return try templates.render(SQLiteMigrationContext(
-            number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
-            cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
+        return try templates.render(
+            SQLiteMigrationContext(
+                number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
+                cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
     }
 
     private func tableContext(_ table: Table) -> SQLiteTable {
@@ -51,7 +52,6 @@ public struct SQLiteRenderer: Sendable {
     static func isNullable(_ column: SyncedColumn) -> Bool {
         column.isNullable || column.role == .version
     }
-
 
     static func literal(_ value: DefaultValue) -> String {
         switch value {

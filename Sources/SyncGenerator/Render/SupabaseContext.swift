@@ -49,7 +49,6 @@ enum SupabaseContext {
     /// The index every pull uses: an owner's rows in server_seq order.
     static func pullIndexName(_ table: Table) -> String { "\(table.name)_user_id_server_seq_idx" }
 
-
     private static func defaultExpression(_ column: SyncedColumn) -> String? {
         switch column.role {
         case .owner: return "auth.uid()"

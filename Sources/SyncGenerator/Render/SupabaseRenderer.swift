@@ -13,9 +13,10 @@ public struct SupabaseRenderer: Sendable {
     public func migrationSQL(_ migration: Migration) throws -> String {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
         let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
-        return try templates.render(SupabaseMigrationContext(
-            number: String(migration.number), name: migration.name, createsSequence: createsTable,
-            sequence: try sequenceSQL(), steps: steps))
+        return try templates.render(
+            SupabaseMigrationContext(
+                number: String(migration.number), name: migration.name, createsSequence: createsTable,
+                sequence: try sequenceSQL(), steps: steps))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
@@ -46,19 +47,24 @@ public struct SupabaseRenderer: Sendable {
         let indexes = try ([pullIndex(table)] + table.indexes).map { index in
             RenderedSQL(sql: try indexSQL(index, on: table, replacing: upgrading && index.isUnique))
         }
-        return try fragment(TableContext(
-            server: SupabaseContext.table(table), createTable: try createTableSQL(table, upgrading: upgrading), indexes: indexes,
-            // Over an older database, schema.sql also drops triggers the table no longer has.
-            access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
+        return try fragment(
+            TableContext(
+                server: SupabaseContext.table(table), createTable: try createTableSQL(table, upgrading: upgrading), indexes: indexes,
+                // Over an older database, schema.sql also drops triggers the table no longer has.
+                access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
     }
 
     func createTableSQL(_ table: Table, upgrading: Bool) throws -> String {
         let columns = try table.syncedColumns.map { column in
-            (definition: CreateTableContext.ColumnDefinition(definition: try columnDefinition(column, of: table)), isUser: column.role == .user)
+            (
+                definition: CreateTableContext.ColumnDefinition(definition: try columnDefinition(column, of: table)),
+                isUser: column.role == .user
+            )
         }
-        return try fragment(CreateTableContext(
-            table: table.name, columns: columns.map(\.definition), userColumns: columns.filter(\.isUser).map(\.definition),
-            upgrading: upgrading))
+        return try fragment(
+            CreateTableContext(
+                table: table.name, columns: columns.map(\.definition), userColumns: columns.filter(\.isUser).map(\.definition),
+                upgrading: upgrading))
     }
 
     func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {

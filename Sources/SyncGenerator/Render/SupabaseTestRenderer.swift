@@ -23,8 +23,10 @@ public struct SupabaseTestRenderer: Sendable {
             while sql.hasSuffix("\n") { sql.removeLast() }
             return RenderedSQL(sql: sql)
         }
-        return try templates.render(TestsContext(
-            plan: String(schema.tables.map { TableTests.count(for: $0) }.reduce(0, +)), alice: Self.alice, bob: Self.bob, tables: tables))
+        return try templates.render(
+            TestsContext(
+                plan: String(schema.tables.map { TableTests.count(for: $0) }.reduce(0, +)), alice: Self.alice, bob: Self.bob, tables: tables
+            ))
     }
 
     /// A dollar quote no enum value contains (they are the only user text in the tests).

@@ -16,11 +16,12 @@ public struct SwiftRenderer: Sendable {
         for table in schema.tables {
             files["\(table.swiftTypeName).swift"] = try templates.render(recordContext(table))
         }
-        files["GeneratedSchema.swift"] = try templates.render(SwiftSchemaContext(
-            types: schema.tables.map(\.swiftTypeName),
-            migrations: migrations.map { number, name, sql in
-                EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "            "))
-            }))
+        files["GeneratedSchema.swift"] = try templates.render(
+            SwiftSchemaContext(
+                types: schema.tables.map(\.swiftTypeName),
+                migrations: migrations.map { number, name, sql in
+                    EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "            "))
+                }))
         return files
     }
 
@@ -36,7 +37,9 @@ public struct SwiftRenderer: Sendable {
             schemaColumns: columns.map(columnSchemaLiteral),
             conflict: conflictLiteral(table.conflict),
             ordering: orderingLiteral(table.pullOrdering),
-            openRowRule: table.openRowRule.map { "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))" } ?? "")
+            openRowRule: table.openRowRule.map {
+                "SyncRuntime.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))"
+            } ?? "")
     }
 
     private func propertyContext(_ column: SyncedColumn) -> SwiftRecordContext.Property {

@@ -19,7 +19,7 @@ struct TableTests {
 
     /// How many tests the template makes for `table`: the plan must say so up front.
     static func count(for table: Table) -> Int {
-        var count = 9 + 1  // row-level security, server_seq
+        var count = 9 + 1 // row-level security, server_seq
         switch table.conflict.versionKind {
         case .integer: count += 4
         case .timestamp: count += 3
@@ -55,7 +55,8 @@ struct TableTests {
             context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["version = 41"], pair: nil)
             context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and version = 1"
         case .timestamp:
-            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["updated_at = '2000-01-01T00:00:00Z'"], pair: nil)
+            context.versionSentUpdate = update(
+                row: 0, set: changed(row: 0, variant: 2) + ["updated_at = '2000-01-01T00:00:00Z'"], pair: nil)
             context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and updated_at = '2000-01-01T00:00:00Z'"
         case nil:
             break
@@ -96,7 +97,8 @@ struct TableTests {
         let base = Self.stamp(1000, "device-a")
         // A device's whole row: every value as it holds it, every stamp it has.
         func write(_ values: [String: String], _ stamps: [String: String], pair: (Int, String)) -> String {
-            let set = table.columns.map { "\($0.name) = \(values[$0.name] ?? Self.value($0, row: row, variant: 0))" }
+            let set =
+                table.columns.map { "\($0.name) = \(values[$0.name] ?? Self.value($0, row: row, variant: 0))" }
                 + ["deleted_ms = \(values["deleted_ms"] ?? "null")"]
             let stamped = (table.columns.map(\.name) + ["deleted_ms"]).map { "\"\($0)\": \"\(stamps[$0] ?? base)\"" }
             return update(row: row, set: set + ["column_stamps = '{\(stamped.joined(separator: ", "))}'"], pair: pair)
@@ -108,17 +110,22 @@ struct TableTests {
         context.b = bName
         context.aEdited = Self.value(a, row: row, variant: 1)
         context.bEdited = bEdited
-        context.editA = write([a.name: Self.value(a, row: row, variant: 1)], [a.name: Self.stamp(2000, "device-b")], pair: (2000, "device-b"))
+        context.editA = write(
+            [a.name: Self.value(a, row: row, variant: 1)], [a.name: Self.stamp(2000, "device-b")], pair: (2000, "device-b"))
         context.editB = write([bName: bEdited], [bName: Self.stamp(2000, "device-c")], pair: (2000, "device-c"))
         // Two devices that pulled both edits set a at the same ms: the larger device id wins.
         let pulled = [a.name: Self.stamp(2000, "device-b"), bName: Self.stamp(2000, "device-c")]
         let both = [a.name: Self.value(a, row: row, variant: 1), bName: bEdited]
         context.aLarger = Self.value(a, row: row, variant: 2)
         context.aLargerStamp = Self.stamp(3000, "device-d")
-        context.largerA = (write(both.merging([a.name: Self.value(a, row: row, variant: 2)]) { $1 },
-                                         pulled.merging([a.name: Self.stamp(3000, "device-d")]) { $1 }, pair: (3000, "device-d")))
-        context.smallerA = (write(both.merging([a.name: Self.value(a, row: row, variant: 0)]) { $1 },
-                                          pulled.merging([a.name: Self.stamp(3000, "device-c")]) { $1 }, pair: (3000, "device-c")))
+        context.largerA =
+            (write(
+                both.merging([a.name: Self.value(a, row: row, variant: 2)]) { $1 },
+                pulled.merging([a.name: Self.stamp(3000, "device-d")]) { $1 }, pair: (3000, "device-d")))
+        context.smallerA =
+            (write(
+                both.merging([a.name: Self.value(a, row: row, variant: 0)]) { $1 },
+                pulled.merging([a.name: Self.stamp(3000, "device-c")]) { $1 }, pair: (3000, "device-c")))
     }
 
     // MARK: One open row per owner
@@ -147,8 +154,9 @@ struct TableTests {
     // MARK: Statements
 
     private func insert(row: Int, pair: (Int, String)?, owner: String? = nil) -> String {
-        insert(row: row, values: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, Self.value($0, row: row, variant: 0)) }),
-               pair: pair, owner: owner)
+        insert(
+            row: row, values: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, Self.value($0, row: row, variant: 0)) }),
+            pair: pair, owner: owner)
     }
 
     private func insert(row: Int, values: [String: String], pair: (Int, String)?, owner: String? = nil) -> String {
@@ -169,7 +177,8 @@ struct TableTests {
             names += ["updated_ms", "device_id"]
             values += [String(pair.0), "'\(pair.1)'"]
         }
-        return "insert into public.\(table.name) (id, \(names.joined(separator: ", "))) values ('\(id(row))', \(values.joined(separator: ", ")))"
+        return
+            "insert into public.\(table.name) (id, \(names.joined(separator: ", "))) values ('\(id(row))', \(values.joined(separator: ", ")))"
             + " on conflict (id) do update set " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
     }
 

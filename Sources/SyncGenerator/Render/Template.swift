@@ -179,9 +179,11 @@ private enum TemplateLexer {
                 if case .text(let text) = piece { return text.allSatisfy { $0 == " " || $0 == "\t" } }
                 return true
             }
-            let standalone = tags.count == 1 && onlyBlank && tags.allSatisfy { kind in
-                kind == "#" || kind == "^" || kind == "/" || kind == "!"
-            }
+            let standalone =
+                tags.count == 1 && onlyBlank
+                && tags.allSatisfy { kind in
+                    kind == "#" || kind == "^" || kind == "/" || kind == "!"
+                }
             if standalone {
                 tokens += pieces.filter { if case .tag = $0 { return true } else { return false } }
             } else {

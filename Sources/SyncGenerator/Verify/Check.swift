@@ -30,9 +30,12 @@ struct Check {
 
     func table(_ table: Table) throws -> [Finding] {
         guard catalog.tables[table.name] != nil else {
-            return [Finding(table: table.name, kind: .table, message: "table public.\(table.name)",
-                            migration: history.creating(table: table.name),
-                            fix: try renderer.tableSQL(table, upgrading: false))]
+            return [
+                Finding(
+                    table: table.name, kind: .table, message: "table public.\(table.name)",
+                    migration: history.creating(table: table.name),
+                    fix: try renderer.tableSQL(table, upgrading: false))
+            ]
         }
         return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table)
     }
@@ -44,22 +47,29 @@ struct Check {
             let type = SchemaVerifier.catalogType(column.type)
             let migration = history.adding(column: column.name, to: table.name)
             guard let found = live[column.name] else {
-                findings.append(Finding(table: table.name, kind: .column, message: "column \(column.name) (\(type))",
-                                        migration: migration, fix: try renderer.addColumnSQL(column, to: table)))
+                findings.append(
+                    Finding(
+                        table: table.name, kind: .column, message: "column \(column.name) (\(type))",
+                        migration: migration, fix: try renderer.addColumnSQL(column, to: table)))
                 continue
             }
             if found.type != type {
                 let sqlType = column.type.postgresType
-                findings.append(Finding(
-                    table: table.name, kind: .columnType, message: "column \(column.name) is \(found.type), expected \(type)",
-                    migration: migration,
-                    fix: "alter table public.\(table.name) alter column \(column.name) type \(sqlType) using \(column.name)::\(sqlType);"))
+                findings.append(
+                    Finding(
+                        table: table.name, kind: .columnType, message: "column \(column.name) is \(found.type), expected \(type)",
+                        migration: migration,
+                        fix:
+                            "alter table public.\(table.name) alter column \(column.name) type \(sqlType) using \(column.name)::\(sqlType);"
+                    ))
             }
         }
         let expected = Set(table.syncedColumns.map(\.name))
         for (name, column) in live.sorted(by: { $0.key < $1.key }) where !expected.contains(name) {
-            findings.append(Finding(table: table.name, kind: .extraColumn,
-                                    message: "extra column \(name) (\(column.type)) on the server, not in schema.yaml; clients ignore it"))
+            findings.append(
+                Finding(
+                    table: table.name, kind: .extraColumn,
+                    message: "extra column \(name) (\(column.type)) on the server, not in schema.yaml; clients ignore it"))
         }
         return findings
     }
@@ -86,9 +96,11 @@ struct Check {
         }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) {
             guard let live = catalog.functions[function], live != body else { continue }
-            findings.append(Finding(table: table.name, kind: .function,
-                                    message: "function \(function) differs from what schema.yaml makes now (outdated)",
-                                    migration: migration, fix: sql))
+            findings.append(
+                Finding(
+                    table: table.name, kind: .function,
+                    message: "function \(function) differs from what schema.yaml makes now (outdated)",
+                    migration: migration, fix: sql))
         }
         return findings
     }
@@ -114,14 +126,17 @@ struct Check {
             }
             // A policy of the right name that lets more through is worse than a missing one.
             if let wanted = renderedPolicies[table.name]?[policy.name], live != wanted {
-                findings.append(finding(.policy, "policy \(policy.name) is not the owner-only policy (it has \(live.describedDifference(from: wanted)))"))
+                findings.append(
+                    finding(
+                        .policy, "policy \(policy.name) is not the owner-only policy (it has \(live.describedDifference(from: wanted)))"))
             }
         }
         let owned = Set(expected.map(\.name))
         for (name, live) in policies.sorted(by: { $0.key < $1.key }) where !owned.contains(name) && live.isPermissive {
-            findings.append(Finding(
-                table: table.name, kind: .extraPolicy,
-                message: "extra permissive policy \(name) (\(live.command)) also lets rows through; make sure it is meant to"))
+            findings.append(
+                Finding(
+                    table: table.name, kind: .extraPolicy,
+                    message: "extra permissive policy \(name) (\(live.command)) also lets rows through; make sure it is meant to"))
         }
         findings += lacking(rendered.grants, of: table.name).map { finding(.grant, $0) }
         return findings
@@ -134,7 +149,8 @@ struct Check {
             let granted = catalog.grants[grant.relation]?[grant.role] ?? []
             let lacking = grant.privileges.filter { !granted.contains($0) }
             guard !lacking.isEmpty else { return nil }
-            let object = grant.isSequence ? " on sequence public.\(grant.relation)" : grant.relation == table ? "" : " on public.\(grant.relation)"
+            let object =
+                grant.isSequence ? " on sequence public.\(grant.relation)" : grant.relation == table ? "" : " on public.\(grant.relation)"
             return "\(lacking.joined(separator: ", ").lowercased())\(object) for \(grant.role)"
         }
     }
@@ -147,13 +163,15 @@ struct Check {
             let migration = history.adding(index: index.name, on: table.name)
             let expected = LiveCatalog.IndexInfo(isUnique: index.isUnique, columns: SupabaseContext.serverColumns(of: index))
             guard let found = live[index.name] else {
-                return Finding(table: table.name, kind: .index, message: "index \(index.name)",
-                               migration: migration, fix: try renderer.indexSQL(index, on: table))
+                return Finding(
+                    table: table.name, kind: .index, message: "index \(index.name)",
+                    migration: migration, fix: try renderer.indexSQL(index, on: table))
             }
             guard found != expected else { return nil }
-            return Finding(table: table.name, kind: .index,
-                           message: "index \(index.name) is \(found.described), expected \(expected.described)",
-                           migration: migration, fix: try renderer.indexSQL(index, on: table, replacing: true))
+            return Finding(
+                table: table.name, kind: .index,
+                message: "index \(index.name) is \(found.described), expected \(expected.described)",
+                migration: migration, fix: try renderer.indexSQL(index, on: table, replacing: true))
         }
     }
 }

@@ -9,8 +9,8 @@ enum FunctionBodies {
         while let start = rest.range(of: header) {
             rest = rest[start.upperBound...]
             guard let parenthesis = rest.firstIndex(of: "("),
-                  let open = rest.range(of: "$$"),
-                  let close = rest[open.upperBound...].range(of: "$$")
+                let open = rest.range(of: "$$"),
+                let close = rest[open.upperBound...].range(of: "$$")
             else { break }
             bodies[String(rest[..<parenthesis])] = String(rest[open.upperBound..<close.lowerBound])
             rest = rest[close.upperBound...]

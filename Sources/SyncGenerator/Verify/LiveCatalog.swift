@@ -54,32 +54,39 @@ struct LiveCatalog {
     var functions: [String: String] = [:]
 
     init(reading connection: Connection) throws(PostgresError) {
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select relname, relkind::text, relrowsecurity::text from pg_catalog.pg_class
             where relnamespace = 'public'::regnamespace and relkind in ('r', 'p', 'S')
-            """).rows {
+            """
+        ).rows {
             if row[1] == "S" { sequences.insert(row[0]!) } else { tables[row[0]!] = row[2] == "true" }
         }
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select c.relname, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull::text
             from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid
             where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
-            """).rows {
+            """
+        ).rows {
             columns[row[0]!, default: [:]][row[1]!] = ColumnInfo(type: row[2]!, isNullable: row[3] == "false")
         }
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select c.relname, t.tgname, (t.tgenabled <> 'D')::text, t.tgtype::text, n.nspname || '.' || p.proname
             from pg_catalog.pg_trigger t
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_proc p on p.oid = t.tgfoid
             join pg_catalog.pg_namespace n on n.oid = p.pronamespace
             where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
-            """).rows {
+            """
+        ).rows {
             triggers[row[0]!, default: [:]][row[1]!] = LiveTrigger(
                 isEnabled: row[2] == "true", definition: TriggerInfo(type: Int(row[3]!) ?? 0, function: row[4]!))
         }
         policies = try Self.policies(inSchema: "public", on: connection)
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select t.relname, i.relname, x.indisunique::text,
                    (select coalesce(string_agg(a.attname, ',' order by k.position), '')
                     from unnest(x.indkey::int2[]) with ordinality k(attnum, position)
@@ -88,19 +95,23 @@ struct LiveCatalog {
             join pg_catalog.pg_class i on i.oid = x.indexrelid
             join pg_catalog.pg_class t on t.oid = x.indrelid
             where t.relnamespace = 'public'::regnamespace
-            """).rows {
+            """
+        ).rows {
             let columns = row[3]!.isEmpty ? [] : row[3]!.split(separator: ",").map(String.init)
             indexes[row[0]!, default: [:]][row[1]!] = IndexInfo(isUnique: row[2] == "true", columns: columns)
         }
         for row in try connection.execute(
-            "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace").rows {
+            "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace"
+        ).rows {
             functions[row[0]!] = row[1]!
         }
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select c.relname, g.grantee::regrole::text, g.privilege_type
             from pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) g
             where c.relnamespace = 'public'::regnamespace
-            """).rows {
+            """
+        ).rows {
             grants[row[0]!, default: [:]][row[1]!, default: []].insert(row[2]!)
         }
     }
@@ -111,10 +122,12 @@ extension LiveCatalog {
     /// shows them (expressions deparsed).
     static func policies(inSchema schema: String, on connection: Connection) throws(PostgresError) -> [String: [String: PolicyInfo]] {
         var policies: [String: [String: PolicyInfo]] = [:]
-        for row in try connection.execute("""
+        for row in try connection.execute(
+            """
             select tablename, policyname, cmd, roles::text, permissive, qual, with_check
             from pg_catalog.pg_policies where schemaname = $1
-            """, [schema]).rows {
+            """, [schema]
+        ).rows {
             policies[row[0]!, default: [:]][row[1]!] = PolicyInfo(
                 command: row[2]!, roles: row[3]!, isPermissive: row[4] == "PERMISSIVE", using: row[5], withCheck: row[6])
         }
@@ -138,7 +151,13 @@ extension LiveCatalog.PolicyInfo {
 extension LiveCatalog.TriggerInfo {
     /// From `pg_trigger.tgtype`, whose bits are fixed in PostgreSQL's `pg_trigger.h`.
     init(type: Int, function: String) {
-        let row = 1, before = 2, insert = 4, delete = 8, update = 16, truncate = 32, instead = 64
+        let row = 1
+        let before = 2
+        let insert = 4
+        let delete = 8
+        let update = 16
+        let truncate = 32
+        let instead = 64
         timing = type & before != 0 ? "before" : type & instead != 0 ? "instead of" : "after"
         events = [(insert, "insert"), (delete, "delete"), (update, "update"), (truncate, "truncate")]
             .filter { type & $0.0 != 0 }.map(\.1).sorted()

@@ -30,7 +30,9 @@ struct MigrationHistory {
 
     func adding(column: String, to table: String) -> String? {
         entries.first { entry in
-            entry.changes.contains { if case .addColumn(let added, let on) = $0 { added.name == column && on.name == table } else { false } }
+            entry.changes.contains {
+                if case .addColumn(let added, let on) = $0 { added.name == column && on.name == table } else { false }
+            }
         }?.fileStem ?? creating(table: table)
     }
 

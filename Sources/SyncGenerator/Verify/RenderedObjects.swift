@@ -41,12 +41,17 @@ struct RenderedObjects {
             if let trigger = Self.trigger(keywords) {
                 triggers.append(trigger)
             } else if keywords.starts(with: ["create", "policy"]), keywords.count > 4, keywords[3] == "on" {
-                policies.append(Policy(name: keywords[2], table: Self.unqualified(keywords[4]), clauses: statement[words[4].endIndex...].trimmingWhitespace()))
+                policies.append(
+                    Policy(
+                        name: keywords[2], table: Self.unqualified(keywords[4]),
+                        clauses: statement[words[4].endIndex...].trimmingWhitespace()))
             } else if keywords.first == "grant" || keywords.first == "revoke" {
                 apply(keywords)
             } else if keywords.starts(with: ["alter", "table"]), keywords.suffix(4) == ["enable", "row", "level", "security"] {
                 securedTables.append(Self.unqualified(keywords[keywords.count - 5]))
-            } else if keywords.starts(with: ["create", "sequence"]), let name = keywords.dropFirst(2).first(where: { !["if", "not", "exists"].contains($0) }) {
+            } else if keywords.starts(with: ["create", "sequence"]),
+                let name = keywords.dropFirst(2).first(where: { !["if", "not", "exists"].contains($0) })
+            {
                 sequences.append(Self.unqualified(name))
             }
         }
@@ -56,9 +61,9 @@ struct RenderedObjects {
     /// … for [each] row|statement … execute function|procedure FUNCTION(…)`.
     private static func trigger(_ words: [String]) -> Trigger? {
         guard let keyword = words.firstIndex(of: "trigger"), words.prefix(keyword).allSatisfy(["create", "or", "replace"].contains),
-              words.first == "create", keyword + 2 < words.count,
-              let on = words.firstIndex(of: "on"), let level = words.firstIndex(of: "for"), let execute = words.firstIndex(of: "execute"),
-              on > keyword + 2, level > on, execute + 2 < words.count
+            words.first == "create", keyword + 2 < words.count,
+            let on = words.firstIndex(of: "on"), let level = words.firstIndex(of: "for"), let execute = words.firstIndex(of: "execute"),
+            on > keyword + 2, level > on, execute + 2 < words.count
         else { return nil }
         var timing = words[keyword + 2]
         var events = Array(words[(keyword + 3)..<on])
@@ -85,24 +90,29 @@ struct RenderedObjects {
     /// `grant|revoke PRIVILEGES on [table|sequence] NAMES to|from ROLES …`.
     private mutating func apply(_ words: [String]) {
         let isGrant = words[0] == "grant"
-        guard let on = words.firstIndex(of: "on"), let preposition = words.firstIndex(of: isGrant ? "to" : "from"), preposition > on else { return }
+        guard let on = words.firstIndex(of: "on"), let preposition = words.firstIndex(of: isGrant ? "to" : "from"), preposition > on else {
+            return
+        }
         var privileges = words[1..<on].joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace().uppercased() }
-        if privileges.first == "GRANT OPTION FOR" { return }  // takes no privilege away
+        if privileges.first == "GRANT OPTION FOR" { return } // takes no privilege away
         var target = Array(words[(on + 1)..<preposition])
         let isSequence = target.first == "sequence"
         if target.first == "table" || isSequence { target.removeFirst() }
         if privileges == ["ALL"] || privileges == ["ALL PRIVILEGES"] {
-            privileges = isSequence ? ["USAGE", "SELECT", "UPDATE"] : ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
+            privileges =
+                isSequence ? ["USAGE", "SELECT", "UPDATE"] : ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
         }
         let relations = target.joined(separator: " ").split(separator: ",").map { Self.unqualified($0.trimmingWhitespace()) }
         let roles = words[(preposition + 1)...].prefix { !["with", "granted", "cascade", "restrict"].contains($0) }
             .joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace() }
         for relation in relations {
             for role in roles {
-                let index = grants.firstIndex { $0.relation == relation && $0.role == role } ?? {
-                    grants.append(Grant(relation: relation, isSequence: isSequence, role: role, privileges: []))
-                    return grants.count - 1
-                }()
+                let index =
+                    grants.firstIndex { $0.relation == relation && $0.role == role }
+                    ?? {
+                        grants.append(Grant(relation: relation, isSequence: isSequence, role: role, privileges: []))
+                        return grants.count - 1
+                    }()
                 if isGrant {
                     grants[index].privileges += privileges.filter { !grants[index].privileges.contains($0) }
                 } else {

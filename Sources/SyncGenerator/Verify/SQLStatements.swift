@@ -38,7 +38,8 @@ enum SQLStatements {
             if character == "'" || character == "\"" {
                 closing = [character]
             } else if character == "$", let tagEnd = characters[(index + 1)...].firstIndex(of: "$"),
-                      characters[(index + 1)..<tagEnd].allSatisfy({ $0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0) }) {
+                characters[(index + 1)..<tagEnd].allSatisfy({ $0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0) })
+            {
                 closing = Array(characters[index...tagEnd])
             }
             guard let closing else {

@@ -34,9 +34,10 @@ public struct VerificationReport: Sendable, Equatable, CustomStringConvertible {
             found.forEach(add)
         }
         let problems = findings.filter { !$0.isNote }.count
-        lines.append(problems == 0
-            ? "The database has everything schema.yaml needs."
-            : "\(problems) missing: the database does not match schema.yaml.")
+        lines.append(
+            problems == 0
+                ? "The database has everything schema.yaml needs."
+                : "\(problems) missing: the database does not match schema.yaml.")
         return lines.joined(separator: "\n")
     }
 }

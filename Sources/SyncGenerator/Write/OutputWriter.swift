@@ -24,7 +24,10 @@ public struct OutputWriter: Sendable {
     public func changes(from existing: GeneratedTree, to generated: GeneratedTree) -> Changes {
         var changes = Changes()
         for path in generated.files.keys.sorted() {
-            guard let old = existing[path] else { changes.added.append(path); continue }
+            guard let old = existing[path] else {
+                changes.added.append(path)
+                continue
+            }
             if old != generated[path] { changes.modified.append(path) }
         }
         for path in existing.files.keys.sorted() where generated[path] == nil {

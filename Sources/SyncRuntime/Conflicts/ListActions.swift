@@ -73,9 +73,11 @@ extension SyncStore {
                 "SELECT table_name, operation, row_id, body, base_version, base, filters, retryable, created_ms FROM _sync_rejected WHERE id = ?",
                 [.integer(id)]
             ) { row in
-                (table: row.text(at: 0) ?? "", operation: MutationOperation(rawValue: row.text(at: 1) ?? "") ?? .upsert,
-                 rowID: UUID(text: row.text(at: 2) ?? "") ?? UUID(), body: row.text(at: 3), baseVersion: row.text(at: 4),
-                 base: row.text(at: 5), filters: row.text(at: 6), retryable: row.int64(at: 7) != 0, createdMs: row.int64(at: 8))
+                (
+                    table: row.text(at: 0) ?? "", operation: MutationOperation(rawValue: row.text(at: 1) ?? "") ?? .upsert,
+                    rowID: UUID(text: row.text(at: 2) ?? "") ?? UUID(), body: row.text(at: 3), baseVersion: row.text(at: 4),
+                    base: row.text(at: 5), filters: row.text(at: 6), retryable: row.int64(at: 7) != 0, createdMs: row.int64(at: 8)
+                )
             }
         }
         guard let entry = stored else { throw SyncError(.invalidRequest, "No rejected write has id \(id)") }
@@ -89,8 +91,9 @@ extension SyncStore {
         try access { database in
             try database.inTransaction {
                 try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(id)])
-                try requeue(entry.table, entry.operation, entry.rowID, try StoredValues.decode(body), version,
-                            try StoredValues.decode(base), try StoredValues.decodeFilters(entry.filters ?? "[]"), entry.createdMs, database)
+                try requeue(
+                    entry.table, entry.operation, entry.rowID, try StoredValues.decode(body), version,
+                    try StoredValues.decode(base), try StoredValues.decodeFilters(entry.filters ?? "[]"), entry.createdMs, database)
                 try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
             }
         }
@@ -116,7 +119,8 @@ extension SyncStore {
     private func deleteEntry(_ id: Int64, from list: String, refreshing row: (table: String, id: UUID)) throws {
         try access { database in
             try database.inTransaction {
-                try database.execute("DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
+                try database.execute(
+                    "DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
                 try requestRefresh(table: row.table, rowID: row.id, database)
             }
         }
@@ -127,13 +131,15 @@ extension SyncStore {
         _ table: String, _ operation: MutationOperation, _ rowID: UUID, _ body: ColumnValues, _ baseVersion: String,
         _ base: ColumnValues, _ filters: [Filter], _ createdMs: Int64, _ database: Database
     ) throws {
-        try database.execute("""
+        try database.execute(
+            """
             INSERT INTO _sync_mutations (user_id, table_name, operation, row_id, body, base_version, base, filters, created_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
-            .text(userID.lowercasedString), .text(table), .text(operation.rawValue), .text(rowID.lowercasedString),
-            .text(StoredValues.encode(body)), .text(baseVersion), .text(StoredValues.encode(base)),
-            .text(StoredValues.encode(filters)), .integer(createdMs),
-        ])
+            """,
+            [
+                .text(userID.lowercasedString), .text(table), .text(operation.rawValue), .text(rowID.lowercasedString),
+                .text(StoredValues.encode(body)), .text(baseVersion), .text(StoredValues.encode(base)),
+                .text(StoredValues.encode(filters)), .integer(createdMs),
+            ])
     }
 }

@@ -23,37 +23,42 @@ extension SyncStore {
     func recordRejection(_ record: RejectedEntry, _ database: Database) throws {
         let body = ListBounds.keptBody(record.body.map(StoredValues.encode))
         let error = record.serverError
-        try database.execute("""
+        try database.execute(
+            """
             INSERT INTO _sync_rejected (user_id, table_name, operation, row_id, body, base_version, base, filters,
                 retryable, status, code, message, details, hint, created_ms, rejected_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
-            .text(userID.lowercasedString), .text(record.table), .text(record.operation.rawValue), .text(record.rowID),
-            body.map(DatabaseValue.text) ?? .null, record.baseVersion.map(DatabaseValue.text) ?? .null,
-            record.base.map { .text(StoredValues.encode($0)) } ?? .null, .text(StoredValues.encode(record.filters)),
-            .integer(record.operation == .upsert || body != nil ? 1 : 0),
-            error.map { .integer(Int64($0.status)) } ?? .null, error?.code.map(DatabaseValue.text) ?? .null,
-            .text(ListBounds.clipped(error?.message ?? record.message)), ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,
-            ListBounds.clipped(error?.hint).map(DatabaseValue.text) ?? .null,
-            .integer(record.createdMs), .integer(state.wallClock()),
-        ])
+            """,
+            [
+                .text(userID.lowercasedString), .text(record.table), .text(record.operation.rawValue), .text(record.rowID),
+                body.map(DatabaseValue.text) ?? .null, record.baseVersion.map(DatabaseValue.text) ?? .null,
+                record.base.map { .text(StoredValues.encode($0)) } ?? .null, .text(StoredValues.encode(record.filters)),
+                .integer(record.operation == .upsert || body != nil ? 1 : 0),
+                error.map { .integer(Int64($0.status)) } ?? .null, error?.code.map(DatabaseValue.text) ?? .null,
+                .text(ListBounds.clipped(error?.message ?? record.message)),
+                ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,
+                ListBounds.clipped(error?.hint).map(DatabaseValue.text) ?? .null,
+                .integer(record.createdMs), .integer(state.wallClock()),
+            ])
         try ListBounds.enforce(on: "_sync_rejected", textColumns: Self.rejectedTextColumns, database)
     }
 
     func recordConflict(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ database: Database) throws {
-        try database.execute("""
+        try database.execute(
+            """
             INSERT INTO _sync_conflicted (id, user_id, table_name, operation, row_id, body, base, filters, server,
                 server_version, changed_on_server, conflicting_columns, message, created_ms, conflicted_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
-            .integer(write.id), .text(userID.lowercasedString), .text(write.table.name), .text(write.operation.rawValue),
-            .text(write.rowID.lowercasedString), ListBounds.keptBody(StoredValues.encode(write.body)).map(DatabaseValue.text) ?? .null,
-            .text(StoredValues.encode(write.base)), .text(StoredValues.encode(write.filters)),
-            conflict.server.map { .text(StoredValues.encode($0)) } ?? .null,
-            conflict.server?[write.versionColumn]?.versionText.map(DatabaseValue.text) ?? .null,
-            .text(StoredValues.encodeList(conflict.changedOnServer)), .text(StoredValues.encodeList(conflict.conflictingColumns)),
-            .text(ListBounds.clipped(conflict.message)), .integer(write.createdMs), .integer(state.wallClock()),
-        ])
+            """,
+            [
+                .integer(write.id), .text(userID.lowercasedString), .text(write.table.name), .text(write.operation.rawValue),
+                .text(write.rowID.lowercasedString), ListBounds.keptBody(StoredValues.encode(write.body)).map(DatabaseValue.text) ?? .null,
+                .text(StoredValues.encode(write.base)), .text(StoredValues.encode(write.filters)),
+                conflict.server.map { .text(StoredValues.encode($0)) } ?? .null,
+                conflict.server?[write.versionColumn]?.versionText.map(DatabaseValue.text) ?? .null,
+                .text(StoredValues.encodeList(conflict.changedOnServer)), .text(StoredValues.encodeList(conflict.conflictingColumns)),
+                .text(ListBounds.clipped(conflict.message)), .integer(write.createdMs), .integer(state.wallClock()),
+            ])
         try ListBounds.enforce(on: "_sync_conflicted", textColumns: Self.conflictedTextColumns, database)
     }
 }
@@ -82,11 +87,13 @@ extension StoreReader {
     }
 
     public func conflictedMutations() throws -> [ConflictedMutation] {
-        try database.fetchAll("""
+        try database.fetchAll(
+            """
             SELECT id, table_name, operation, row_id, body, base, server, server_version, changed_on_server,
                 conflicting_columns, message, created_ms, conflicted_ms
             FROM _sync_conflicted WHERE user_id = ? ORDER BY id
-            """, [.text(store.userID.lowercasedString)]) { row in
+            """, [.text(store.userID.lowercasedString)]
+        ) { row in
             ConflictedMutation(
                 id: row.int64(at: 0), table: row.text(at: 1) ?? "",
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .update,
@@ -101,20 +108,24 @@ extension StoreReader {
     }
 
     public func rejectedMutations() throws -> [RejectedMutation] {
-        try database.fetchAll("""
+        try database.fetchAll(
+            """
             SELECT id, table_name, operation, row_id, body, status, code, message, details, hint, retryable,
                 created_ms, rejected_ms
             FROM _sync_rejected WHERE user_id IN (?, '') ORDER BY id
-            """, [.text(store.userID.lowercasedString)]) { row in
+            """, [.text(store.userID.lowercasedString)]
+        ) { row in
             RejectedMutation(
                 id: row.int64(at: 0), table: row.text(at: 1) ?? "",
                 operation: MutationOperation(rawValue: row.text(at: 2) ?? "") ?? .upsert,
                 rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
                 body: try row.text(at: 4).map(StoredValues.decode),
-                serverError: row.isNull(at: 5) ? nil : ServerError(
-                    status: Int(row.int64(at: 5)), code: row.text(at: 6), message: row.text(at: 7) ?? "",
-                    details: row.text(at: 8), hint: row.text(at: 9)
-                ),
+                serverError: row.isNull(at: 5)
+                    ? nil
+                    : ServerError(
+                        status: Int(row.int64(at: 5)), code: row.text(at: 6), message: row.text(at: 7) ?? "",
+                        details: row.text(at: 8), hint: row.text(at: 9)
+                    ),
                 message: row.text(at: 7) ?? "", isRetryable: row.int64(at: 10) != 0,
                 createdAtMs: row.isNull(at: 11) ? row.int64(at: 12) : row.int64(at: 11), rejectedAtMs: row.int64(at: 12)
             )
@@ -136,10 +147,12 @@ extension StoreReader {
 
     /// The queue in replay order, each write with its base.
     func queuedMutations(id: Int64? = nil) throws -> [QueuedMutation] {
-        try database.fetchAll("""
+        try database.fetchAll(
+            """
             SELECT id, table_name, operation, row_id, body, base_version, base, filters, created_ms
             FROM _sync_mutations WHERE user_id = ? AND (? IS NULL OR id = ?) ORDER BY id
-            """, [.text(store.userID.lowercasedString), id.map(DatabaseValue.integer) ?? .null, id.map(DatabaseValue.integer) ?? .null]) { row in
+            """, [.text(store.userID.lowercasedString), id.map(DatabaseValue.integer) ?? .null, id.map(DatabaseValue.integer) ?? .null]
+        ) { row in
             guard let table = store.schema.table(named: row.text(at: 1) ?? "") else {
                 throw SyncError(.configuration, "A queued write names a table this schema lacks")
             }

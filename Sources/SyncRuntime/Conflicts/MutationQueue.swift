@@ -9,16 +9,18 @@ struct MutationQueue: GuardedWriteQueue {
     func queueUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter], in writer: StoreWriter) throws -> Bool {
         let database = writer.database
         guard let versionColumn = sql.table.conflict.versionColumn,
-              let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(text: id),
-              let current = try LocalRow.values(of: key, sql, database),
-              let version = current.row[versionColumn], let baseVersion = version.versionText,
-              current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
+            let id = sql.index(of: sql.table.primaryKey).flatMap({ values[$0].text }), let key = UUID(text: id),
+            let current = try LocalRow.values(of: key, sql, database),
+            let version = current.row[versionColumn], let baseVersion = version.versionText,
+            current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
         else { return false }
         let settable = sql.table.columns.filter { ![.id, .owner, .version, .serverSeq].contains($0.role) }
         let changed = settable.map(\.name).filter { name in values[sql.index(of: name)!] != current.row[name] }
         guard !changed.isEmpty else { return true }
         let body = ColumnValues(columns: changed, values: changed.map { values[sql.index(of: $0)!] })
-        try enqueue(.update, key, body, baseVersion: baseVersion, base: current.row.subset(changed + [versionColumn]), filters: filters, sql, writer)
+        try enqueue(
+            .update, key, body, baseVersion: baseVersion, base: current.row.subset(changed + [versionColumn]), filters: filters, sql, writer
+        )
         return true
     }
 
@@ -26,14 +28,15 @@ struct MutationQueue: GuardedWriteQueue {
     func queueDelete(_ key: UUID, _ sql: TableSQL, in writer: StoreWriter) throws -> Bool {
         let database = writer.database
         guard let versionColumn = sql.table.conflict.versionColumn,
-              let current = try LocalRow.values(of: key, sql, database),
-              let baseVersion = current.row[versionColumn]?.versionText,
-              current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
+            let current = try LocalRow.values(of: key, sql, database),
+            let baseVersion = current.row[versionColumn]?.versionText,
+            current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
         else { return false }
         guard current.row[ReservedColumn.deletedMs] == .null else { return true }
         let body = ColumnValues([ReservedColumn.deletedMs: .int(writer.store.state.wallClock())])
-        try enqueue(.delete, key, body, baseVersion: baseVersion, base: current.row.subset([versionColumn]),
-                    filters: [Filter(ReservedColumn.deletedMs, .isNull)], sql, writer)
+        try enqueue(
+            .delete, key, body, baseVersion: baseVersion, base: current.row.subset([versionColumn]),
+            filters: [Filter(ReservedColumn.deletedMs, .isNull)], sql, writer)
         return true
     }
 
@@ -42,14 +45,16 @@ struct MutationQueue: GuardedWriteQueue {
         baseVersion: String, base: ColumnValues, filters: [Filter], _ sql: TableSQL, _ writer: StoreWriter
     ) throws {
         try LocalRow.write(body, to: key, sql, writer.database, dirty: .queued)
-        try writer.database.execute("""
+        try writer.database.execute(
+            """
             INSERT INTO _sync_mutations (user_id, table_name, operation, row_id, body, base_version, base, filters, created_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
-            .text(writer.store.userID.lowercasedString), .text(sql.table.name), .text(operation.rawValue),
-            .text(key.lowercasedString), .text(StoredValues.encode(body)), .text(baseVersion),
-            .text(StoredValues.encode(base)), .text(StoredValues.encode(filters)), .integer(writer.store.state.wallClock()),
-        ])
+            """,
+            [
+                .text(writer.store.userID.lowercasedString), .text(sql.table.name), .text(operation.rawValue),
+                .text(key.lowercasedString), .text(StoredValues.encode(body)), .text(baseVersion),
+                .text(StoredValues.encode(base)), .text(StoredValues.encode(filters)), .integer(writer.store.state.wallClock()),
+            ])
     }
 
     func restoreQueuedWrites(over rows: [ColumnValues], _ sql: TableSQL, _ database: Database) throws {
@@ -65,8 +70,10 @@ enum LocalRow {
             "SELECT \(names.map(quoted).joined(separator: ", ")), _dirty FROM \(sql.quotedName) \(sql.whereKey)",
             [.text(key.lowercasedString)]
         ) { row in
-            (ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }),
-             row.int64(at: names.count))
+            (
+                ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }),
+                row.int64(at: names.count)
+            )
         }
     }
 
@@ -113,9 +120,10 @@ enum LocalRow {
                 try write(try StoredValues.decode(base).subset([versionColumn]), to: key, sql, database)
             }
         }
-        let queued = Set(try database.fetchAll(
-            "SELECT DISTINCT row_id FROM _sync_mutations WHERE table_name = ?", [.text(sql.table.name)]
-        ) { $0.text(at: 0) ?? "" })
+        let queued = Set(
+            try database.fetchAll(
+                "SELECT DISTINCT row_id FROM _sync_mutations WHERE table_name = ?", [.text(sql.table.name)]
+            ) { $0.text(at: 0) ?? "" })
         guard !queued.isEmpty else { return }
         for row in page {
             if let id = row[sql.table.primaryKey]?.text, queued.contains(id), let key = UUID(text: id) {

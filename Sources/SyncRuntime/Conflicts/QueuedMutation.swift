@@ -48,7 +48,8 @@ struct QueuedMutation: Sendable {
     }
 
     var publicValue: PendingMutation {
-        PendingMutation(id: id, table: table.name, operation: operation, rowID: rowID, body: body, baseVersion: baseVersion, createdAtMs: createdMs)
+        PendingMutation(
+            id: id, table: table.name, operation: operation, rowID: rowID, body: body, baseVersion: baseVersion, createdAtMs: createdMs)
     }
 }
 

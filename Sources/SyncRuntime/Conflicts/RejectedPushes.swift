@@ -16,10 +16,11 @@ extension SyncStore {
                 } else {
                     try database.execute(sql.markRejectedUnguarded, [id])
                 }
-                try recordRejection(RejectedEntry(
-                    table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
-                    message: error.message, createdMs: state.wallClock()
-                ), database)
+                try recordRejection(
+                    RejectedEntry(
+                        table: table.name, operation: .upsert, rowID: row.values[0].text ?? "", serverError: error,
+                        message: error.message, createdMs: state.wallClock()
+                    ), database)
             }
         }
     }

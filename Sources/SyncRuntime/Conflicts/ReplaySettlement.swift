@@ -49,11 +49,12 @@ extension SyncStore {
     func settleRejected(_ write: QueuedMutation, serverError: ServerError?, message: String) throws {
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
-            try recordRejection(RejectedEntry(
-                table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
-                body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
-                serverError: serverError, message: message, createdMs: write.createdMs
-            ), database)
+            try recordRejection(
+                RejectedEntry(
+                    table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
+                    body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
+                    serverError: serverError, message: message, createdMs: write.createdMs
+                ), database)
         }
     }
 

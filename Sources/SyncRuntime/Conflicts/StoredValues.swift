@@ -10,7 +10,8 @@ enum StoredValues {
 
     static func decode(_ text: String) throws(SyncError) -> ColumnValues {
         guard case .array(let pairs)? = try? JSONValue(parsing: text) else { throw malformed }
-        var columns: [String] = [], values: [SyncValue] = []
+        var columns: [String] = []
+        var values: [SyncValue] = []
         for pair in pairs {
             guard case .array(let parts) = pair, parts.count == 2, case .string(let column) = parts[0] else { throw malformed }
             columns.append(column)
@@ -38,7 +39,8 @@ enum StoredValues {
         var filters: [Filter] = []
         for item in items {
             guard case .array(let parts) = item, parts.count == 3, case .string(let column) = parts[0],
-                  case .string(let name) = parts[1], let op = Filter.Operator(rawValue: name) else { throw malformed }
+                case .string(let name) = parts[1], let op = Filter.Operator(rawValue: name)
+            else { throw malformed }
             filters.append(Filter(column, op, try value(parts[2])))
         }
         return filters

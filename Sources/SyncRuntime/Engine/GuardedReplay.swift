@@ -35,7 +35,7 @@ struct GuardedReplay {
                     write.table, id: write.rowID, baseVersion: write.baseVersion, set: write.body,
                     extraFilters: write.filters, returning: write.returning, as: credentials
                 )
-            } catch where error.isRowsFault {
+            } catch  where error.isRowsFault {
                 try storeCall { try store.settleRejected(write, serverError: error.serverError, message: error.message) }
                 report.rejected += 1
                 return
@@ -91,7 +91,9 @@ struct GuardedReplay {
 
     /// Asks the resolver about a row that moved or is gone, and settles its answer: the write to
     /// send again, or nil when it left the queue (kept server, or parked).
-    private func resolve(_ write: QueuedMutation, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError) -> QueuedMutation? {
+    private func resolve(_ write: QueuedMutation, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError)
+        -> QueuedMutation?
+    {
         let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
         let conflict = MutationConflict(
             mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,

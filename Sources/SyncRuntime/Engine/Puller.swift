@@ -30,14 +30,16 @@ struct Puller {
         var found = [first]
         while let column = found.last.flatMap(SchemaDrift.init)?.column, found.count < table.columns.count {
             let missing = Set(found.compactMap { SchemaDrift($0)?.column })
-            let rest = TableSchema(name: table.name, columns: table.columns.filter { !missing.contains($0.name) },
-                                   primaryKey: table.primaryKey, conflict: table.conflict, ordering: table.ordering)
+            let rest = TableSchema(
+                name: table.name, columns: table.columns.filter { !missing.contains($0.name) },
+                primaryKey: table.primaryKey, conflict: table.conflict, ordering: table.ordering)
             do {
                 _ = try await transport.pull(rest, after: 0, limit: 1, as: credentials)
                 break
             } catch {
                 guard let server = error.serverError, let nextColumn = SchemaDrift(server)?.column,
-                      nextColumn != column, !missing.contains(nextColumn) else { break }
+                    nextColumn != column, !missing.contains(nextColumn)
+                else { break }
                 found.append(server)
             }
         }

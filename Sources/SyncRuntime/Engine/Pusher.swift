@@ -59,7 +59,7 @@ struct Pusher {
             }
             if batch.count < batchSize { break }
         }
-        failingAlone[table.name] = nil   // every row of the table landed or went aside
+        failingAlone[table.name] = nil // every row of the table landed or went aside
     }
 
     /// How many passes running a row may fail alone with a 5xx before it goes aside.
@@ -70,7 +70,9 @@ struct Pusher {
         var serverFailures: [(row: ColumnValues, error: SyncError)] = []
     }
 
-    private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome) async throws(SyncError) {
+    private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
+        async throws(SyncError)
+    {
         do {
             try await transport.upsert(rows, into: table, as: credentials)
             try storeCall { try store.acknowledge(rows, in: table) }

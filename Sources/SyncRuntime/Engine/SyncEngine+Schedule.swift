@@ -46,7 +46,8 @@ extension SyncEngine {
         publish()
         guard loop != nil else { return }
         debounce?.cancel()
-        let sleep = configuration.sleep, interval = configuration.debounce
+        let sleep = configuration.sleep
+        let interval = configuration.debounce
         debounce = Task {
             do { try await sleep(interval) } catch { return }
             self.debounceElapsed()

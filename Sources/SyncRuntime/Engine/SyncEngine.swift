@@ -157,14 +157,16 @@ public actor SyncEngine {
             first.tables = upgraded
             let drifted = try await first.pull(into: &report)
             drifts += drifted
-            try storeCall { try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } }) }
+            try storeCall {
+                try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
+            }
         }
         var pusher = Pusher(
             store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone
         )
         do {
             drifts += try await pusher.push(into: &report)
-        } catch where error.code == .server {
+        } catch  where error.code == .server {
             held = error
         }
         rowsFailingAlone = pusher.failingAlone
@@ -173,7 +175,7 @@ public actor SyncEngine {
                 store: store, transport: transport, credentials: user,
                 resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
             ).replay(into: &report)
-        } catch where error.code == .server {
+        } catch  where error.code == .server {
             held = held ?? error
         }
         for (table, rowID) in try storeCall({ try store.rowsToRefresh() }) {

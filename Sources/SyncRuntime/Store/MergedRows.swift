@@ -60,7 +60,7 @@ extension StoreWriter {
     /// Saves a row of a column-merge table: a new row stamps every column; an existing one only
     /// the columns whose value the save changes.
     func saveMerging(_ values: [SyncValue], _ sql: TableSQL) throws -> [String: SyncValue] {
-        var row = sql.row(from: values)   // checked by ValueCheck: JSON already canonical
+        var row = sql.row(from: values) // checked by ValueCheck: JSON already canonical
         row[ReservedColumn.owner] = .text(store.userID.lowercasedString)
         let id = row[ReservedColumn.id]?.text ?? ""
         if let stored = try writeColumns(row, of: id, sql) { return stored }

@@ -34,9 +34,10 @@ extension SyncStore {
             try database.inTransaction {
                 try database.execute("DELETE FROM _sync_refresh WHERE table_name = ? AND row_id = ?", [.text(table.name), key])
                 let dirty = try database.fetchOne("SELECT _dirty FROM \(sql.quotedName) \(sql.whereKey)", [key]) { $0.int64(at: 0) }
-                let queued = try database.fetchOne(
-                    "SELECT 1 FROM _sync_mutations WHERE table_name = ? AND row_id = ?", [.text(table.name), key]
-                ) { _ in true } ?? false
+                let queued =
+                    try database.fetchOne(
+                        "SELECT 1 FROM _sync_mutations WHERE table_name = ? AND row_id = ?", [.text(table.name), key]
+                    ) { _ in true } ?? false
                 guard dirty != DirtyState.dirty.rawValue, !queued else { return }
                 guard let server else {
                     try database.execute("DELETE FROM \(sql.quotedName) \(sql.whereKey)", [key])
@@ -53,15 +54,18 @@ extension SyncStore {
     /// Tables whose local migration added columns: pulled again from the start before anything
     /// of theirs is pushed, so the device shows the server's values of the new columns.
     func tablesAwaitingRepull() throws -> [TableSchema] {
-        let keys = Set(try access { database in
-            try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { $0.text(at: 0) ?? "" }
-        })
+        let keys = Set(
+            try access { database in
+                try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { $0.text(at: 0) ?? "" }
+            })
         return schema.tables.filter { keys.contains(StoreMigrator.repullKey($0.name)) }
     }
 
     func finishRepull(of tables: [TableSchema]) throws {
         try access { database in
-            for table in tables { try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(StoreMigrator.repullKey(table.name))]) }
+            for table in tables {
+                try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(StoreMigrator.repullKey(table.name))])
+            }
         }
     }
 }

@@ -17,7 +17,8 @@ struct StoreMigrator {
         let applied = try appliedVersions(database)
         try refuseNewer(applied[.runtime], known: RuntimeMigrations.all, what: "sync runtime")
         try refuseNewer(applied[.app], known: appMigrations, what: "app schema")
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE IF NOT EXISTS _sync_schema_migrations (
                 domain TEXT NOT NULL,
                 version INTEGER NOT NULL,
@@ -53,7 +54,8 @@ struct StoreMigrator {
             // Stamps pulled before this build knew the columns stamp values it could not keep.
             if holdsStamps {
                 let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
-                try database.execute("UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
+                try database.execute(
+                    "UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
             }
             try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text(Self.repullKey(table))])
         }
@@ -68,9 +70,10 @@ struct StoreMigrator {
     }
 
     private func appliedVersions(_ database: Database) throws -> [Domain: Int] {
-        let exists = try database.fetchOne(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_schema_migrations'"
-        ) { _ in true } ?? false
+        let exists =
+            try database.fetchOne(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_schema_migrations'"
+            ) { _ in true } ?? false
         guard exists else { return [:] }
         let rows = try database.fetchAll("SELECT domain, max(version) FROM _sync_schema_migrations GROUP BY domain") {
             ($0.text(at: 0) ?? "", Int($0.int64(at: 1)))
@@ -85,7 +88,9 @@ struct StoreMigrator {
     private func refuseNewer(_ applied: Int?, known: [LocalMigration], what: String) throws {
         let newestKnown = known.map(\.version).max() ?? 0
         if let applied, applied > newestKnown {
-            throw SyncError(.configuration, """
+            throw SyncError(
+                .configuration,
+                """
                 This database was migrated by a newer \(what) (version \(applied)) than this build knows \
                 (version \(newestKnown)); it was left unchanged. Update the app, or open another file.
                 """)

@@ -39,7 +39,8 @@ public struct StoreReader {
         includingDeleted: Bool = false
     ) throws -> Int {
         let table = Record.table
-        let query = "SELECT count(*) FROM \(quoted(table.name))"
+        let query =
+            "SELECT count(*) FROM \(quoted(table.name))"
             + clauses(table, condition, orderBy: nil, includingDeleted: includingDeleted)
         return try database.fetchOne(query, arguments.map(\.databaseValue)) { Int($0.int64(at: 0)) } ?? 0
     }
@@ -56,9 +57,10 @@ public struct StoreReader {
     /// Rows waiting to be pushed, over every table.
     public func dirtyCount() throws -> Int {
         try store.schema.tables.reduce(0) { count, table in
-            count + (try database.fetchOne(
-                "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.dirty.sql)"
-            ) { Int($0.int64(at: 0)) } ?? 0)
+            count
+                + (try database.fetchOne(
+                    "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.dirty.sql)"
+                ) { Int($0.int64(at: 0)) } ?? 0)
         }
     }
 

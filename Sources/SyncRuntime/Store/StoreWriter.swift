@@ -128,7 +128,9 @@ public struct StoreWriter {
     /// local write so the close syncs too.
     func enforceOpenRowRule(_ sql: TableSQL, owner: UUID) throws {
         guard let rule = sql.table.openRowRule else { return }
-        let table = quoted(sql.table.name), start = quoted(rule.start), end = quoted(rule.end)
+        let table = quoted(sql.table.name)
+        let start = quoted(rule.start)
+        let end = quoted(rule.end)
         let deleted = sql.table.column(named: ReservedColumn.deletedMs) != nil ? " AND deleted_ms IS NULL" : ""
         let open = try database.fetchAll(
             "SELECT id, \(start) FROM \(table) WHERE user_id = ? AND \(end) IS NULL\(deleted) ORDER BY \(start) DESC, id DESC",
@@ -144,7 +146,8 @@ public struct StoreWriter {
                     [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]
                 )
             } else {
-                try database.execute("UPDATE \(table) SET \(end) = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)", [keeper.1, .text(id)])
+                try database.execute(
+                    "UPDATE \(table) SET \(end) = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)", [keeper.1, .text(id)])
             }
         }
         flags.wroteLocally = true

@@ -30,7 +30,9 @@ extension SyncStore {
                     if let clear = sql.clearDirty, let stamp = row[ReservedColumn.updatedMs] {
                         try database.execute(clear, [id, stamp.databaseValue])
                     } else if try currentPushedValues(of: id, sql, database) == row.values {
-                        try database.execute("UPDATE \(sql.quotedName) SET _dirty = \(DirtyState.clean.sql) \(sql.whereKey) AND _dirty = \(DirtyState.dirty.sql)", [id])
+                        try database.execute(
+                            "UPDATE \(sql.quotedName) SET _dirty = \(DirtyState.clean.sql) \(sql.whereKey) AND _dirty = \(DirtyState.dirty.sql)",
+                            [id])
                     }
                 }
             }
@@ -58,7 +60,9 @@ extension SyncStore {
         let sql = try tableSQL(table.name)
         let names = table.columnNames
         let stampIndex = sql.index(of: ReservedColumn.updatedMs)
-        let rule = table.openRowRule.flatMap { rule in sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) } }
+        let rule = table.openRowRule.flatMap { rule in
+            sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
+        }
         var result = AppliedPage(undecodable: page.undecodable)
         let outcome = try access { database in
             try database.inTransaction {
@@ -77,10 +81,12 @@ extension SyncStore {
                             if database.changes > 0 { result.applied += 1 }
                         }
                     } catch {
-                        result.undecodable.append(UndecodableRow(
-                            table: table.name, key: values.first.flatMap(\.text), serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
-                            reason: "the local database refused it: \(error)"
-                        ))
+                        result.undecodable.append(
+                            UndecodableRow(
+                                table: table.name, key: values.first.flatMap(\.text),
+                                serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
+                                reason: "the local database refused it: \(error)"
+                            ))
                         continue
                     }
                     if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }

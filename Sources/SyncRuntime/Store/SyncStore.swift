@@ -130,7 +130,9 @@ public final class SyncStore: @unchecked Sendable {
             return
         }
         guard owner == userID.lowercasedString else {
-            throw SyncError(.configuration, """
+            throw SyncError(
+                .configuration,
+                """
                 This database belongs to another user; it was left unchanged. Open each user's own file \
                 (SyncStore(directory:schema:userID:) names it after the user).
                 """)

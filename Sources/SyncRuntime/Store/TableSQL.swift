@@ -59,7 +59,8 @@ struct TableSQL: Sendable {
 
         // The server's comparison decides: a newer pair replaces the row (dirty or not); an equal
         // pair refreshes a clean row's server_seq; anything older, or a repeat, changes nothing.
-        let allUpdates = table.columns.filter { $0.role != .id }
+        let allUpdates =
+            table.columns.filter { $0.role != .id }
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" } + ["_dirty = \(clean)"]
         let guardClause: String
         switch table.conflict {

@@ -38,7 +38,7 @@ enum ValueCheck {
             guard number.isFinite else {
                 throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")
             }
-            return number == 0 ? .double(0) : value   // -0.0 as 0.0: SQLite keeps no sign on zero
+            return number == 0 ? .double(0) : value // -0.0 as 0.0: SQLite keeps no sign on zero
         case .null where !column.isNullable && column.role == .user:
             throw SyncError(.invalidRequest, "\(name) cannot be empty")
         default:

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One PostgREST request before it is addressed and signed: the method, the table, the query
@@ -62,9 +63,10 @@ struct PostgRESTRequest: Sendable, Equatable {
     /// user's token and a timeout.
     func urlRequest(projectURL: URL, anonKey: String, token: String, timeout: TimeInterval) throws(SyncError) -> URLRequest {
         guard var components = URLComponents(url: projectURL, resolvingAgainstBaseURL: false),
-              let table = table.addingPercentEncoding(withAllowedCharacters: Self.pathSegmentAllowed)
+            let table = table.addingPercentEncoding(withAllowedCharacters: Self.pathSegmentAllowed)
         else { throw SyncError(.configuration, "The project URL is not a valid URL") }
-        let projectPath = components.percentEncodedPath.hasSuffix("/")
+        let projectPath =
+            components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = projectPath + "/rest/v1/" + table
         components.percentEncodedQuery = query.isEmpty ? nil : query.map(\.text).joined(separator: "&")

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// An answer from PostgREST (or from whatever stands in front of it).
@@ -63,7 +64,8 @@ struct PostgRESTResponse: Sendable {
             return SyncError(.schemaDrift, drift.description, serverError: error)
         }
         let code = error.code.map { ", \($0)" } ?? ""
-        return SyncError(.server, "The server refused a request on \(table) (HTTP \(error.status)\(code)): \(error.message)", serverError: error)
+        return SyncError(
+            .server, "The server refused a request on \(table) (HTTP \(error.status)\(code)): \(error.message)", serverError: error)
     }
 }
 
@@ -100,7 +102,7 @@ extension SyncError {
         case .networkConnectionLost:
             self.init(.connectivity, "The connection was lost")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
             self.init(.connectivity, "A secure connection could not be made")
         default:
             self.init(.connectivity, "The request failed before an answer came (URL error \(nsError.code))")

@@ -75,7 +75,6 @@ enum PostgRESTRowCoding {
         }
     }
 
-
     // MARK: Reading
 
     /// Why one row, or one value of it, cannot be read.
@@ -109,10 +108,10 @@ enum PostgRESTRowCoding {
         case (.text, .string(let text)):
             return .text(text)
         case (.timestamp, .string(let text)) where column.role == .version:
-            return .text(text)   // compared as the exact text the server sent
+            return .text(text) // compared as the exact text the server sent
         case (.timestamp, .string(let text)):
             guard let timestamp = SyncTimestamp(text) else { throw mismatch("a timestamp with an offset") }
-            return .text(timestamp.text)   // the canonical form, whatever the server's time zone
+            return .text(timestamp.text) // the canonical form, whatever the server's time zone
         case (.uuid, .string(let text)):
             guard let uuid = UUID(text: text) else { throw mismatch("a uuid") }
             return .text(uuid.lowercasedString)

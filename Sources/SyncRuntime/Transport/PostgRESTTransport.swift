@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The transport the apps use: PostgREST over HTTP, as Supabase serves it at `<project>/rest/v1`.

@@ -20,7 +20,7 @@ public enum SchemaChange: Equatable, Sendable {
     public var table: Table {
         switch self {
         case .createTable(let table), .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table),
-             .replaceServerIndex(_, let table):
+            .replaceServerIndex(_, let table):
             table
         }
     }

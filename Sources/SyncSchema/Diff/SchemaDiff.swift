@@ -8,11 +8,12 @@ public enum SchemaDiff {
         let locations = new.locations
 
         for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil {
-            problems.append(Diagnostic(
-                SourceLocation(file: locations.file, line: 1, column: 1),
-                "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
-                hint: "keep the table in schema.yaml; stop using it in the app instead, and drop it by hand once no old client is left"
-            ))
+            problems.append(
+                Diagnostic(
+                    SourceLocation(file: locations.file, line: 1, column: 1),
+                    "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
+                    hint: "keep the table in schema.yaml; stop using it in the app instead, and drop it by hand once no old client is left"
+                ))
         }
 
         for table in new.schema.tables {
@@ -22,47 +23,58 @@ public enum SchemaDiff {
             }
             let here = locations.location(table: table.name)
             if oldTable.conflict != table.conflict {
-                problems.append(Diagnostic(
-                    here, "the conflict mode of '\(table.name)' cannot change once shipped",
-                    hint: "old clients keep sending the old conflict columns; create a new table with the new mode instead"
-                ))
+                problems.append(
+                    Diagnostic(
+                        here, "the conflict mode of '\(table.name)' cannot change once shipped",
+                        hint: "old clients keep sending the old conflict columns; create a new table with the new mode instead"
+                    ))
             }
             if oldTable.conflict == .lww, table.conflict == .lww, oldTable.merge != table.merge {
                 if table.merge == .column {
                     // Both databases add the stamps; the server's trigger learns to merge.
                     changes += [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)]
                 } else {
-                    problems.append(Diagnostic(
-                        here, "'\(table.name)' cannot go back to 'merge: row' once it merges columns",
-                        hint: "devices in the field keep the column stamps and send them; keep 'merge: column'"
-                    ))
+                    problems.append(
+                        Diagnostic(
+                            here, "'\(table.name)' cannot go back to 'merge: row' once it merges columns",
+                            hint: "devices in the field keep the column stamps and send them; keep 'merge: column'"
+                        ))
                 }
             }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
             for column in table.columns where oldTable.column(named: column.name) == nil {
                 if !column.isNullable && column.defaultValue == nil {
-                    problems.append(Diagnostic(
-                        locations.location(table: table.name, column: column.name),
-                        "new column '\(table.name).\(column.name)' is NOT NULL without a default",
-                        hint: "existing rows and old clients have no value for it: make it nullable ('\(column.type.keyword)?') or give it a default"
-                    ))
+                    problems.append(
+                        Diagnostic(
+                            locations.location(table: table.name, column: column.name),
+                            "new column '\(table.name).\(column.name)' is NOT NULL without a default",
+                            hint:
+                                "existing rows and old clients have no value for it: make it nullable ('\(column.type.keyword)?') or give it a default"
+                        ))
                 } else if !column.isNullable, column.defaultValue == .now {
-                    problems.append(Diagnostic(
-                        locations.location(table: table.name, column: column.name),
-                        "new column '\(table.name).\(column.name)' is NOT NULL with default now, which SQLite cannot add to an existing table",
-                        hint: "make it nullable ('timestamp?')"
-                    ))
+                    problems.append(
+                        Diagnostic(
+                            locations.location(table: table.name, column: column.name),
+                            "new column '\(table.name).\(column.name)' is NOT NULL with default now, which SQLite cannot add to an existing table",
+                            hint: "make it nullable ('timestamp?')"
+                        ))
                 } else {
                     changes.append(.addColumn(SyncedColumn(user: column), to: table))
                 }
             }
             for index in oldTable.indexes {
                 guard let newIndex = table.indexes.first(where: { $0.name == index.name }) else {
-                    problems.append(Diagnostic(here, "index '\(index.name)' was removed", hint: "keep it in schema.yaml; dropping indexes is not supported yet"))
+                    problems.append(
+                        Diagnostic(
+                            here, "index '\(index.name)' was removed", hint: "keep it in schema.yaml; dropping indexes is not supported yet"
+                        ))
                     continue
                 }
                 if newIndex != index {
-                    problems.append(Diagnostic(here, "index '\(index.name)' changed", hint: "indexes cannot change once shipped; add a new index with another name"))
+                    problems.append(
+                        Diagnostic(
+                            here, "index '\(index.name)' changed",
+                            hint: "indexes cannot change once shipped; add a new index with another name"))
                 }
             }
             for index in table.indexes where !oldTable.indexes.contains(where: { $0.name == index.name }) {
@@ -73,7 +85,8 @@ public enum SchemaDiff {
                 }
             }
             if oldTable.exactOrdering != table.exactOrdering || oldTable.rules != table.rules,
-               !changes.contains(.replaceTriggers(table)) {
+                !changes.contains(.replaceTriggers(table))
+            {
                 changes.append(.replaceTriggers(table))
             }
         }
@@ -87,31 +100,36 @@ public enum SchemaDiff {
         for column in old.columns {
             guard let changed = new.column(named: column.name) else {
                 let renamed = added.first { $0.type == column.type }
-                problems.append(Diagnostic(
-                    locations.location(table: new.name),
-                    "column '\(new.name).\(column.name)' was removed\(renamed.map { " (renamed to '\($0.name)'?)" } ?? "")",
-                    hint: "clients already in the field keep sending '\(column.name)', so dropping or renaming it breaks their every push (PGRST204); keep it (nullable or defaulted) and add the new column beside it"
-                ))
+                problems.append(
+                    Diagnostic(
+                        locations.location(table: new.name),
+                        "column '\(new.name).\(column.name)' was removed\(renamed.map { " (renamed to '\($0.name)'?)" } ?? "")",
+                        hint:
+                            "clients already in the field keep sending '\(column.name)', so dropping or renaming it breaks their every push (PGRST204); keep it (nullable or defaulted) and add the new column beside it"
+                    ))
                 continue
             }
             let here = locations.location(table: new.name, column: column.name)
             if case .enumeration(let oldValues) = column.type, case .enumeration(let newValues) = changed.type, oldValues != newValues {
                 problems.append(enumValuesChanged(from: oldValues, to: newValues, column: "\(new.name).\(column.name)", at: here))
             } else if changed.type != column.type {
-                problems.append(Diagnostic(
-                    here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
-                    hint: "old clients keep sending the old type; add a new column with the new type and migrate the values in the app"
-                ))
+                problems.append(
+                    Diagnostic(
+                        here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
+                        hint: "old clients keep sending the old type; add a new column with the new type and migrate the values in the app"
+                    ))
             } else if changed.isNullable != column.isNullable {
-                problems.append(Diagnostic(
-                    here, "column '\(new.name).\(column.name)' changed nullability",
-                    hint: "old clients and existing rows follow the shipped rule; add a new column instead"
-                ))
+                problems.append(
+                    Diagnostic(
+                        here, "column '\(new.name).\(column.name)' changed nullability",
+                        hint: "old clients and existing rows follow the shipped rule; add a new column instead"
+                    ))
             } else if changed.defaultValue != column.defaultValue {
-                problems.append(Diagnostic(
-                    here, "the default of '\(new.name).\(column.name)' changed",
-                    hint: "shipped local databases keep the old default; set the value in the app, or add a new column"
-                ))
+                problems.append(
+                    Diagnostic(
+                        here, "the default of '\(new.name).\(column.name)' changed",
+                        hint: "shipped local databases keep the old default; set the value in the app, or add a new column"
+                    ))
             }
         }
         return problems
@@ -131,8 +149,10 @@ public enum SchemaDiff {
         }
         if fillsNothing { return nil }
         return Diagnostic(
-            here, "unique index '\(index.name)' cannot be added to shipped table '\(new.name)': devices may already hold rows that share its values, and a device whose local CREATE UNIQUE INDEX fails cannot open its database",
-            hint: "add the index without 'unique: true', or make it unique in a new table, or over a nullable column without a default added in the same change (every existing row holds NULL there)"
+            here,
+            "unique index '\(index.name)' cannot be added to shipped table '\(new.name)': devices may already hold rows that share its values, and a device whose local CREATE UNIQUE INDEX fails cannot open its database",
+            hint:
+                "add the index without 'unique: true', or make it unique in a new table, or over a nullable column without a default added in the same change (every existing row holds NULL there)"
         )
     }
 
@@ -140,14 +160,16 @@ public enum SchemaDiff {
     /// into its own enum and cannot read a value it does not know, and the CHECK of a shipped
     /// SQLite table cannot change without rebuilding the table.
     private static func enumValuesChanged(from old: [String], to new: [String], column: String, at here: SourceLocation) -> Diagnostic {
-        let added = new.filter { !old.contains($0) }, removed = old.filter { !new.contains($0) }
+        let added = new.filter { !old.contains($0) }
+        let removed = old.filter { !new.contains($0) }
         var what: [String] = []
         if !added.isEmpty { what.append("added " + added.map { "'\($0)'" }.joined(separator: ", ")) }
         if !removed.isEmpty { what.append("removed " + removed.map { "'\($0)'" }.joined(separator: ", ")) }
         if what.isEmpty { what.append("reordered them") }
         return Diagnostic(
             here, "the values of enum column '\(column)' cannot change once shipped (this \(what.joined(separator: " and ")))",
-            hint: "clients in the field cannot read a value they do not know, and shipped local databases check the old list; add a new column (an enum with every value, or text) and fill it in the app"
+            hint:
+                "clients in the field cannot read a value they do not know, and shipped local databases check the old list; add a new column (an enum with every value, or text) and fill it in the app"
         )
     }
 }

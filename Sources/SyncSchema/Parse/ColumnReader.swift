@@ -9,18 +9,25 @@ extension SchemaReader {
         "date": "timestamp", "timestamptz": "timestamp", "blob": "bytes", "jsonb": "json",
     ]
 
-    mutating func readColumns(_ entry: YAMLEntry?, table: String, tableMark: YAMLMark, tableFields: [YAMLEntry]) -> (columns: [Column], names: [String]) {
+    mutating func readColumns(_ entry: YAMLEntry?, table: String, tableMark: YAMLMark, tableFields: [YAMLEntry]) -> (
+        columns: [Column], names: [String]
+    ) {
         guard let entry else {
             // A misspelt 'columns:' has been reported as such; saying it is missing adds nothing.
             guard !hasMisspelling(of: "columns", in: tableFields, allowed: Self.tableKeys) else { return ([], []) }
-            log.error(tableMark, "table '\(table.abbreviated)' has no 'columns'", hint: "add 'columns:' with at least one column, such as 'name: text'")
+            log.error(
+                tableMark, "table '\(table.abbreviated)' has no 'columns'",
+                hint: "add 'columns:' with at least one column, such as 'name: text'")
             return ([], [])
         }
-        guard let entries = mapping(entry.value, expected: "a mapping of columns", hint: "write each column as 'name: type' under 'columns:'") else {
+        guard
+            let entries = mapping(entry.value, expected: "a mapping of columns", hint: "write each column as 'name: type' under 'columns:'")
+        else {
             return ([], [])
         }
         guard !entries.isEmpty else {
-            log.error(entry.keyMark, "table '\(table.abbreviated)' has no columns", hint: "declare at least one column, such as 'name: text'")
+            log.error(
+                entry.keyMark, "table '\(table.abbreviated)' has no columns", hint: "declare at least one column, such as 'name: text'")
             return ([], [])
         }
         return (entries.compactMap { readColumn($0, table: table) }, entries.map(\.key))
@@ -37,8 +44,9 @@ extension SchemaReader {
         case .mapping(let fields):
             column = readColumnMapping(fields, column: name, at: entry.keyMark)
         case .sequence:
-            log.error(entry.value.mark, "expected a type or a mapping for column '\(name.abbreviated)', found a list",
-                      hint: "write '\(name.abbreviated): text' or '\(name.abbreviated): { type: text, default: \"\" }'")
+            log.error(
+                entry.value.mark, "expected a type or a mapping for column '\(name.abbreviated)', found a list",
+                hint: "write '\(name.abbreviated): text' or '\(name.abbreviated): { type: text, default: \"\" }'")
             column = nil
         }
         return isNameValid ? column : nil
@@ -47,8 +55,9 @@ extension SchemaReader {
     /// `text` is NOT NULL, `text?` is nullable; neither has a default.
     private mutating func readShorthand(_ node: YAMLNode, column: String) -> Column? {
         guard case .string(let written) = node.scalar?.value else {
-            log.error(node.mark, "expected a type for column '\(column.abbreviated)', found \(node.kindDescription)",
-                      hint: "write '\(column.abbreviated): text' or another type: \(ColumnType.keywords.joined(separator: ", "))")
+            log.error(
+                node.mark, "expected a type for column '\(column.abbreviated)', found \(node.kindDescription)",
+                hint: "write '\(column.abbreviated): text' or another type: \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
         let isNullable = written.hasSuffix("?")
@@ -63,12 +72,18 @@ extension SchemaReader {
         let referencesNode = fields["references"]
         let references = referencesNode.flatMap { readReference($0, column: column) }
         guard let typeNode = fields["type"] else {
-            log.error(mark, "column '\(column.abbreviated)' has no 'type'", hint: "add 'type:' with one of \(ColumnType.keywords.joined(separator: ", "))")
+            log.error(
+                mark, "column '\(column.abbreviated)' has no 'type'",
+                hint: "add 'type:' with one of \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
-        guard let keyword = string(typeNode, for: "type", hint: "write one of \(ColumnType.keywords.joined(separator: ", "))") else { return nil }
+        guard let keyword = string(typeNode, for: "type", hint: "write one of \(ColumnType.keywords.joined(separator: ", "))") else {
+            return nil
+        }
         if keyword.hasSuffix("?") {
-            log.error(typeNode.mark, "type '\(keyword.abbreviated)' ends with '?' in the mapping form", hint: "write 'type: \(keyword.dropLast())' and 'nullable: true'")
+            log.error(
+                typeNode.mark, "type '\(keyword.abbreviated)' ends with '?' in the mapping form",
+                hint: "write 'type: \(keyword.dropLast())' and 'nullable: true'")
             return nil
         }
         let valuesEntry = fields.entry("values")
@@ -77,8 +92,9 @@ extension SchemaReader {
         }
         guard let type = readType(keyword, at: typeNode.mark, column: column, values: valuesEntry) else { return nil }
         if let references, let referencesNode, type != .uuid {
-            log.error(referencesNode.mark, "column '\(column.abbreviated)' references '\(references)' but is \(type.keyword)",
-                      hint: "a reference holds the other row's id: make the column 'type: uuid'")
+            log.error(
+                referencesNode.mark, "column '\(column.abbreviated)' references '\(references)' but is \(type.keyword)",
+                hint: "a reference holds the other row's id: make the column 'type: uuid'")
         }
         let defaultValue = fields["default"].flatMap { readDefault($0, type: type, column: column) }
         return Column(name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references)
@@ -97,15 +113,17 @@ extension SchemaReader {
         case "bytes": return .bytes
         case "enum":
             guard let values else {
-                log.error(mark, "enum column '\(column.abbreviated)' has no 'values'",
-                          hint: "write '\(column.abbreviated): { type: enum, values: [first, second] }'")
+                log.error(
+                    mark, "enum column '\(column.abbreviated)' has no 'values'",
+                    hint: "write '\(column.abbreviated): { type: enum, values: [first, second] }'")
                 return nil
             }
             return readEnumValues(values).map(ColumnType.enumeration)
         default:
             let match = Self.typeSynonyms[keyword.lowercased()] ?? Suggestion.closest(to: keyword, among: ColumnType.keywords)
-            log.error(mark, "unknown type '\(keyword.abbreviated)' for column '\(column.abbreviated)'",
-                      hint: match.map { "did you mean '\($0)'?" } ?? "the types are \(ColumnType.keywords.joined(separator: ", "))")
+            log.error(
+                mark, "unknown type '\(keyword.abbreviated)' for column '\(column.abbreviated)'",
+                hint: match.map { "did you mean '\($0)'?" } ?? "the types are \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
     }
@@ -113,8 +131,9 @@ extension SchemaReader {
     private mutating func readReference(_ node: YAMLNode, column: String) -> String? {
         guard let table = string(node, for: "references", hint: "write the name of a table declared under 'tables:'") else { return nil }
         guard declaredTables.contains(table) else {
-            log.error(node.mark, "column '\(column.abbreviated)' references unknown table '\(table.abbreviated)'",
-                      hint: Suggestion.hint(for: table, among: declaredTables, listing: "the tables are"))
+            log.error(
+                node.mark, "column '\(column.abbreviated)' references unknown table '\(table.abbreviated)'",
+                hint: Suggestion.hint(for: table, among: declaredTables, listing: "the tables are"))
             return nil
         }
         return table

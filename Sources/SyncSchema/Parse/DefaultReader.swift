@@ -4,17 +4,20 @@ extension SchemaReader {
     mutating func readDefault(_ node: YAMLNode, type: ColumnType, column: String) -> DefaultValue? {
         let value = node.scalar?.value
         if value == .null {
-            log.error(node.mark, "the default of column '\(column.abbreviated)' is null",
-                      hint: "remove the default; write 'nullable: true' to let the column hold null")
+            log.error(
+                node.mark, "the default of column '\(column.abbreviated)' is null",
+                hint: "remove the default; write 'nullable: true' to let the column hold null")
             return nil
         }
         if node.containsNUL {
-            log.error(node.mark, "the default of column '\(column.abbreviated)' contains a NUL character",
-                      hint: "PostgreSQL text and json cannot hold U+0000; remove the \\0")
+            log.error(
+                node.mark, "the default of column '\(column.abbreviated)' contains a NUL character",
+                hint: "PostgreSQL text and json cannot hold U+0000; remove the \\0")
             return nil
         }
         func reject(_ expected: String, hint: String) -> DefaultValue? {
-            log.error(node.mark, "the default of column '\(column.abbreviated)' must be \(expected), found \(node.kindDescription)", hint: hint)
+            log.error(
+                node.mark, "the default of column '\(column.abbreviated)' must be \(expected), found \(node.kindDescription)", hint: hint)
             return nil
         }
         switch (type, value) {
@@ -40,8 +43,9 @@ extension SchemaReader {
             return reject("a string", hint: node.scalar.map { "quote it: \"\($0.text)\"" } ?? "write the text, quoted")
         case (.enumeration(let values), .string(let text)?):
             guard values.contains(text) else {
-                log.error(node.mark, "the default '\(text.abbreviated)' of column '\(column.abbreviated)' is not one of its values",
-                          hint: Suggestion.hint(for: text, among: values, listing: "the values are"))
+                log.error(
+                    node.mark, "the default '\(text.abbreviated)' of column '\(column.abbreviated)' is not one of its values",
+                    hint: Suggestion.hint(for: text, among: values, listing: "the values are"))
                 return nil
             }
             return .text(text)
@@ -56,7 +60,9 @@ extension SchemaReader {
         case (.timestamp, _):
             return reject("now", hint: "write 'default: now', or leave the default out")
         case (.bytes, _):
-            log.error(node.mark, "bytes column '\(column.abbreviated)' cannot have a default", hint: "remove the default; write 'nullable: true' if rows may come without it")
+            log.error(
+                node.mark, "bytes column '\(column.abbreviated)' cannot have a default",
+                hint: "remove the default; write 'nullable: true' if rows may come without it")
             return nil
         case (.json, _):
             return .json(CanonicalJSON.text(of: node))
@@ -72,7 +78,9 @@ extension SchemaReader {
 
     /// An enum's values: a non-empty list of distinct strings that are safe inside SQL checks.
     mutating func readEnumValues(_ entry: YAMLEntry) -> [String]? {
-        guard let items = sequence(entry.value, expected: "a list of enum values", hint: "write 'values: [first, second]'") else { return nil }
+        guard let items = sequence(entry.value, expected: "a list of enum values", hint: "write 'values: [first, second]'") else {
+            return nil
+        }
         guard !items.isEmpty else {
             log.error(entry.value.mark, "an enum needs at least one value", hint: "write 'values: [first, second]'")
             return nil
@@ -81,8 +89,9 @@ extension SchemaReader {
         var isValid = true
         for item in items {
             guard case .string(let value) = item.scalar?.value else {
-                log.error(item.mark, "expected a string as an enum value, found \(item.kindDescription)",
-                          hint: item.scalar.map { "quote it: \"\($0.text)\"" } ?? "write each value as a word")
+                log.error(
+                    item.mark, "expected a string as an enum value, found \(item.kindDescription)",
+                    hint: item.scalar.map { "quote it: \"\($0.text)\"" } ?? "write each value as a word")
                 isValid = false
                 continue
             }
@@ -100,10 +109,15 @@ extension SchemaReader {
             return ("an enum value is empty", "write a word, or remove the empty value")
         }
         if value.utf8.count > Identifier.maxLength {
-            return ("enum value '\(value.abbreviated)' is \(value.utf8.count) bytes long", "keep enum values to \(Identifier.maxLength) bytes")
+            return (
+                "enum value '\(value.abbreviated)' is \(value.utf8.count) bytes long", "keep enum values to \(Identifier.maxLength) bytes"
+            )
         }
         if value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\"" || $0 == "\\" || $0.properties.generalCategory == .control }) {
-            return ("enum value '\(value.abbreviated)' contains a quote, a backslash or a control character", "enum values go into SQL checks verbatim; use letters, digits, spaces and other punctuation")
+            return (
+                "enum value '\(value.abbreviated)' contains a quote, a backslash or a control character",
+                "enum values go into SQL checks verbatim; use letters, digits, spaces and other punctuation"
+            )
         }
         if earlier.contains(value) {
             return ("duplicate enum value '\(value.abbreviated)'", "each value may appear once; remove this one")

@@ -19,14 +19,16 @@ extension SchemaReader {
 
         if let nameNode = fields["name"] {
             guard let name = string(nameNode, for: "name", hint: "write a name such as '\(table)_\(columns.joined(separator: "_"))_idx'"),
-                  checkName(name, as: .index, at: nameNode.mark) else { return nil }
+                checkName(name, as: .index, at: nameNode.mark)
+            else { return nil }
             indexNames.append((name, nameNode.mark))
             return Index(name: name, columns: columns, isUnique: isUnique)
         }
         let name = "\(table)_\(columns.joined(separator: "_"))_idx"
         guard name.utf8.count <= Identifier.maxLength else {
-            log.error(node.mark, "the index name '\(name.abbreviated)' made from the table and columns is \(name.utf8.count) bytes long",
-                      hint: "PostgreSQL cuts names at \(Identifier.maxLength) bytes; give the index a shorter 'name:'")
+            log.error(
+                node.mark, "the index name '\(name.abbreviated)' made from the table and columns is \(name.utf8.count) bytes long",
+                hint: "PostgreSQL cuts names at \(Identifier.maxLength) bytes; give the index a shorter 'name:'")
             return nil
         }
         indexNames.append((name, node.mark))
@@ -34,9 +36,13 @@ extension SchemaReader {
     }
 
     private mutating func readIndexColumns(_ node: YAMLNode, table: String, known: ColumnNames) -> [String]? {
-        guard let items = sequence(node, expected: "a list of columns", hint: "write 'columns: [a, b]', even for one column") else { return nil }
+        guard let items = sequence(node, expected: "a list of columns", hint: "write 'columns: [a, b]', even for one column") else {
+            return nil
+        }
         guard !items.isEmpty else {
-            log.error(node.mark, "the index has no columns", hint: "list the columns it covers, such as 'columns: [\(known.declared.first ?? "name")]'")
+            log.error(
+                node.mark, "the index has no columns",
+                hint: "list the columns it covers, such as 'columns: [\(known.declared.first ?? "name")]'")
             return nil
         }
         var columns: [String] = []
@@ -47,8 +53,9 @@ extension SchemaReader {
                 continue
             }
             if !known.contains(column) {
-                log.error(item.mark, "index on unknown column '\(column.abbreviated)' of table '\(table.abbreviated)'",
-                          hint: Suggestion.hint(for: column, among: known.all, listing: "the columns are"))
+                log.error(
+                    item.mark, "index on unknown column '\(column.abbreviated)' of table '\(table.abbreviated)'",
+                    hint: Suggestion.hint(for: column, among: known.all, listing: "the columns are"))
                 isValid = false
             } else if columns.contains(column) {
                 log.error(item.mark, "column '\(column)' appears twice in the index", hint: "list each column once")

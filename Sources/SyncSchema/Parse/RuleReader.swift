@@ -4,20 +4,29 @@ extension SchemaReader {
     static let ruleNames = ["one_open_per_owner"]
 
     mutating func readRules(_ node: YAMLNode, table: String, columns: ColumnNames) -> [TableRule] {
-        guard let items = sequence(node, expected: "a list of rules", hint: "write each rule as '- one_open_per_owner: { start: a, end: b }'") else { return [] }
+        guard
+            let items = sequence(node, expected: "a list of rules", hint: "write each rule as '- one_open_per_owner: { start: a, end: b }'")
+        else { return [] }
         var rules: [TableRule] = []
         for item in items {
-            guard let fields = mapping(item, expected: "a rule mapping", hint: "write '- one_open_per_owner: { start: a, end: b }'") else { continue }
+            guard let fields = mapping(item, expected: "a rule mapping", hint: "write '- one_open_per_owner: { start: a, end: b }'") else {
+                continue
+            }
             guard fields.count == 1, let rule = fields.first else {
-                log.error(item.mark, "a rule is a mapping with one key, found \(fields.count)", hint: "write each rule as its own '- ' item")
+                log.error(
+                    item.mark, "a rule is a mapping with one key, found \(fields.count)", hint: "write each rule as its own '- ' item")
                 continue
             }
             guard rule.key == "one_open_per_owner" else {
-                log.error(rule.keyMark, "unknown rule '\(rule.key.abbreviated)'", hint: Suggestion.hint(for: rule.key, among: Self.ruleNames, listing: "the rules are"))
+                log.error(
+                    rule.keyMark, "unknown rule '\(rule.key.abbreviated)'",
+                    hint: Suggestion.hint(for: rule.key, among: Self.ruleNames, listing: "the rules are"))
                 continue
             }
             if rules.contains(where: { if case .oneOpenRowPerOwner = $0 { true } else { false } }) {
-                log.error(rule.keyMark, "table '\(table.abbreviated)' has a second one_open_per_owner rule", hint: "a table has at most one; remove this one")
+                log.error(
+                    rule.keyMark, "table '\(table.abbreviated)' has a second one_open_per_owner rule",
+                    hint: "a table has at most one; remove this one")
                 continue
             }
             if let parsed = readOneOpenPerOwner(rule, table: table, columns: columns) { rules.append(parsed) }
@@ -37,7 +46,9 @@ extension SchemaReader {
         let end = ruleColumn(endNode, role: "end", table: table, columns: columns, mustBeNullable: true)
         guard let start, let end else { return nil }
         guard start != end else {
-            log.error(endNode.mark, "rule 'one_open_per_owner' uses '\(end)' as both start and end", hint: "end must be a column of its own, null while the row is open")
+            log.error(
+                endNode.mark, "rule 'one_open_per_owner' uses '\(end)' as both start and end",
+                hint: "end must be a column of its own, null while the row is open")
             return nil
         }
         return .oneOpenRowPerOwner(start: start, end: end)
@@ -50,20 +61,26 @@ extension SchemaReader {
         guard columns.declared.contains(name) else {
             let fitting = columns.parsed.filter { $0.type == .int && $0.isNullable == mustBeNullable }.map(\.name)
             let example = mustBeNullable ? "'ended_ms: int?'" : "'started_ms: int'"
-            log.error(node.mark, "rule '\(role)' column '\(name.abbreviated)' is not a column of table '\(table.abbreviated)'",
-                      hint: fitting.isEmpty ? "add \(mustBeNullable ? "a nullable" : "an") int column to the table, such as \(example)"
-                          : Suggestion.hint(for: name, among: fitting, listing: "the columns that fit are"))
+            log.error(
+                node.mark, "rule '\(role)' column '\(name.abbreviated)' is not a column of table '\(table.abbreviated)'",
+                hint: fitting.isEmpty
+                    ? "add \(mustBeNullable ? "a nullable" : "an") int column to the table, such as \(example)"
+                    : Suggestion.hint(for: name, among: fitting, listing: "the columns that fit are"))
             return nil
         }
         // A column with an error of its own has been reported already.
         guard let column = columns.parsed.first(where: { $0.name == name }) else { return nil }
         if column.type != .int {
-            log.error(node.mark, "rule '\(role)' column '\(name)' is \(column.type.keyword), not int", hint: "the rule compares times in milliseconds: make '\(name)' an int column")
+            log.error(
+                node.mark, "rule '\(role)' column '\(name)' is \(column.type.keyword), not int",
+                hint: "the rule compares times in milliseconds: make '\(name)' an int column")
             return nil
         }
         if column.isNullable != mustBeNullable {
-            log.error(node.mark, mustBeNullable ? "rule 'end' column '\(name)' is not nullable" : "rule 'start' column '\(name)' is nullable",
-                      hint: mustBeNullable ? "a row is open while its end is null: write '\(name): int?'" : "every row has a start: write '\(name): int'")
+            log.error(
+                node.mark, mustBeNullable ? "rule 'end' column '\(name)' is not nullable" : "rule 'start' column '\(name)' is nullable",
+                hint: mustBeNullable
+                    ? "a row is open while its end is null: write '\(name): int?'" : "every row has a start: write '\(name): int'")
             return nil
         }
         return name

@@ -25,7 +25,11 @@ struct SchemaReader {
             log.error(top, "the schema is empty", hint: "start the file with 'tables:' and declare each table under it")
             return Schema(tables: [])
         }
-        guard let fields = mapping(root, expected: "a mapping with the key 'tables' at the top level", hint: "start the file with 'tables:' and declare each table under it") else {
+        guard
+            let fields = mapping(
+                root, expected: "a mapping with the key 'tables' at the top level",
+                hint: "start the file with 'tables:' and declare each table under it")
+        else {
             return Schema(tables: [])
         }
         rejectUnknownKeys(fields, allowed: Self.topLevelKeys, in: "at the top level")
@@ -34,7 +38,11 @@ struct SchemaReader {
             log.error(root.mark, "the schema has no 'tables'", hint: "add 'tables:' and declare each table under it")
             return Schema(tables: [])
         }
-        guard let entries = mapping(tablesEntry.value, expected: "a mapping of tables", hint: "write each table as 'name:' under 'tables:', with its 'columns:' inside") else {
+        guard
+            let entries = mapping(
+                tablesEntry.value, expected: "a mapping of tables",
+                hint: "write each table as 'name:' under 'tables:', with its 'columns:' inside")
+        else {
             return Schema(tables: [])
         }
         guard !entries.isEmpty else {

@@ -21,11 +21,13 @@ public enum SourceText {
                 }
             case .error(let length):
                 let shown = bytes[offset..<(offset + length)].map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
-                throw SchemaError([Diagnostic(
-                    SourceLocation(file: file, line: line, column: column),
-                    "the file is not UTF-8: byte \(shown) at offset \(offset) is not a character",
-                    hint: "save schema.yaml as UTF-8"
-                )])
+                throw SchemaError([
+                    Diagnostic(
+                        SourceLocation(file: file, line: line, column: column),
+                        "the file is not UTF-8: byte \(shown) at offset \(offset) is not a character",
+                        hint: "save schema.yaml as UTF-8"
+                    )
+                ])
             case .emptyInput:
                 return String(decoding: bytes, as: UTF8.self)
             }

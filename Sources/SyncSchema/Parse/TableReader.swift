@@ -6,7 +6,11 @@ extension SchemaReader {
         let name = entry.key
         locations.tables[name] = log.location(entry.keyMark)
         checkName(name, as: .table, at: entry.keyMark)
-        guard let fields = mapping(entry.value, expected: "a mapping for table '\(name.abbreviated)'", hint: "give the table its 'columns:' on the following lines, indented") else {
+        guard
+            let fields = mapping(
+                entry.value, expected: "a mapping for table '\(name.abbreviated)'",
+                hint: "give the table its 'columns:' on the following lines, indented")
+        else {
             return nil
         }
         rejectUnknownKeys(fields, allowed: Self.tableKeys, in: "in table '\(name.abbreviated)'")
@@ -17,7 +21,9 @@ extension SchemaReader {
         let merge = fields["merge"].flatMap { readMerge($0, conflict: conflict) } ?? .column
         let exactOrdering = fields["exact_ordering"].flatMap { bool($0, for: "exact_ordering") } ?? true
         let declared = readColumns(fields.entry("columns"), table: name, tableMark: entry.keyMark, tableFields: fields)
-        var table = Table(name: name, swiftName: swiftName, conflict: conflict ?? .lww, merge: merge, exactOrdering: exactOrdering, columns: declared.columns)
+        var table = Table(
+            name: name, swiftName: swiftName, conflict: conflict ?? .lww, merge: merge, exactOrdering: exactOrdering,
+            columns: declared.columns)
         if fields["swift_name"] == nil { swiftNames.append((table.swiftTypeName, entry.keyMark, name, false)) }
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
@@ -37,19 +43,26 @@ extension SchemaReader {
     /// look back would re-read rows for nothing, and a migration switching the option would
     /// change nothing on the server: the option has no meaning here, so it is refused.
     private mutating func refuseLookback(with table: String, at node: YAMLNode) {
-        log.error(node.mark, "'exact_ordering: false' cannot be combined with the one_open_per_owner rule of table '\(table.abbreviated)'",
-                  hint: "the rule takes the owner's lock on the server, so the owner's rows are ordered exactly anyway; remove 'exact_ordering: false'")
+        log.error(
+            node.mark, "'exact_ordering: false' cannot be combined with the one_open_per_owner rule of table '\(table.abbreviated)'",
+            hint:
+                "the rule takes the owner's lock on the server, so the owner's rows are ordered exactly anyway; remove 'exact_ordering: false'"
+        )
     }
 
     private mutating func readSwiftName(_ node: YAMLNode, table: String) -> String? {
-        guard let swiftName = string(node, for: "swift_name", hint: "write an UpperCamelCase type name such as 'Activity'") else { return nil }
+        guard let swiftName = string(node, for: "swift_name", hint: "write an UpperCamelCase type name such as 'Activity'") else {
+            return nil
+        }
         guard SwiftName.isTypeName(swiftName) else {
-            log.error(node.mark, "swift_name '\(swiftName.abbreviated)' is not an UpperCamelCase Swift type name",
-                      hint: "start with an uppercase letter and use only letters and digits, such as '\(SwiftName.suggestion(for: swiftName))'")
+            log.error(
+                node.mark, "swift_name '\(swiftName.abbreviated)' is not an UpperCamelCase Swift type name",
+                hint: "start with an uppercase letter and use only letters and digits, such as '\(SwiftName.suggestion(for: swiftName))'")
             return nil
         }
         guard !SwiftName.reserved.contains(swiftName) else {
-            log.error(node.mark, "swift_name '\(swiftName)' is reserved in Swift", hint: "pick another type name, such as '\(swiftName)Row'")
+            log.error(
+                node.mark, "swift_name '\(swiftName)' is reserved in Swift", hint: "pick another type name, such as '\(swiftName)Row'")
             return nil
         }
         swiftNames.append((swiftName, node.mark, table, true))
@@ -61,7 +74,9 @@ extension SchemaReader {
         let modes = MergeMode.allCases.map(\.rawValue)
         guard let word = keyword(node, for: "merge", naming: "merge mode", among: modes) else { return nil }
         if let conflict, conflict != .lww {
-            log.error(node.mark, "'merge' applies only to lww tables", hint: "remove 'merge': a version table's guarded writes already send only the columns they set")
+            log.error(
+                node.mark, "'merge' applies only to lww tables",
+                hint: "remove 'merge': a version table's guarded writes already send only the columns they set")
             return nil
         }
         return MergeMode(rawValue: word)
@@ -80,7 +95,9 @@ extension SchemaReader {
             let kindNode = fields["version"]
             if mode == "lww" {
                 if let kindNode {
-                    log.error(kindNode.mark, "'version' applies only to conflict mode 'version'", hint: "remove 'version' or write 'mode: version'")
+                    log.error(
+                        kindNode.mark, "'version' applies only to conflict mode 'version'",
+                        hint: "remove 'version' or write 'mode: version'")
                 }
                 return .lww
             }
@@ -89,8 +106,9 @@ extension SchemaReader {
                 .flatMap(VersionKind.init(rawValue:)).map(ConflictMode.version)
         }
         guard node.scalar != nil else {
-            log.error(node.mark, "expected lww, version or a mapping for 'conflict', found \(node.kindDescription)",
-                      hint: "write 'conflict: lww', 'conflict: version' or 'conflict: { mode: version, version: integer }'")
+            log.error(
+                node.mark, "expected lww, version or a mapping for 'conflict', found \(node.kindDescription)",
+                hint: "write 'conflict: lww', 'conflict: version' or 'conflict: { mode: version, version: integer }'")
             return nil
         }
         return keyword(node, for: "conflict", naming: "conflict mode", among: modes).map { $0 == "lww" ? .lww : .version(.timestamp) }
@@ -101,7 +119,9 @@ extension SchemaReader {
         let listing = words.map { "'\($0)'" }.joined(separator: " or ")
         guard let word = string(node, for: key, hint: "write \(listing)") else { return nil }
         guard words.contains(word) else {
-            log.error(node.mark, "unknown \(noun) '\(word.abbreviated)'", hint: Suggestion.closest(to: word, among: words).map { "did you mean '\($0)'?" } ?? "write \(listing)")
+            log.error(
+                node.mark, "unknown \(noun) '\(word.abbreviated)'",
+                hint: Suggestion.closest(to: word, among: words).map { "did you mean '\($0)'?" } ?? "write \(listing)")
             return nil
         }
         return word

@@ -57,13 +57,17 @@ struct TreeBuilder {
     /// The entry to keep, or nil after saying why it is dropped.
     private mutating func entry(key: YAMLNode, value: YAMLNode, in entries: [YAMLEntry]) -> YAMLEntry? {
         guard let scalar = key.scalar else {
-            log.error(key.mark, "a mapping key must be a plain name, found \(key.kindDescription)", hint: "write the key as a single word followed by ':'")
+            log.error(
+                key.mark, "a mapping key must be a plain name, found \(key.kindDescription)",
+                hint: "write the key as a single word followed by ':'")
             return nil
         }
         if let first = entries.first(where: { $0.key == scalar.text }) {
             log.error(
                 key.mark, "duplicate key '\(scalar.text.abbreviated)' in \(path)",
-                hint: "'\(scalar.text.abbreviated)' is already defined at line \(first.keyMark.line); each key may appear once, so remove or rename one")
+                hint:
+                    "'\(scalar.text.abbreviated)' is already defined at line \(first.keyMark.line); each key may appear once, so remove or rename one"
+            )
             return nil
         }
         return YAMLEntry(key: scalar.text, keyMark: key.mark, value: value)

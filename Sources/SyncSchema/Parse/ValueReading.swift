@@ -16,8 +16,9 @@ extension SchemaReader {
     /// Unquoted true or false only: a quoted "true" is a string.
     mutating func bool(_ node: YAMLNode, for key: String) -> Bool? {
         if case .bool(let value) = node.scalar?.value { return value }
-        log.error(node.mark, "expected true or false for '\(key)', found \(node.kindDescription)",
-                  hint: node.quotedBool.map { "write \($0) without quotes" } ?? "write '\(key): true' or '\(key): false'")
+        log.error(
+            node.mark, "expected true or false for '\(key)', found \(node.kindDescription)",
+            hint: node.quotedBool.map { "write \($0) without quotes" } ?? "write '\(key): true' or '\(key): false'")
         return nil
     }
 
@@ -35,8 +36,9 @@ extension SchemaReader {
     /// needed only for the few that are wrong.
     mutating func rejectUnknownKeys(_ entries: [YAMLEntry], allowed: [String], in context: @autoclosure () -> String) {
         for entry in entries where !allowed.contains(entry.key) {
-            log.error(entry.keyMark, "unknown key '\(entry.key.abbreviated)' \(context())",
-                      hint: Suggestion.hint(for: entry.key, among: allowed, listing: "the keys allowed here are"))
+            log.error(
+                entry.keyMark, "unknown key '\(entry.key.abbreviated)' \(context())",
+                hint: Suggestion.hint(for: entry.key, among: allowed, listing: "the keys allowed here are"))
         }
     }
 

@@ -54,7 +54,9 @@ struct YAMLReader {
             case YAML_DOCUMENT_START_EVENT:
                 documents += 1
                 if documents > 1 {
-                    log.error(mark, "a second YAML document", hint: "schema.yaml holds one document; remove this '---' and what follows it, or merge it into the first")
+                    log.error(
+                        mark, "a second YAML document",
+                        hint: "schema.yaml holds one document; remove this '---' and what follows it, or merge it into the first")
                     root = builder.root
                     log.append(contentsOf: builder.log)
                     return
@@ -71,7 +73,9 @@ struct YAMLReader {
                 builder.add(YAMLNode(content: .scalar(YAMLScalar(text: text, isQuoted: isQuoted)), mark: mark))
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 guard builder.depth < Self.maxDepth else {
-                    log.error(mark, "the YAML nests deeper than \(Self.maxDepth) levels", hint: "a schema needs a few levels; write a deep JSON default in the app instead")
+                    log.error(
+                        mark, "the YAML nests deeper than \(Self.maxDepth) levels",
+                        hint: "a schema needs a few levels; write a deep JSON default in the app instead")
                     isFaithful = false
                     return
                 }
@@ -92,10 +96,13 @@ struct YAMLReader {
 
     private mutating func check(anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?, at mark: YAMLMark) {
         if let anchor {
-            log.error(mark, "YAML anchors are not supported ('&\(String(cString: anchor))')", hint: "remove the anchor and write each value out in full")
+            log.error(
+                mark, "YAML anchors are not supported ('&\(String(cString: anchor))')",
+                hint: "remove the anchor and write each value out in full")
         }
         if let tag {
-            log.error(mark, "YAML tags are not supported ('\(String(cString: tag))')", hint: "remove the tag; quote a value to make it a string")
+            log.error(
+                mark, "YAML tags are not supported ('\(String(cString: tag))')", hint: "remove the tag; quote a value to make it a string")
         }
     }
 

@@ -5,9 +5,13 @@ extension SchemaReader {
         var seenIndexes: [String: YAMLMark] = [:]
         for (name, mark) in indexNames {
             if declaredTables.contains(name) {
-                log.error(mark, "index name '\(name)' is also a table name", hint: "tables and indexes share one namespace; give the index another 'name:'")
+                log.error(
+                    mark, "index name '\(name)' is also a table name",
+                    hint: "tables and indexes share one namespace; give the index another 'name:'")
             } else if let first = seenIndexes[name] {
-                log.error(mark, "duplicate index name '\(name)'", hint: "the index at line \(first.line) has this name already; give one of them another 'name:'")
+                log.error(
+                    mark, "duplicate index name '\(name)'",
+                    hint: "the index at line \(first.line) has this name already; give one of them another 'name:'")
             } else {
                 seenIndexes[name] = mark
             }

@@ -20,16 +20,24 @@ enum Identifier {
     static func problem(with name: String, as kind: NameKind) -> (message: String, hint: String)? {
         var shown: String { name.abbreviated }
         if name.hasPrefix("_") {
-            return ("\(kind) name '\(shown)' starts with '_'", "names starting with '_' are reserved for the local bookkeeping the toolchain adds; pick another name")
+            return (
+                "\(kind) name '\(shown)' starts with '_'",
+                "names starting with '_' are reserved for the local bookkeeping the toolchain adds; pick another name"
+            )
         }
         guard isPlain(name) else {
             let advice = "use lowercase letters, digits and '_', starting with a letter"
             let fixed = snakeCase(name)
-            guard isPlain(fixed), problem(with: fixed, as: kind) == nil else { return ("\(kind) name '\(shown)' is not a plain SQL identifier", advice) }
+            guard isPlain(fixed), problem(with: fixed, as: kind) == nil else {
+                return ("\(kind) name '\(shown)' is not a plain SQL identifier", advice)
+            }
             return ("\(kind) name '\(shown)' is not a plain SQL identifier", "\(advice), such as '\(fixed)'")
         }
         if name.utf8.count > maxLength {
-            return ("\(kind) name '\(shown)' is \(name.utf8.count) bytes long", "PostgreSQL cuts names at \(maxLength) bytes; pick a shorter name")
+            return (
+                "\(kind) name '\(shown)' is \(name.utf8.count) bytes long",
+                "PostgreSQL cuts names at \(maxLength) bytes; pick a shorter name"
+            )
         }
         if SQLKeywords.reserved.contains(name) {
             return ("\(kind) name '\(name)' is an SQL keyword", "PostgreSQL or SQLite reserves '\(name)'; pick another name")
@@ -37,11 +45,17 @@ enum Identifier {
         switch kind {
         case .table:
             if let prefix = NameKind.reservedTablePrefixes.first(where: name.hasPrefix) {
-                return ("table name '\(shown)' starts with '\(prefix)'", "table names starting with '\(prefix)' are reserved for the toolchain and the databases; pick another name")
+                return (
+                    "table name '\(shown)' starts with '\(prefix)'",
+                    "table names starting with '\(prefix)' are reserved for the toolchain and the databases; pick another name"
+                )
             }
         case .column:
             if ReservedColumn.names.contains(name) {
-                return ("column name '\(name)' is reserved", "the toolchain adds '\(name)' to every table itself; remove it or pick another name")
+                return (
+                    "column name '\(name)' is reserved",
+                    "the toolchain adds '\(name)' to every table itself; remove it or pick another name"
+                )
             }
             if SQLKeywords.systemColumns.contains(name) {
                 return ("column name '\(name)' is a system column of PostgreSQL or SQLite", "pick another name")
@@ -57,7 +71,9 @@ enum Identifier {
 
     static func isPlain(_ name: String) -> Bool {
         guard let first = name.utf8.first, isLowercaseLetter(first) else { return false }
-        return name.utf8.allSatisfy { isLowercaseLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
+        return name.utf8.allSatisfy {
+            isLowercaseLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_")
+        }
     }
 
     private static func isLowercaseLetter(_ byte: UInt8) -> Bool {

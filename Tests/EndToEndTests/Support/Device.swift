@@ -12,7 +12,10 @@ struct Device: Sendable {
     let engine: SyncEngine
     private let file: TemporaryFile
 
-    init(_ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo), configuration: SyncConfiguration = Device.configuration) throws {
+    init(
+        _ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo),
+        configuration: SyncConfiguration = Device.configuration
+    ) throws {
         self.name = name
         self.user = user
         self.clock = clock

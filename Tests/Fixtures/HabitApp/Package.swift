@@ -14,7 +14,7 @@ let package = Package(
     name: "HabitApp",
     platforms: [.macOS(.v14), .iOS(.v17), .watchOS(.v10)],
     dependencies: [
-        .package(path: hopeSyncPath),
+        .package(path: hopeSyncPath)
     ],
     targets: [
         // `generate`'s Swift output, checked against schema.yaml on every build.

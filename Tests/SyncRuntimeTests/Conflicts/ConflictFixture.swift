@@ -44,7 +44,9 @@ struct ConflictScene {
     }
 
     /// A task made on `device` and synced, which the server stamps `version`.
-    func syncedTask(on device: TestDevice, _ task: TaskItem = TaskItem(title: "Buy milk"), version: String = Stamp.t1) async throws -> TaskItem {
+    func syncedTask(on device: TestDevice, _ task: TaskItem = TaskItem(title: "Buy milk"), version: String = Stamp.t1) async throws
+        -> TaskItem
+    {
         try await device.store.write { try $0.save(task) }
         await server.setNextVersions([version])
         try await device.sync()

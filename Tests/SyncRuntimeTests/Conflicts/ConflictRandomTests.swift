@@ -22,10 +22,12 @@ import Testing
 
         for step in 0..<30 {
             let index = random.below(devices.count)
-            let device = devices[index], id = ids[random.below(ids.count)]
+            let device = devices[index]
+            let id = ids[random.below(ids.count)]
             switch random.below(10) {
             case 0...3:
-                let title = "s\(step)", tick = random.below(2) == 0
+                let title = "s\(step)"
+                let tick = random.below(2) == 0
                 try await device.store.write { writer in
                     guard var task = try writer.fetchOne(TaskItem.self, id: id), task.deletedMs == nil else { return }
                     task.title = title

@@ -155,7 +155,10 @@ import Testing
 
     @Test func anUpdateWhoseColumnsDidNotMoveIsResentWithoutTheResolver() async throws {
         let asked = ConflictSeen()
-        let (device, task) = try await editedTask(resolver: { asked.record($0); return .hold })
+        let (device, task) = try await editedTask(resolver: {
+            asked.record($0)
+            return .hold
+        })
         await scene.changeElsewhere(task.id, ColumnValues(["done": .bool(true)]), version: Stamp.t2)
         await scene.server.setNextVersions([Stamp.t3])
         let report = try await device.sync()
@@ -178,7 +181,10 @@ import Testing
 
     @Test func aMovedDeleteIsAConflictWithNoLocalAndEmptyColumnSets() async throws {
         let shown = ConflictSeen()
-        let (device, task) = try await deletedTask(resolver: { shown.record($0); return .keepLocal })
+        let (device, task) = try await deletedTask(resolver: {
+            shown.record($0)
+            return .keepLocal
+        })
         await scene.changeElsewhere(task.id, ColumnValues(["title": .text("Renamed")]), version: Stamp.t2)
         let report = try await device.sync()
         let conflict = try #require(shown.all.first)
@@ -205,7 +211,12 @@ import Testing
     @Test func quietCases() async throws {
         // Phone B only ticked it done: resent at T2 without the resolver.
         let asked = ConflictSeen()
-        let a = try scene.device("a", resolver: { asked.record($0); return try await holdTitleConflicts($0) })
+        let a = try scene.device(
+            "a",
+            resolver: {
+                asked.record($0)
+                return try await holdTitleConflicts($0)
+            })
         let ticked = try await scene.syncedTask(on: a)
         try await a.edit(ticked.id) { $0.title = "Buy oat milk" }
         await scene.changeElsewhere(ticked.id, ColumnValues(["done": .bool(true)]), version: Stamp.t2)

@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-@testable import SyncRuntime
 import Testing
+
+@testable import SyncRuntime
 
 /// The write queue: bases forwarded along one user's edits, never moved by a pulled row; a
 /// write the server fails with 5xx holds the writes behind it; inserts stay last writer wins.
@@ -10,10 +11,18 @@ import Testing
 
     @Test func editsQueuedOneAfterAnotherReplayWithoutAConflict() async throws {
         let asked = ConflictSeen()
-        let device = try scene.device("a", resolver: { asked.record($0); return .hold })
+        let device = try scene.device(
+            "a",
+            resolver: {
+                asked.record($0)
+                return .hold
+            })
         let task = try await scene.syncedTask(on: device)
         try await device.edit(task.id) { $0.title = "Buy oat milk" }
-        try await device.edit(task.id) { $0.title = "Buy oat milk, 2 l"; $0.done = true }
+        try await device.edit(task.id) {
+            $0.title = "Buy oat milk, 2 l"
+            $0.done = true
+        }
         #expect(try device.pending().map(\.baseVersion) == [Stamp.t1, Stamp.t1])
         await scene.server.setNextVersions([Stamp.t2, Stamp.t3])
         await scene.server.clearRequestLog()
@@ -27,7 +36,12 @@ import Testing
 
     @Test func aPulledRowDoesNotMoveABase() async throws {
         let asked = ConflictSeen()
-        let device = try scene.device("a", resolver: { asked.record($0); return .keepLocal })
+        let device = try scene.device(
+            "a",
+            resolver: {
+                asked.record($0)
+                return .keepLocal
+            })
         let task = try await scene.syncedTask(on: device)
         try await device.edit(task.id) { $0.title = "Buy oat milk" }
         await scene.changeElsewhere(task.id, ColumnValues(["title": .text("Buy almond milk"), "notes": .text("2 l")]), version: Stamp.t2)

@@ -1,8 +1,8 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
-import Testing
 import SyncTestSupport
+import Testing
 
 /// The resolver: a throw or no answer in time holds the write (logged with the table and the
 /// failure's type only), and a write is sent at most three times in one pass.
@@ -33,10 +33,12 @@ import SyncTestSupport
 
     @Test func aResolverThatTakesTooLongHoldsTheWrite() async throws {
         let warnings = Warnings()
-        let device = try scene.device("a", resolver: { _ in
-            try? await Task.sleep(for: .seconds(5))
-            return .keepLocal
-        }, timeout: .milliseconds(50), warnings: warnings)
+        let device = try scene.device(
+            "a",
+            resolver: { _ in
+                try? await Task.sleep(for: .seconds(5))
+                return .keepLocal
+            }, timeout: .milliseconds(50), warnings: warnings)
         let task = try await conflictedTask(device)
         let report = try await device.sync()
         #expect(report.conflicted.count == 1 && report.synced == 0)
@@ -49,13 +51,15 @@ import SyncTestSupport
         let asked = ConflictSeen()
         let server = scene.server
         let moves = Counter()
-        let device = try scene.device("a", resolver: { conflict in
-            asked.record(conflict)
-            // Another device edits the row again before this one's resend arrives.
-            let id = UUID(uuidString: conflict.rowKey["id"] ?? "") ?? UUID()
-            await server.changeRow(in: "tasks", id: id, ColumnValues(["title": .text("Moved \(moves.next())")]))
-            return .keepLocal
-        })
+        let device = try scene.device(
+            "a",
+            resolver: { conflict in
+                asked.record(conflict)
+                // Another device edits the row again before this one's resend arrives.
+                let id = UUID(uuidString: conflict.rowKey["id"] ?? "") ?? UUID()
+                await server.changeRow(in: "tasks", id: id, ColumnValues(["title": .text("Moved \(moves.next())")]))
+                return .keepLocal
+            })
         let task = try await conflictedTask(device)
         await scene.server.clearRequestLog()
         let report = try await device.sync()
@@ -75,14 +79,16 @@ import SyncTestSupport
     @Test func theResolverRunsOutsideEveryDatabaseTransaction() async throws {
         let box = StoreBox()
         let seen = Locked<[String]>([])
-        let device = try scene.device("a", resolver: { conflict in
-            // Reading and writing the store from the resolver must not wait on the pass.
-            let store = try #require(box.store)
-            let titles = try await store.read { try $0.fetchAll(TaskItem.self).map(\.title) }
-            seen.withLock { $0 = titles }
-            try await store.write { try $0.save(TaskItem(title: "Written by the resolver")) }
-            return .keepLocal
-        })
+        let device = try scene.device(
+            "a",
+            resolver: { conflict in
+                // Reading and writing the store from the resolver must not wait on the pass.
+                let store = try #require(box.store)
+                let titles = try await store.read { try $0.fetchAll(TaskItem.self).map(\.title) }
+                seen.withLock { $0 = titles }
+                try await store.write { try $0.save(TaskItem(title: "Written by the resolver")) }
+                return .keepLocal
+            })
         box.store = device.store
         _ = try await conflictedTask(device)
         let report = try await device.sync()
@@ -115,5 +121,10 @@ final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
 }

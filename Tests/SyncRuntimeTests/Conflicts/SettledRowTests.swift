@@ -73,7 +73,8 @@ import Testing
     @Test func discardingAQueuedWriteLeavesTheDeviceEqualToTheServer() async throws {
         let device = try scene.device("a")
         let task = try await scene.syncedTask(on: device)
-        await scene.server.failNextRequests(1, with: SyncError(.server, "down", serverError: ServerError(status: 500, code: "XX000", message: "boom")))
+        await scene.server.failNextRequests(
+            1, with: SyncError(.server, "down", serverError: ServerError(status: 500, code: "XX000", message: "boom")))
         try await device.edit(task.id) { $0.title = "Never sent" }
         _ = try? await device.sync()
         let pending = try #require(try device.pending().first)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SyncRuntime
 import Testing
+
+@testable import SyncRuntime
 
 /// What the queue and the lists keep reads back as exactly what was written.
 @Suite struct StoredValuesTests {

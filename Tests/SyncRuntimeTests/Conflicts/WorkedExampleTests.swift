@@ -9,10 +9,12 @@ import Testing
 
     @Test func twoPhonesOneTask() async throws {
         let shown = ConflictSeen()
-        let phoneA = try scene.device("phone-a", resolver: { conflict in
-            shown.record(conflict)
-            return try await holdTitleConflicts(conflict)
-        })
+        let phoneA = try scene.device(
+            "phone-a",
+            resolver: { conflict in
+                shown.record(conflict)
+                return try await holdTitleConflicts(conflict)
+            })
         let phoneB = try scene.device("phone-b")
 
         // 1. Phone A reads the task at T1; offline, it renames it and ticks it done.
@@ -20,14 +22,20 @@ import Testing
         #expect(task.updatedAt == Stamp.t1)
         try await phoneB.sync()
         await phoneA.engine.setNetworkEnabled(false)
-        try await phoneA.edit(task.id) { $0.title = "Buy oat milk"; $0.done = true }
+        try await phoneA.edit(task.id) {
+            $0.title = "Buy oat milk"
+            $0.done = true
+        }
         let queued = try #require(try phoneA.pending().first)
         #expect(queued.baseVersion == Stamp.t1)
         #expect(queued.body == ColumnValues(["title": .text("Buy oat milk"), "done": .bool(true)]))
         #expect(await phoneA.currentStatus()?.pendingCount == 1)
 
         // 2. Phone B renames it and ticks it done too; the trigger moves updated_at to T2.
-        try await phoneB.edit(task.id) { $0.title = "Buy almond milk"; $0.done = true }
+        try await phoneB.edit(task.id) {
+            $0.title = "Buy almond milk"
+            $0.done = true
+        }
         await scene.server.setNextVersions([Stamp.t2])
         let bReport = try await phoneB.sync()
         #expect(bReport.synced == 1)
@@ -57,10 +65,12 @@ import Testing
         #expect(conflict.rowKey == ["id": task.id.uuidString.lowercased()])
         #expect(conflict.base == ColumnValues(["title": .text("Buy milk"), "done": .bool(false), "updated_at": .text(Stamp.t1)]))
         #expect(conflict.local == ColumnValues(["title": .text("Buy oat milk"), "done": .bool(true)]))
-        #expect(conflict.server == ColumnValues([
-            "id": .text(task.id.uuidString.lowercased()), "updated_at": .text(Stamp.t2),
-            "title": .text("Buy almond milk"), "done": .bool(true),
-        ]))
+        #expect(
+            conflict.server
+                == ColumnValues([
+                    "id": .text(task.id.uuidString.lowercased()), "updated_at": .text(Stamp.t2),
+                    "title": .text("Buy almond milk"), "done": .bool(true),
+                ]))
         #expect(conflict.changedOnServer == ["title", "done"] && conflict.conflictingColumns == ["title"])
         #expect(report.synced == 0 && report.conflictsResolved == 0 && report.conflictsKeptServer == 0)
         let entry = try #require(report.conflicted.first)

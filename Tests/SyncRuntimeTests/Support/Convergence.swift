@@ -10,7 +10,9 @@ func differences(_ device: TestDevice, _ server: InMemoryServer) async throws ->
         let local = try localRows(device, table)
         let remote = await server.rows(of: table.name).filter { $0.value["user_id"] == owner }
         for key in Set(local.keys).union(remote.keys) where local[key] != remote[key] {
-            result.append("\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key])) server \(String(describing: remote[key]))")
+            result.append(
+                "\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key])) server \(String(describing: remote[key]))"
+            )
         }
     }
     return result

@@ -55,4 +55,3 @@ struct RecordingPulls: ForwardingTransport {
         return page
     }
 }
-

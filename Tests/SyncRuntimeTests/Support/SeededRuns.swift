@@ -28,7 +28,8 @@ enum SeededRuns {
             return failures.sorted { $0.0 < $1.0 }
         }
         for (seed, problems) in failures.prefix(3) {
-            Issue.record("seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(5).joined(separator: "\n"))")
+            Issue.record(
+                "seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(5).joined(separator: "\n"))")
         }
     }
 }

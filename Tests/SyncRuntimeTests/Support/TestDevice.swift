@@ -96,7 +96,8 @@ struct TestDevice: Sendable {
         let root = FileManager.default.isWritableFile(atPath: shared.path) ? shared : FileManager.default.temporaryDirectory
         let directory = root.appendingPathComponent("sync-runtime-tests", isDirectory: true)
         let stale = Date().addingTimeInterval(-600)
-        for file in (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        for file in (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.contentModificationDateKey]))
+            ?? []
         where ((try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) < stale {
             try? FileManager.default.removeItem(at: file)
         }

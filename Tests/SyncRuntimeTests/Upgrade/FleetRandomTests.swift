@@ -1,9 +1,9 @@
 import Foundation
 import SyncRuntime
+import SyncTestSupport
 import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
-import SyncTestSupport
 
 /// Devices on mixed builds (v1, v2, and a v1 that upgrades mid-run) edit random columns of shared
 /// habits, delete and restore them, through offline periods, lost answers, 5xx answers and
@@ -24,7 +24,8 @@ private struct FleetRun {
     func run() async throws -> [String] {
         var random = SeededGenerator(seed: seed &* 6_151)
         let base: Int64 = 1_800_000_000_000
-        var devices = try [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)].map { name, schema in
+        var devices = try [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)].map {
+            name, schema in
             try TestDevice(name, user: user, transport: server, schema: schema, clock: ManualClock(base + Int64(random.below(600_000))))
         }
         defer { for device in devices { remove(device) } }
@@ -36,7 +37,9 @@ private struct FleetRun {
             case 0..<45: acknowledged += try await write(on: device, &random)
             case 45..<68: _ = try? await device.sync()
             case 68..<75: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
-            case 75..<80: await server.failNextRequests(1, with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
+            case 75..<80:
+                await server.failNextRequests(
+                    1, with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 80..<86: await server.loseNextAnswers(1)
             case 86..<91: devices[index] = try device.restarted()
             case 91..<94 where device.schema.tables.count == MixedBuilds.v1.tables.count && device.deviceID == "d3":
@@ -66,9 +69,15 @@ private struct FleetRun {
         try await device.store.write { tx in
             if isV2 {
                 let habits = try tx.fetchAll(UpgradeSchemaV2.Habit.self, orderBy: "id", includingDeleted: true)
-                guard choice > 0, !habits.isEmpty else { try tx.save(UpgradeSchemaV2.Habit(id: id, name: "habit \(number)")); return }
+                guard choice > 0, !habits.isEmpty else {
+                    try tx.save(UpgradeSchemaV2.Habit(id: id, name: "habit \(number)"))
+                    return
+                }
                 var habit = habits[pick % habits.count]
-                if choice == 1 { try tx.delete(UpgradeSchemaV2.Habit.self, id: habit.id); return }
+                if choice == 1 {
+                    try tx.delete(UpgradeSchemaV2.Habit.self, id: habit.id)
+                    return
+                }
                 if choice == 2 { habit.deletedMs = nil }
                 if columns.0 { habit.name = "name \(number)" }
                 if columns.1 { habit.color = "#\(number)" }
@@ -77,9 +86,15 @@ private struct FleetRun {
                 try tx.save(habit)
             } else {
                 let habits = try tx.fetchAll(UpgradeSchemaV1.Habit.self, orderBy: "id", includingDeleted: true)
-                guard choice > 0, !habits.isEmpty else { try tx.save(UpgradeSchemaV1.Habit(id: id, name: "habit \(number)")); return }
+                guard choice > 0, !habits.isEmpty else {
+                    try tx.save(UpgradeSchemaV1.Habit(id: id, name: "habit \(number)"))
+                    return
+                }
                 var habit = habits[pick % habits.count]
-                if choice == 1 { try tx.delete(UpgradeSchemaV1.Habit.self, id: habit.id); return }
+                if choice == 1 {
+                    try tx.delete(UpgradeSchemaV1.Habit.self, id: habit.id)
+                    return
+                }
                 if choice == 2 { habit.deletedMs = nil }
                 if columns.0 { habit.name = "name \(number)" }
                 if columns.1 { habit.color = "#\(number)" }
@@ -95,14 +110,17 @@ private struct FleetRun {
     private func check(_ write: ColumnValues, against stored: [String: ColumnValues]) -> [String] {
         let key = write["id"]?.text ?? ""
         guard let row = stored[key] else { return ["habits \(key): an acknowledged write never reached the server"] }
-        guard let mine = write["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) else { return ["habits \(key): a write without stamps"] }
+        guard let mine = write["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) else {
+            return ["habits \(key): a write without stamps"]
+        }
         let theirs = row["column_stamps"]?.text.flatMap(ColumnStamps.init(json:)) ?? ColumnStamps()
         // Only the columns the writer's build holds: it carries the stamps of newer columns unused.
         return mine.stamps.filter { write.columns.contains($0.key) }.compactMap { column, stamp in
             let server = theirs[column]
             if let server, server > stamp { return nil }
             if server == stamp, row[column] == write[column] { return nil }
-            return "habits \(key).\(column): acknowledged \(String(describing: write[column])) at \(stamp), the server has \(String(describing: row[column])) at \(String(describing: server))"
+            return
+                "habits \(key).\(column): acknowledged \(String(describing: write[column])) at \(stamp), the server has \(String(describing: row[column])) at \(String(describing: server))"
         }
     }
 

@@ -24,7 +24,9 @@ enum MixedBuilds {
             for key in Set(local.keys).union(remote.keys) {
                 let server = remote[key].map { row in table.columnNames.map { knownStamps(row[$0] ?? .null, $0, known) } }
                 if local[key].map({ row in table.columnNames.map { knownStamps(row[$0] ?? .null, $0, known) } }) != server {
-                    result.append("\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key]?.values)) server \(String(describing: server))")
+                    result.append(
+                        "\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key]?.values)) server \(String(describing: server))"
+                    )
                 }
             }
         }

@@ -1,9 +1,9 @@
 import Foundation
 import SyncRuntime
+import SyncTestSupport
 import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
-import SyncTestSupport
 
 /// Issue 14: a device on the previous build keeps every value of the new columns, and a device
 /// that upgrades shows the server's values of them before its first push and never blanks them.
@@ -16,7 +16,8 @@ import SyncTestSupport
         let old = try TestDevice("old", user: user, transport: server, schema: MixedBuilds.v1, clock: clock)
         let new = try TestDevice("new", user: user, transport: server, schema: MixedBuilds.v2, clock: clock)
         let habit = try await old.store.write { try $0.save(UpgradeSchemaV1.Habit(name: "Run")) }
-        try await old.sync(); try await new.sync()
+        try await old.sync()
+        try await new.sync()
 
         clock.advance(10)
         var withEmoji = try #require(try await new.store.read { try $0.fetchOne(UpgradeSchemaV2.Habit.self, id: habit.id) })
@@ -41,7 +42,8 @@ import SyncTestSupport
         var recoloured = shown
         recoloured.color = "#00FF00"
         try await upgraded.store.write { [recoloured] in try $0.save(recoloured) }
-        try await upgraded.sync(); try await new.sync()
+        try await upgraded.sync()
+        try await new.sync()
         for device in [upgraded, new] {
             let row = try #require(try await device.store.read { try $0.fetchOne(UpgradeSchemaV2.Habit.self, id: habit.id) })
             #expect(row.emoji == "🏃" && row.name == "Morning run" && row.color == "#00FF00")
@@ -54,7 +56,8 @@ import SyncTestSupport
         let old = try TestDevice("old", user: user, transport: server, schema: MixedBuilds.v1, clock: clock)
         let new = try TestDevice("new", user: user, transport: server, schema: MixedBuilds.v2, clock: clock)
         let note = try await old.store.write { try $0.save(UpgradeSchemaV1.Note(title: "Groceries")) }
-        try await old.sync(); try await new.sync()
+        try await old.sync()
+        try await new.sync()
         var pinned = try #require(try await new.store.read { try $0.fetchOne(UpgradeSchemaV2.Note.self, id: note.id) })
         pinned.pinned = true
         try await new.store.write { [pinned] in try $0.save(pinned) }

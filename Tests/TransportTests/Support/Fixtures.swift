@@ -1,6 +1,7 @@
 import Foundation
-@testable import SyncRuntime
 import SyncTestSupport
+
+@testable import SyncRuntime
 
 /// Table schemas written by hand, shaped like the generated ones (HopeSchema is not generated yet).
 enum Fixtures {
@@ -69,13 +70,14 @@ enum Fixtures {
         timeout: TimeInterval = 30,
         accessToken: @escaping @Sendable () async throws -> String? = { "fresh-token" }
     ) -> PostgRESTTransport {
-        PostgRESTTransport(configuration: .init(
-            projectURL: server.projectURL,
-            anonKey: anonKey,
-            requestTimeout: timeout,
-            session: StubServer.session(),
-            accessToken: accessToken
-        ))
+        PostgRESTTransport(
+            configuration: .init(
+                projectURL: server.projectURL,
+                anonKey: anonKey,
+                requestTimeout: timeout,
+                session: StubServer.session(),
+                accessToken: accessToken
+            ))
     }
 
     /// Calls the access-token provider counts, for the refresh tests.

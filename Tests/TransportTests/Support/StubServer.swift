@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-@testable import SyncRuntime
 import SyncTestSupport
+
+@testable import SyncRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A request as it reached the stub.
 struct RecordedRequest: Sendable {
@@ -100,7 +102,7 @@ final class StubProtocol: URLProtocol {
             body: request.httpBody ?? request.httpBodyStream.map(Self.readAll)
         )
         switch server.answer(recorded) {
-        case let .respond(status, body, headers):
+        case .respond(let status, let body, let headers):
             let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             client?.urlProtocol(self, didLoad: Data(body.utf8))

@@ -19,7 +19,10 @@ struct ServerTable: TemplateObject {
         var end: String
 
         static var fields: [TemplateField<Self>] {
-            [.init("start", "the column holding a row's start", \.start), .init("end", "the column holding its end (NULL while open)", \.end)]
+            [
+                .init("start", "the column holding a row's start", \.start),
+                .init("end", "the column holding its end (NULL while open)", \.end),
+            ]
         }
     }
 

@@ -14,22 +14,24 @@ enum NameCheck {
             problems += swiftMemberProblems(table, locations: locations)
             let constant = RustNames.constant(table)
             if let first = constants[constant] {
-                problems.append(Diagnostic(
-                    locations.location(table: table.name),
-                    "table '\(table.name)' would be the Rust constant '\(constant)', as table '\(first)' is",
-                    hint: "rename one of the tables"
-                ))
+                problems.append(
+                    Diagnostic(
+                        locations.location(table: table.name),
+                        "table '\(table.name)' would be the Rust constant '\(constant)', as table '\(first)' is",
+                        hint: "rename one of the tables"
+                    ))
             } else {
                 constants[constant] = table.name
             }
             // macOS and Windows file systems ignore case: two row types must not share a file.
             let file = table.swiftTypeName.lowercased()
             if let first = files[file] {
-                problems.append(Diagnostic(
-                    locations.location(table: table.name),
-                    "table '\(table.name)' would be written to the Swift file '\(table.swiftTypeName).swift', which differs only in case from table '\(first)''s",
-                    hint: "file systems that ignore case would keep one of them; give '\(table.name)' another swift_name"
-                ))
+                problems.append(
+                    Diagnostic(
+                        locations.location(table: table.name),
+                        "table '\(table.name)' would be written to the Swift file '\(table.swiftTypeName).swift', which differs only in case from table '\(first)''s",
+                        hint: "file systems that ignore case would keep one of them; give '\(table.name)' another swift_name"
+                    ))
             } else {
                 files[file] = table.name
             }
@@ -45,22 +47,24 @@ enum NameCheck {
         for column in table.syncedColumns {
             let property = SwiftNames.propertyName(column.name)
             if let first = properties[property] {
-                problems.append(Diagnostic(
-                    locations.location(table: table.name, column: column.name),
-                    "column '\(table.name).\(column.name)' would be the Swift property '\(property)', as column '\(first)' is",
-                    hint: "rename one of the columns"
-                ))
+                problems.append(
+                    Diagnostic(
+                        locations.location(table: table.name, column: column.name),
+                        "column '\(table.name).\(column.name)' would be the Swift property '\(property)', as column '\(first)' is",
+                        hint: "rename one of the columns"
+                    ))
             } else {
                 properties[property] = column.name
             }
             guard case .enumeration = column.type else { continue }
             let type = SwiftNames.enumTypeName(column.name)
             if let first = types[type] {
-                problems.append(Diagnostic(
-                    locations.location(table: table.name, column: column.name),
-                    "enum column '\(table.name).\(column.name)' would be the Swift type '\(table.swiftTypeName).\(type)', as enum column '\(first)' is",
-                    hint: "rename one of the columns"
-                ))
+                problems.append(
+                    Diagnostic(
+                        locations.location(table: table.name, column: column.name),
+                        "enum column '\(table.name).\(column.name)' would be the Swift type '\(table.swiftTypeName).\(type)', as enum column '\(first)' is",
+                        hint: "rename one of the columns"
+                    ))
             } else {
                 types[type] = column.name
             }

@@ -11,11 +11,13 @@ enum PostgresNames {
     static func problems(in sql: String, schema: Schema, locations: SourceLocations) -> [Diagnostic] {
         let tokens = SQLTokens(sql)
         var problems: [Diagnostic] = []
-        var longest: [String: String] = [:]  // table -> its longest identifier over the limit
+        var longest: [String: String] = [:] // table -> its longest identifier over the limit
         for token in Set(tokens.identifiers) where token.utf8.count > maxBytes {
             let table = owner(of: token, in: schema)
             let key = table?.name ?? ""
-            if let kept = longest[key], kept.utf8.count > token.utf8.count || (kept.utf8.count == token.utf8.count && kept < token) { continue }
+            if let kept = longest[key], kept.utf8.count > token.utf8.count || (kept.utf8.count == token.utf8.count && kept < token) {
+                continue
+            }
             longest[key] = token
         }
         for (key, token) in longest.sorted(by: { $0.key < $1.key }) {
@@ -23,14 +25,18 @@ enum PostgresNames {
             let column = table.flatMap { table in
                 table.columns.filter { token.hasPrefix(table.name + "_" + $0.name + "_") }.max { $0.name.count < $1.name.count }
             }
-            let place = table.map { locations.location(table: $0.name, column: column?.name) } ?? SourceLocation(file: locations.file, line: 1, column: 1)
+            let place =
+                table.map { locations.location(table: $0.name, column: column?.name) }
+                ?? SourceLocation(file: locations.file, line: 1, column: 1)
             let over = token.utf8.count - maxBytes
             let named = column.map { "table '\(key)' and column '\($0.name)'" } ?? table.map { "table '\($0.name)'" } ?? "the schema"
-            problems.append(Diagnostic(
-                place,
-                "the server name '\(token)', made from \(named), is \(token.utf8.count) bytes long",
-                hint: "PostgreSQL cuts names at \(maxBytes) bytes, so names made from one table could become one; shorten the \(column == nil ? "table" : "table or column") name by at least \(over) bytes"
-            ))
+            problems.append(
+                Diagnostic(
+                    place,
+                    "the server name '\(token)', made from \(named), is \(token.utf8.count) bytes long",
+                    hint:
+                        "PostgreSQL cuts names at \(maxBytes) bytes, so names made from one table could become one; shorten the \(column == nil ? "table" : "table or column") name by at least \(over) bytes"
+                ))
         }
         problems += duplicateRelations(tokens.created, schema: schema, locations: locations)
         return problems
@@ -38,18 +44,22 @@ enum PostgresNames {
 
     /// Tables, indexes and sequences share one namespace per PostgreSQL schema; functions
     /// another.
-    private static func duplicateRelations(_ created: [(kind: String, name: String)], schema: Schema, locations: SourceLocations) -> [Diagnostic] {
+    private static func duplicateRelations(_ created: [(kind: String, name: String)], schema: Schema, locations: SourceLocations)
+        -> [Diagnostic]
+    {
         var seen: [String: String] = [:]
         var problems: [Diagnostic] = []
         for (kind, name) in created {
             let namespace = kind == "function" ? "function" : "relation"
             if let first = seen[namespace + " " + name] {
                 let table = owner(of: name, in: schema)
-                problems.append(Diagnostic(
-                    table.map { locations.location(table: $0.name) } ?? SourceLocation(file: locations.file, line: 1, column: 1),
-                    "the server would create '\(name)' twice (\(article(first)) \(first), then \(article(kind)) \(kind))",
-                    hint: "PostgreSQL keeps tables, indexes and sequences in one namespace; rename the table or index that makes one of them"
-                ))
+                problems.append(
+                    Diagnostic(
+                        table.map { locations.location(table: $0.name) } ?? SourceLocation(file: locations.file, line: 1, column: 1),
+                        "the server would create '\(name)' twice (\(article(first)) \(first), then \(article(kind)) \(kind))",
+                        hint:
+                            "PostgreSQL keeps tables, indexes and sequences in one namespace; rename the table or index that makes one of them"
+                    ))
             } else {
                 seen[namespace + " " + name] = kind
             }
@@ -63,7 +73,9 @@ enum PostgresNames {
 
     /// The table a derived name is made from: the longest table name it starts with.
     private static func owner(of identifier: String, in schema: Schema) -> Table? {
-        schema.tables.filter { identifier == $0.name || identifier.hasPrefix($0.name + "_") }.max { $0.name.utf8.count < $1.name.utf8.count }
+        schema.tables.filter { identifier == $0.name || identifier.hasPrefix($0.name + "_") }.max {
+            $0.name.utf8.count < $1.name.utf8.count
+        }
     }
 }
 
@@ -75,7 +87,7 @@ struct SQLTokens {
 
     init(_ sql: String) {
         let bytes = Array(sql.utf8)
-        var words: [String] = []  // identifiers and "." in order, for reading `create` statements
+        var words: [String] = [] // identifiers and "." in order, for reading `create` statements
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
@@ -91,7 +103,9 @@ struct SQLTokens {
                 while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
             } else if Self.isIdentifierStart(byte) {
                 let start = index
-                while index < bytes.count, Self.isIdentifierStart(bytes[index]) || Self.isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "$") {
+                while index < bytes.count,
+                    Self.isIdentifierStart(bytes[index]) || Self.isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "$")
+                {
                     index += 1
                 }
                 let word = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -130,7 +144,10 @@ struct SQLTokens {
         var index = start + 1
         while index < bytes.count {
             if bytes[index] == quote {
-                if index + 1 < bytes.count, bytes[index + 1] == quote { index += 2; continue }
+                if index + 1 < bytes.count, bytes[index + 1] == quote {
+                    index += 2
+                    continue
+                }
                 return index + 1
             }
             index += 1
@@ -139,7 +156,8 @@ struct SQLTokens {
     }
 
     private static func isIdentifierStart(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "_") || byte >= 0x80
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -4,7 +4,9 @@
 /// both languages: a `#` more than Rust needs changes nothing.
 enum RawLiteral {
     static func hashCount(for text: String) -> Int {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), hash = UInt8(ascii: "#")
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        let hash = UInt8(ascii: "#")
         var longest = 0
         var run = -1
         for character in text.utf8 {

@@ -20,7 +20,7 @@ enum SwiftLiteral {
         body.reserveCapacity(text.utf8.count + text.utf8.count / 8)
         for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             if index > 0 { body += "\n" }
-            if !line.isEmpty { body += indent + String(decoding: line, as: UTF8.self) }  // blank lines stay blank
+            if !line.isEmpty { body += indent + String(decoding: line, as: UTF8.self) } // blank lines stay blank
         }
         return "\(hashes)\"\"\"\n\(body)\n\(indent)\"\"\"\(hashes)"
     }

@@ -115,7 +115,7 @@ extension SyncValue {
         case (is Data.Type, .bytes(let data)): result = data
         case (is SyncTimestamp.Type, .text(let text)): result = SyncTimestamp(text)
         case (is UUID.Type, _), (is SyncTimestamp.Type, _), (is String.Type, _), (is Int64.Type, _), (is Int.Type, _),
-             (is Double.Type, _), (is Bool.Type, _), (is Data.Type, _):
+            (is Double.Type, _), (is Bool.Type, _), (is Data.Type, _):
             throw mismatch()
         default:
             // String enums and other single-value wrappers decode through one value.

@@ -20,7 +20,8 @@ final class ValueStorage {
 
     func set(_ value: SyncValue, for key: some CodingKey) throws {
         guard let index = slots.index(of: key.stringValue) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [key], debugDescription: "\(key.stringValue) is not a column of the table"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [key], debugDescription: "\(key.stringValue) is not a column of the table"))
         }
         slots.values[index] = value
     }
@@ -57,7 +58,9 @@ private struct KeyedColumns<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try storage.set(try SyncValue.encoding(value), for: key)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         preconditionFailure("columns hold scalar values")
     }
 

@@ -67,7 +67,8 @@ package struct RowMerge: Sendable {
     package func settle(_ row: inout Row) {
         let newestWrite = written.compactMap { row.stamps[$0] }.max()
         if row.values[ReservedColumn.deletedMs, default: .null] != .null, let newestWrite,
-           row.stamps[ReservedColumn.deletedMs].map({ newestWrite > $0 }) ?? true {
+            row.stamps[ReservedColumn.deletedMs].map({ newestWrite > $0 }) ?? true
+        {
             row.values[ReservedColumn.deletedMs] = .null
             row.stamps[ReservedColumn.deletedMs] = newestWrite
         }

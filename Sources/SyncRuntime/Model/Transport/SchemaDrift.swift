@@ -39,9 +39,9 @@ public struct SchemaDrift: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch (table, column) {
-        case let (table?, column?): "The server's table \(table) has no column \(column): apply the migration that adds it"
-        case let (nil, column?): "The server has no column \(column): apply the migration that adds it"
-        case let (table?, nil): "The server has no table \(table): apply the migration that creates it"
+        case (let table?, let column?): "The server's table \(table) has no column \(column): apply the migration that adds it"
+        case (nil, let column?): "The server has no column \(column): apply the migration that adds it"
+        case (let table?, nil): "The server has no table \(table): apply the migration that creates it"
         case (nil, nil): "The server's schema is behind the client's: apply the pending migrations"
         }
     }
@@ -51,9 +51,12 @@ public struct SchemaDrift: Sendable, Equatable, CustomStringConvertible {
     static func error(_ refusals: [ServerError]) -> SyncError {
         var drifts: [SchemaDrift] = []
         for drift in refusals.compactMap(SchemaDrift.init) where !drifts.contains(drift) { drifts.append(drift) }
-        let message = drifts.count == 1 ? drifts[0].description : "The server's schema is behind this app's: "
-            + drifts.map { [$0.table, $0.column].compactMap { $0 }.joined(separator: ".") }.joined(separator: ", ")
-            + " missing; apply the migrations that add them (`generate verify` names them)"
+        let message =
+            drifts.count == 1
+            ? drifts[0].description
+            : "The server's schema is behind this app's: "
+                + drifts.map { [$0.table, $0.column].compactMap { $0 }.joined(separator: ".") }.joined(separator: ", ")
+                + " missing; apply the migrations that add them (`generate verify` names them)"
         return SyncError(.schemaDrift, message, serverError: refusals[0])
     }
 

@@ -31,7 +31,8 @@ public struct SyncTimestamp: Sendable, Hashable, Comparable, Codable, CustomStri
     /// `date` to the nearest microsecond (clamped to years 0001 to 9999).
     public init(_ date: Date) {
         let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        let low = Double(Self.earliest.microsecondsSinceEpoch), high = Double(Self.latest.microsecondsSinceEpoch)
+        let low = Double(Self.earliest.microsecondsSinceEpoch)
+        let high = Double(Self.latest.microsecondsSinceEpoch)
         self.init(unchecked: microseconds.isNaN ? 0 : Int64(min(max(microseconds, low), high)))
     }
 
@@ -62,11 +63,16 @@ public struct SyncTimestamp: Sendable, Hashable, Comparable, Codable, CustomStri
                 divisor /= 10
             }
         }
-        digits(year, 4); bytes.append(UInt8(ascii: "-"))
-        digits(month, 2); bytes.append(UInt8(ascii: "-"))
-        digits(day, 2); bytes.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2); bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2); bytes.append(UInt8(ascii: ":"))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
         digits(secondOfDay % 60, 2)
         if fraction != 0 {
             var count = 6
@@ -101,7 +107,8 @@ public struct SyncTimestamp: Sendable, Hashable, Comparable, Codable, CustomStri
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let value = SyncTimestamp(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text.prefix(64))' is not a timestamp with an offset")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text.prefix(64))' is not a timestamp with an offset")
         }
         self = value
     }
@@ -131,7 +138,8 @@ public struct SyncTimestamp: Sendable, Hashable, Comparable, Codable, CustomStri
             return true
         }
         guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
-              skip("Tt "), let hour = number(2), skip(":"), let minute = number(2) else { return nil }
+            skip("Tt "), let hour = number(2), skip(":"), let minute = number(2)
+        else { return nil }
         var second: Int64 = 0
         var microsecond: Int64 = 0
         if skip(":") {
@@ -157,7 +165,8 @@ public struct SyncTimestamp: Sendable, Hashable, Comparable, Codable, CustomStri
             }
         }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month),
-              hour < 24, minute < 60, second < 60, year >= 1 else { return nil }
+            hour < 24, minute < 60, second < 60, year >= 1
+        else { return nil }
         // The offset: Z, or a sign with HH, HH:MM or HHMM.
         var offsetSeconds: Int64 = 0
         if skip("Zz") {
