@@ -58,12 +58,20 @@ public final class Connection: @unchecked Sendable {
     /// into it), in text format: nil is NULL.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
+        try withResult(of: sql, parameters) { (result: OpaquePointer) throws(PostgresError) -> QueryResult in Self.rows(of: result) }
+    }
+
+    /// Runs one statement and reads its successful result with `body` (the result is freed
+    /// after); a failed statement throws the server's error.
+    func withResult<T>(
+        of sql: String, _ parameters: [String?], _ body: (OpaquePointer) throws(PostgresError) -> T
+    ) throws(PostgresError) -> T {
         lock.lock()
         defer { lock.unlock() }
         let result = Self.withCStrings(parameters) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }
-        return try consume(result)
+        return try read(result, body)
     }
 
     /// Runs several statements separated by semicolons (a migration file, a prelude), stopping
@@ -114,13 +122,18 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func consume(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
+        try read(result) { (result: OpaquePointer) throws(PostgresError) -> QueryResult in Self.rows(of: result) }
+    }
+
+    /// Reads a successful result with `body`, then frees it; a failed one throws the server's error.
+    private func read<T>(_ result: OpaquePointer?, _ body: (OpaquePointer) throws(PostgresError) -> T) throws(PostgresError) -> T {
         guard let result else {
             throw PostgresError(message: Self.text(PQerrorMessage(handle)) ?? "no result from the server")
         }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return Self.rows(of: result)
+            return try body(result)
         default:
             throw Self.error(from: result, fallback: Self.text(PQerrorMessage(handle)))
         }

@@ -3,6 +3,11 @@ import Foundation
 
 // libsqlite3 copies a value bound with this destructor; the constant is a macro Swift cannot import.
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+private nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = {
+    let storage = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    storage.initialize(to: 0)
+    return UnsafePointer(storage)
+}()
 
 /// A prepared statement. Not thread-safe: use it only inside the access that made it.
 public final class Statement {
@@ -62,7 +67,14 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, position)
         case .integer(let int): code = sqlite3_bind_int64(handle, position, int)
         case .real(let double): code = sqlite3_bind_double(handle, position, double)
-        case .text(let text): code = sqlite3_bind_text(handle, position, text, -1, transient)
+        case .text(var text):
+            // With its length: SQLite need not look for the end of the text.
+            code = text.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty text still needs a pointer: a null one would bind NULL.
+                    sqlite3_bind_text(handle, position, chars.baseAddress ?? emptyText, Int32(chars.count), transient)
+                }
+            }
         case .blob(let data):
             code = data.withUnsafeBytes { bytes in
                 sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(bytes.count), transient)

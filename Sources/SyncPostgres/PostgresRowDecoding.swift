@@ -4,7 +4,8 @@ import SyncRuntime
 
 /// Rows from PostgreSQL's text format into the values the HTTP transport would have read from
 /// the same rows: uuids lowercase, timestamps as PostgREST writes them, json canonical, bytea
-/// as bytes.
+/// as bytes. A pulled page is read in place from libpq's buffers: a string is made only for a
+/// value that is one.
 enum PostgresRowDecoding {
     /// Why one value cannot be read (never quoting more than a short prefix of it).
     struct Failure: Error {
@@ -15,32 +16,44 @@ enum PostgresRowDecoding {
     }
 
     /// A pulled page: every row that reads, and a report for every row that does not.
-    static func page(_ result: QueryResult, of table: TableSchema, sequence: String) -> PulledPage {
+    static func page(_ result: borrowing ResultRows, of table: TableSchema, sequence: String) -> PulledPage {
         let sequenceIndex = table.columns.firstIndex { $0.name == sequence }
         let keyIndex = table.columns.firstIndex { $0.name == table.primaryKey }
         var rows: [ColumnValues] = []
         var undecodable: [UndecodableRow] = []
         var lastServerSeq: Int64?
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
-            let serverSeq = sequenceIndex.flatMap { row[$0] }.flatMap { Int64($0) }
+        rows.reserveCapacity(result.count)
+        // One names array for the page: rows sharing it compare equal to the table's at once.
+        let names = table.columnNames
+        for row in 0..<result.count {
+            let serverSeq = sequenceIndex.flatMap { result.bytes(row: row, column: $0) }.flatMap(integer)
             if let serverSeq { lastServerSeq = max(lastServerSeq ?? serverSeq, serverSeq) }
             do {
-                rows.append(try values(row, columns: table.columns))
+                var values: [SyncValue] = []
+                values.reserveCapacity(names.count)
+                for (index, column) in table.columns.enumerated() {
+                    values.append(try value(result.bytes(row: row, column: index), of: column))
+                }
+                rows.append(ColumnValues(columns: names, values: values))
             } catch {
-                let key = keyIndex.flatMap { row[$0] }
+                let key = keyIndex.flatMap { result.bytes(row: row, column: $0) }.map { String(decoding: $0, as: UTF8.self) }
                 undecodable.append(UndecodableRow(table: table.name, key: key, serverSeq: serverSeq, reason: error.description))
             }
         }
-        return PulledPage(rows: rows, undecodable: undecodable, receivedCount: result.rows.count, lastServerSeq: lastServerSeq)
+        return PulledPage(rows: rows, undecodable: undecodable, receivedCount: result.count, lastServerSeq: lastServerSeq)
     }
 
     /// Rows a write or a read by key returned; one that does not read fails the call.
     static func rows(_ result: QueryResult, columns: [ColumnSchema], of table: String) throws(SyncError) -> [ColumnValues] {
+        let names = columns.map(\.name)
         var rows: [ColumnValues] = []
         for row in result.rows {
             do {
-                rows.append(try values(row, columns: columns))
+                var values: [SyncValue] = []
+                for (index, column) in columns.enumerated() {
+                    values.append(try value(row[index], of: column))
+                }
+                rows.append(ColumnValues(columns: names, values: values))
             } catch {
                 throw SyncError(.decoding, "A row of \(table) does not read: \(error.description)")
             }
@@ -48,70 +61,86 @@ enum PostgresRowDecoding {
         return rows
     }
 
-    private static func values(_ row: QueryResult.Row, columns: [ColumnSchema]) throws(Failure) -> ColumnValues {
-        var values: [SyncValue] = []
-        values.reserveCapacity(columns.count)
-        for (index, column) in columns.enumerated() {
-            values.append(try value(row[index], of: column))
-        }
-        return ColumnValues(columns: columns.map(\.name), values: values)
-    }
-
     /// One column's value from its text (nil for SQL NULL), read as the column's kind says.
     static func value(_ text: String?, of column: ColumnSchema) throws(Failure) -> SyncValue {
+        guard var text else { return try value(nil as UnsafeBufferPointer<UInt8>?, of: column) }
+        // Native strings are contiguous; the closure cannot throw typed errors, so it returns a Result.
+        let result = text.withUTF8 { utf8 in Result { () throws(Failure) -> SyncValue in try value(utf8, of: column) } }
+        return try result.get()
+    }
+
+    /// One column's value from its text's bytes (nil for SQL NULL).
+    static func value(_ bytes: UnsafeBufferPointer<UInt8>?, of column: ColumnSchema) throws(Failure) -> SyncValue {
         func mismatch(_ expected: String) -> Failure { Failure(column: column.name, reason: "expected \(expected)") }
-        guard let text else {
+        guard let bytes else {
             guard column.isNullable else { throw Failure(column: column.name, reason: "null in a non-null column") }
             return .null
         }
+        func text() -> String { String(decoding: bytes, as: UTF8.self) }
         switch column.type {
         case .text, .timestamp:
-            return .text(text)
+            return .text(text())
         case .uuid:
-            guard isLowercaseUUID(text) else { throw mismatch("a uuid") }
-            return .text(text)
+            guard isLowercaseUUID(bytes) else { throw mismatch("a uuid") }
+            return .text(text())
         case .enumeration(let cases):
-            guard cases.contains(text) else {
-                throw Failure(column: column.name, reason: "'\(text.prefix(64))' is not a value this client knows")
+            let value = text()
+            guard cases.contains(value) else {
+                throw Failure(column: column.name, reason: "'\(value.prefix(64))' is not a value this client knows")
             }
-            return .text(text)
+            return .text(value)
         case .int:
-            guard let number = Int64(text) else { throw mismatch("an integer within 64 bits") }
+            guard let number = integer(bytes) else { throw mismatch("an integer within 64 bits") }
             return .int(number)
         case .double:
-            guard let number = Double(text) else { throw mismatch("a number") }
+            guard let number = Double(text()) else { throw mismatch("a number") }
             return .double(number)
         case .bool:
-            switch text {
-            case "t": return .bool(true)
-            case "f": return .bool(false)
+            switch bytes.count == 1 ? bytes[0] : 0 {
+            case UInt8(ascii: "t"): return .bool(true)
+            case UInt8(ascii: "f"): return .bool(false)
             default: throw mismatch("t or f")
             }
         case .json:
-            guard let value = SyncValue(canonicalJSON: text) else { throw mismatch("JSON") }
-            return value
+            guard let canonical = try? JSONValue.canonicalText(ofUTF8: bytes) else { throw mismatch("JSON") }
+            return .text(canonical)
         case .bytes:
-            guard let value = SyncValue(byteaText: text) else { throw mismatch("bytea hex text (\\x...)") }
+            guard let value = SyncValue(byteaText: text()) else { throw mismatch("bytea hex text (\\x...)") }
             return value
         }
     }
 
-    /// Whether `text` is a uuid as uuid_out writes it (8-4-4-4-12 lowercase hex digits): a
-    /// byte check, since a pull reads several uuids a row.
-    static func isLowercaseUUID(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count == 36 else { return false }
-            for (index, byte) in bytes.enumerated() {
-                switch index {
-                case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
-                default:
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                    else {
-                        return false
-                    }
+    /// A decimal integer as int8out writes it (an optional '-', then digits), within 64 bits.
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = bytes.first == UInt8(ascii: "-")
+        let digits = bytes.dropFirst(negative ? 1 : 0)
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        var magnitude: UInt64 = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            magnitude = magnitude * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
+    }
+
+    /// Whether `bytes` are a uuid as uuid_out writes it (8-4-4-4-12 lowercase hex digits).
+    static func isLowercaseUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else {
+                    return false
                 }
             }
-            return true
-        } ?? (UUID(uuidString: text)?.uuidString.lowercased() == text)
+        }
+        return true
     }
 }

@@ -62,11 +62,14 @@ public struct PostgresTransport: SyncTransport {
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
         let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? ReservedColumn.serverSeq
-        let result = try await request(
-            .pull(table, sequence: sequence, after: cursor, limit: limit), on: table.name, as: user, readOnly: true
-        )
-        return configuration.timings.measure(.decode) {
-            PostgresRowDecoding.page(result, of: table, sequence: sequence)
+        let statement = PostgresStatement.pull(table, sequence: sequence, after: cursor, limit: limit)
+        let timings = configuration.timings
+        // Read in place on libpq's thread, inside the request's transaction: no row is copied
+        // into strings first.
+        return try await request(on: table.name, as: user, readOnly: true) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                timings.measure(.decode) { PostgresRowDecoding.page(rows, of: table, sequence: sequence) }
+            }
         }
     }
 
@@ -98,11 +101,20 @@ public struct PostgresTransport: SyncTransport {
 
     // MARK: Requests
 
-    /// Runs `statement` as one PostgREST-style request of `user`: one transaction (read-only
-    /// for reads), the role and claims set first.
+    /// Runs `statement` as one PostgREST-style request of `user` (see ``request(on:as:readOnly:_:)``).
     private func request(
         _ statement: PostgresStatement, on table: String, as user: Credentials, readOnly: Bool
     ) async throws(SyncError) -> QueryResult {
+        try await request(on: table, as: user, readOnly: readOnly) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters)
+        }
+    }
+
+    /// Runs `body` as one PostgREST-style request of `user`: one transaction (read-only for
+    /// reads), the role and claims set first.
+    private func request<T: Sendable>(
+        on table: String, as user: Credentials, readOnly: Bool, _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
+    ) async throws(SyncError) -> T {
         if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
         let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms"]
         let timings = configuration.timings
@@ -112,7 +124,7 @@ public struct PostgresTransport: SyncTransport {
                     try connection.execute(readOnly ? "begin read only" : "begin")
                     do throws(PostgresError) {
                         try connection.execute(PostgresStatement.requestSettings, settings)
-                        let result = try connection.execute(statement.sql, statement.parameters)
+                        let result = try body(connection)
                         try connection.execute("commit")
                         return result
                     } catch {

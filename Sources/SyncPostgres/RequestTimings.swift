@@ -9,7 +9,8 @@ public final class RequestTimings: @unchecked Sendable {
     private var nanoseconds: [Part: UInt64] = [:]
 
     public enum Part: Sendable {
-        /// From `begin` to `commit`, the rows in libpq's buffers as text.
+        /// From `begin` to `commit`, the rows in libpq's buffers as text; a pulled page is
+        /// read into values inside it (that part is also counted as `decode`).
         case query
         /// From libpq's text to the runtime's values.
         case decode

@@ -38,7 +38,7 @@ func runRuntimeBenchmark() async throws {
     }
 }
 
-private enum RuntimeBenchmark {
+enum RuntimeBenchmark {
     struct Result {
         var rows: Int
         var seconds: Double

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import Postgres
 import PostgresCluster
+import SQLite
 import SyncPostgres
 import SyncRuntime
 
@@ -25,18 +26,35 @@ func runSyncBenchmark() async throws {
         "loaded \(sessions) sessions + \(SyncBenchmark.smallTables.map { "\($0.rows) \($0.table)" }.joined(separator: " + ")) server-side in \(Measure.format(loadSeconds, digits: 2)) s (triggers on)\n"
     )
 
+    // The baseline, issue 13's: raw SQLite upserting the same session rows (already in memory,
+    // as values) into an empty file beside the device's, one prepared statement, one transaction.
+    let rawRows = try server.sessionRows()
     print("initial sync     rows    seconds   rows/s   query  decode  apply  other   peak MiB  client CPU s  rows/CPU s")
     // The device's file on this machine's disk, then (where there is one) in memory: the gap is
     // the local database's I/O waits (WAL writes and checkpoints) on this VM's disk.
     var medians: [SyncBenchmark.InitialSync] = []
+    var rawMedians: [Double] = []
     for (place, directory) in SyncBenchmark.deviceDirectories {
         var runs: [SyncBenchmark.InitialSync] = []
+        var raw: [Double] = []
         for run in 1...3 {
+            let rawSeconds = try SyncBenchmark.rawUpsert(rawRows, directory: directory)
+            raw.append(Double(rawRows.count) / rawSeconds)
+            print(
+                "\(place) \(run) raw".padding(toLength: 12, withPad: " ", startingAt: 0)
+                    + String(format: " %8d  %9.3f  %7.0f", rawRows.count, rawSeconds, raw.last!))
             let result = try await SyncBenchmark.initialSync(server, ordering: .exact, name: "exact-\(run)", directory: directory)
             runs.append(result)
             print(result.line("\(place) \(run)"))
         }
         medians.append(runs.sorted { $0.seconds < $1.seconds }[1])
+        rawMedians.append(Measure.median(raw))
+    }
+    for ((median, raw), place) in zip(zip(medians, rawMedians), SyncBenchmark.deviceDirectories.map(\.place)) {
+        print(
+            String(
+                format: "device file on %@: initial sync %.0f rows/s, raw SQLite upsert %.0f rows/s: ratio %.2f (aim 0.8)", place,
+                median.rowsPerSecond, raw, median.rowsPerSecond / raw))
     }
     for (median, place) in zip(medians, SyncBenchmark.deviceDirectories.map(\.place)) {
         print(
@@ -114,6 +132,23 @@ enum SyncBenchmark {
                     """)
         }
 
+        /// Every session row as SQLite values, in table order, read once before any timing.
+        func sessionRows() throws -> [[DatabaseValue]] {
+            let columns = Session.table.columns
+            let list = columns.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            return try admin.execute("select \(list) from public.sessions order by server_seq").rows.map { row in
+                columns.indices.map { index in
+                    guard let text = row[index] else { return .null }
+                    switch columns[index].type {
+                    case .int: return .integer(Int64(text) ?? 0)
+                    case .bool: return .integer(text == "t" ? 1 : 0)
+                    case .double: return .real(Double(text) ?? 0)
+                    default: return .text(text)
+                    }
+                }
+            }
+        }
+
         /// One idle pull of `table` as the device sends it: the rows back, and the bytes of
         /// PostgREST's JSON body for the same rows.
         func idlePoll(_ table: TableSchema, after cursor: Int64) async throws -> (rows: Int, bytes: Int) {
@@ -189,13 +224,26 @@ enum SyncBenchmark {
         let seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
         let cpuSeconds = Measure.cpuSeconds() - cpuBefore
         let pulling = timed.pullSeconds
-        let query = timings.seconds(.query)
         let decode = timings.seconds(.decode)
+        let query = timings.seconds(.query) - decode // a page is decoded inside its request
         return InitialSync(
             device: (store, engine), rows: report.pulled, seconds: seconds, query: query, decode: decode,
             apply: seconds - pulling, other: pulling - query - decode, peakMiB: Measure.peakMemoryMiB() ?? 0,
             cpuSeconds: cpuSeconds
         )
+    }
+
+    /// Seconds raw SQLite takes to upsert `rows` into a new file with the app's migrations.
+    static func rawUpsert(_ rows: [[DatabaseValue]], directory: URL) throws -> Double {
+        let path = directory.appendingPathComponent("bench-raw-\(UUID().uuidString).sqlite").path
+        let queue = try RuntimeBenchmark.rawDatabase(path)
+        defer { queue.close() }
+        return try Measure.seconds {
+            try queue.write { db in
+                let statement = try db.cachedStatement(RuntimeBenchmark.upsertSQL)
+                for row in rows { try statement.execute(row) }
+            }
+        }
     }
 
     /// The median time of a sync pass that finds nothing to push or pull.

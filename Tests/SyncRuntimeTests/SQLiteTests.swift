@@ -22,6 +22,20 @@ import Testing
         #expect(row == values)
     }
 
+    @Test func textIsBoundWithItsLengthEmptyTextIsNotNull() throws {
+        let texts = ["", "a\u{0}b", "é ü", String(repeating: "x", count: 10_000)]
+        try queue.write { db in
+            for (index, text) in texts.enumerated() {
+                try db.execute("INSERT INTO t (id, name) VALUES (?, ?)", [.integer(Int64(index)), .text(text)])
+            }
+        }
+        let stored = try queue.read { db in
+            try db.fetchAll("SELECT name IS NULL, length(CAST(name AS BLOB)) FROM t ORDER BY id") { ($0.int64(at: 0), $0.int64(at: 1)) }
+        }
+        #expect(stored.map(\.0) == [0, 0, 0, 0])
+        #expect(stored.map(\.1) == texts.map { Int64($0.utf8.count) })
+    }
+
     @Test func aThrowingTransactionChangesNothing() throws {
         struct Stop: Error {}
         #expect(throws: Stop.self) {

@@ -18,12 +18,17 @@ struct JSONParser {
         return value
     }
 
-    private func failure(_ expected: String) -> JSONSyntaxError {
+    func failure(_ expected: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, reason: index < bytes.count ? "expected \(expected)" : "the text ended early")
     }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -47,7 +52,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+    mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
         guard bytes[index...].starts(with: word.utf8) else {
             // A body cut short inside the word ended early; anything else is the wrong word.
             if word.utf8.starts(with: bytes[index...]) { index = bytes.count }
@@ -56,7 +61,7 @@ struct JSONParser {
         index += word.utf8.count
     }
 
-    private mutating func consume(_ byte: Character) -> Bool {
+    mutating func consume(_ byte: Character) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == byte.asciiValue else { return false }
         index += 1
@@ -89,7 +94,12 @@ struct JSONParser {
         return .object(members)
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+    mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        String(decoding: bytes[try scanNumber()], as: UTF8.self)
+    }
+
+    /// The bytes of the number at `index` (its literal text, kept as written).
+    mutating func scanNumber() throws(JSONSyntaxError) -> Range<Int> {
         let start = index
         func digits(_ parser: inout JSONParser) -> Int {
             let first = parser.index
@@ -112,10 +122,14 @@ struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw failure("a digit") }
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return start..<index
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    mutating func parseString() throws(JSONSyntaxError) -> String {
+        if let plain = plainString() {
+            index = plain.upperBound + 1
+            return String(decoding: bytes[plain], as: UTF8.self)
+        }
         index += 1
         var utf8: [UInt8] = []
         while index < bytes.count {
@@ -139,15 +153,38 @@ struct JSONParser {
         throw failure("'\"'")
     }
 
+    /// The bytes of the string starting at `index` (its opening quote) when they are printable
+    /// ASCII with no escape: then they are the string itself, and its canonical form (most
+    /// strings a page holds: uuids, timestamps, stamps). Nil otherwise; `index` is not moved.
+    func plainString() -> Range<Int>? {
+        var end = index + 1
+        while end < bytes.count {
+            switch bytes[end] {
+            case UInt8(ascii: "\""): return index + 1..<end
+            case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
+            default: end += 1
+            }
+        }
+        return nil
+    }
+
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
         guard index < bytes.count else { throw failure("an escape") }
         let escape = bytes[index]
         index += 1
-        let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F, UInt8(ascii: "b"): 0x08,
-            UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-        ]
-        if let byte = simple[escape] {
+        let simple: UInt8? =
+            switch escape {
+            case UInt8(ascii: "\""): 0x22
+            case UInt8(ascii: "\\"): 0x5C
+            case UInt8(ascii: "/"): 0x2F
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: nil
+            }
+        if let byte = simple {
             utf8.append(byte)
             return
         }

@@ -84,7 +84,7 @@ extension JSONValue {
             if sortingKeys {
                 var lastByKey: [String: JSONValue] = [:]
                 for member in members { lastByKey[member.key] = member.value }
-                members = lastByKey.sorted { Array($0.key.utf8).lexicographicallyPrecedes($1.key.utf8) }
+                members = lastByKey.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                     .map { (key: $0.key, value: $0.value) }
             }
             output += "{"

@@ -46,49 +46,58 @@ struct Puller {
         return found
     }
 
+    /// Pages fetched ahead of the apply at most: 8,000 rows of memory whatever the table's size.
+    static let pagesAhead = 8
+
     private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
         let cursor = try storeCall { try store.cursor(for: table) }
-        var after: Int64
+        let start: Int64
         switch table.ordering {
-        case .exact: after = cursor
-        case .lookback(let rows): after = max(0, cursor - (lookback ?? rows))
+        case .exact: start = cursor
+        case .lookback(let rows): start = max(0, cursor - (lookback ?? rows))
         }
-        var next: Task<PulledPage, any Error>? = fetch(table, after: after)
-        while let current = next {
-            let page = try await Self.value(of: current)
-            next = nil
-            if page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after {
-                after = last
-                next = fetch(table, after: last)
-            }
-            do {
-                let applied = try storeCall { try store.apply(page, to: table) }
-                report.pulled += applied.applied
-                report.undecodable += applied.undecodable
+        let buffer = PageBuffer(capacity: Self.pagesAhead)
+        let fetching = Task { [transport, credentials, pageSize] in
+            var after = start
+            do throws(SyncError) {
+                while true {
+                    let page = try await transport.pull(table, after: after, limit: pageSize, as: credentials)
+                    await buffer.put(page)
+                    guard page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after else { break }
+                    after = last
+                    if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
+                }
+                buffer.finish(nil)
             } catch {
-                next?.cancel()
-                throw error
+                buffer.finish(error)
             }
         }
-    }
-
-    private func fetch(_ table: TableSchema, after cursor: Int64) -> Task<PulledPage, any Error> {
-        Task { [transport, credentials, pageSize] in
-            try await transport.pull(table, after: cursor, limit: pageSize, as: credentials)
+        defer {
+            // An apply that failed leaves the fetching nothing to do.
+            fetching.cancel()
+            buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
         }
-    }
-
-    private static func value(of task: Task<PulledPage, any Error>) async throws(SyncError) -> PulledPage {
+        var applied = SyncReport()
         do {
-            return try await withTaskCancellationHandler {
-                try await task.value
+            try await withTaskCancellationHandler {
+                while true {
+                    let pages = try await buffer.takeAll()
+                    guard !pages.isEmpty else { return }
+                    let page = try storeCall { try store.apply(pages, to: table) }
+                    applied.pulled += page.applied
+                    applied.undecodable += page.undecodable
+                }
             } onCancel: {
-                task.cancel()
+                fetching.cancel()
             }
         } catch let error as SyncError {
+            report.pulled += applied.pulled
+            report.undecodable += applied.undecodable
             throw error
         } catch {
             throw SyncError(.cancelled, "The pull was cancelled.")
         }
+        report.pulled += applied.pulled
+        report.undecodable += applied.undecodable
     }
 }

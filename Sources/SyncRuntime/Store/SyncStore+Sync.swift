@@ -57,23 +57,28 @@ extension SyncStore {
     /// Applies a pulled page with the server's comparison and moves the cursor, in one
     /// transaction. A row SQLite refuses is reported, not applied, and does not stop the others.
     func apply(_ page: PulledPage, to table: TableSchema) throws -> AppliedPage {
+        try apply([page], to: table)
+    }
+
+    /// Applies consecutive pages of one table, and moves the cursor past them, in one transaction.
+    func apply(_ pages: [PulledPage], to table: TableSchema) throws -> AppliedPage {
         let sql = try tableSQL(table.name)
         let names = table.columnNames
         let stampIndex = sql.index(of: ReservedColumn.updatedMs)
         let rule = table.openRowRule.flatMap { rule in
             sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
         }
-        var result = AppliedPage(undecodable: page.undecodable)
+        var result = AppliedPage(undecodable: pages.flatMap(\.undecodable))
         let outcome = try access { database in
             try database.inTransaction {
-                let statement = try database.cachedStatement(sql.applyRemote)
+                let statement = try database.cachedStatement(sql.merge == nil ? sql.applyRemote : sql.insertIfAbsent)
                 var newest: Int64 = 0
                 var openArrived = false
-                for row in page.rows {
+                for row in pages.lazy.flatMap(\.rows) {
                     let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
                     do {
                         if sql.merge != nil {
-                            if try applyMerging(values, sql, database) { result.applied += 1 }
+                            if try applyMerging(values, sql, insertingWith: statement, database) { result.applied += 1 }
                         } else {
                             statement.reset()
                             for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
@@ -92,8 +97,8 @@ extension SyncStore {
                     if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
                     if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
                 }
-                try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database)
-                let cursor = max(try currentCursor(table, database), page.lastServerSeq ?? 0)
+                for page in pages { try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database) }
+                let cursor = max(try currentCursor(table, database), pages.compactMap(\.lastServerSeq).max() ?? 0)
                 try database.execute(
                     "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
                     [.text(table.name), .integer(cursor)]
@@ -127,9 +132,10 @@ extension SyncStore {
     /// A pulled row of a column-merge table, merged into the local one. The local row stays
     /// dirty while it still holds a write the pulled row does not (a stamp newer than the
     /// pulled one). Returns whether the pulled row changed any value.
-    private func applyMerging(_ values: [SyncValue], _ sql: TableSQL, _ database: Database) throws -> Bool {
+    private func applyMerging(
+        _ values: [SyncValue], _ sql: TableSQL, insertingWith insert: Statement, _ database: Database
+    ) throws -> Bool {
         guard let merge = sql.merge else { return false }
-        let insert = try database.cachedStatement(sql.insertIfAbsent)
         insert.reset()
         for (offset, value) in values.enumerated() { try insert.bind(value.databaseValue, at: offset + 1) }
         try insert.run()

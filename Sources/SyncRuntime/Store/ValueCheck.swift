@@ -30,10 +30,10 @@ enum ValueCheck {
                 return .text(timestamp.text)
             }
             guard column.type == .json else { return value }
-            guard let json = try? JSONValue(parsing: text, maximumDepth: JSONValue.maximumColumnDepth) else {
+            guard let canonical = try? JSONValue.canonicalText(of: text, maximumDepth: JSONValue.maximumColumnDepth) else {
                 throw SyncError(.invalidRequest, "\(name) is not JSON, or nests deeper than \(JSONValue.maximumColumnDepth) levels")
             }
-            return .text(json.canonicalText)
+            return .text(canonical)
         case .double(let number):
             guard number.isFinite else {
                 throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")

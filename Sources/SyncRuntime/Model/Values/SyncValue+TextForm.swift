@@ -48,7 +48,7 @@ extension SyncValue {
     /// A json column's value: its canonical text (compact, keys sorted bytewise, a repeated key
     /// keeping its last value), as the HTTP transport keeps it; nil when `text` is not JSON.
     public init?(canonicalJSON text: String) {
-        guard let json = try? JSONValue(parsing: text) else { return nil }
-        self = .text(json.canonicalText)
+        guard let canonical = try? JSONValue.canonicalText(of: text) else { return nil }
+        self = .text(canonical)
     }
 }

@@ -1,0 +1,171 @@
+import Foundation
+
+/// Canonical JSON written straight from a document's bytes, with no tree in between: what a
+/// pull does for every json column and every row's `column_stamps`. The output is exactly
+/// ``JSONValue/canonicalText`` of the parsed document (tests hold the two together); the bytes of
+/// numbers and of plain strings are copied as they came, and only objects are rebuilt, their
+/// members sorted by key.
+extension JSONParser {
+    mutating func canonicalDocument() throws(JSONSyntaxError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        try writeCanonical(depth: 0, into: &output)
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("the end of the text") }
+        return output
+    }
+
+    private mutating func writeCanonical(depth: Int, into output: inout [UInt8]) throws(JSONSyntaxError) {
+        guard depth < maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try writeObject(depth: depth, into: &output)
+        case UInt8(ascii: "["):
+            index += 1
+            output.append(UInt8(ascii: "["))
+            if !consume("]") {
+                repeat {
+                    try writeCanonical(depth: depth + 1, into: &output)
+                    output.append(UInt8(ascii: ","))
+                } while consume(",")
+                output.removeLast()
+                guard consume("]") else { throw failure("',' or ']'") }
+            }
+            output.append(UInt8(ascii: "]"))
+        case UInt8(ascii: "\""): try writeString(into: &output)
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            output += "true".utf8
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            output += "false".utf8
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            output += "null".utf8
+        default: output += bytes[try scanNumber()]
+        }
+    }
+
+    /// Members written in the order of their keys' UTF-8 bytes; of a repeated key only the last
+    /// stays, as jsonb keeps it.
+    private mutating func writeObject(depth: Int, into output: inout [UInt8]) throws(JSONSyntaxError) {
+        if writeFlatObject(into: &output) { return }
+        index += 1
+        // Each member's key (its value's bytes, to sort by) and where its canonical text went.
+        var members: [(key: ArraySlice<UInt8>, written: Range<Int>)] = []
+        var written: [UInt8] = []
+        if !consume("}") {
+            repeat {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("a member name") }
+                let start = written.count
+                let key = try writeString(into: &written)
+                guard consume(":") else { throw failure("':'") }
+                written.append(UInt8(ascii: ":"))
+                try writeCanonical(depth: depth + 1, into: &written)
+                members.append((key, start..<written.count))
+            } while consume(",")
+            guard consume("}") else { throw failure("',' or '}'") }
+        }
+        // A stable order keeps repeated keys in document order, so the last of each run wins.
+        let order = members.indices.sorted { lhs, rhs in
+            members[lhs].key == members[rhs].key ? lhs < rhs : members[lhs].key.lexicographicallyPrecedes(members[rhs].key)
+        }
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        for (position, member) in order.enumerated()
+        where position + 1 == order.count || members[order[position + 1]].key != members[member].key {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            output += written[members[member].written]
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// The common case written without copies: an object whose keys and values are all plain
+    /// strings (a row's `column_stamps`). Its members are ranges of the input, sorted by key and
+    /// copied once. False, with nothing read, for any other object.
+    private mutating func writeFlatObject(into output: inout [UInt8]) -> Bool {
+        let start = index
+        var members: [(key: Range<Int>, value: Range<Int>)] = []
+        index += 1
+        func plainMember(_ parser: inout JSONParser) -> Range<Int>? {
+            parser.skipWhitespace()
+            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\""),
+                let plain = parser.plainString()
+            else { return nil }
+            parser.index = plain.upperBound + 1
+            return plain
+        }
+        if !consume("}") {
+            repeat {
+                guard let key = plainMember(&self), consume(":"), let value = plainMember(&self) else {
+                    index = start
+                    return false
+                }
+                members.append((key, value))
+            } while consume(",")
+            guard consume("}") else {
+                index = start
+                return false
+            }
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+            func precedes(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
+                UnsafeBufferPointer(rebasing: buffer[lhs]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: buffer[rhs]))
+            }
+            func same(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
+                lhs.count == rhs.count && memcmp(buffer.baseAddress! + lhs.lowerBound, buffer.baseAddress! + rhs.lowerBound, lhs.count) == 0
+            }
+            let order = members.indices.sorted { lhs, rhs in
+                same(members[lhs].key, members[rhs].key) ? lhs < rhs : precedes(members[lhs].key, members[rhs].key)
+            }
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in order.enumerated()
+            where position + 1 == order.count || !same(members[order[position + 1]].key, members[member].key) {
+                if output.last != UInt8(ascii: "{") { output.append(UInt8(ascii: ",")) }
+                let (key, value) = members[member]
+                output += buffer[key.lowerBound - 1...key.upperBound]
+                output.append(UInt8(ascii: ":"))
+                output += buffer[value.lowerBound - 1...value.upperBound]
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    /// Writes a string's canonical text (quotes included) and returns its value's UTF-8 bytes. A
+    /// printable ASCII string without escapes is both as it stands; any other is decoded and
+    /// written again.
+    @discardableResult
+    private mutating func writeString(into output: inout [UInt8]) throws(JSONSyntaxError) -> ArraySlice<UInt8> {
+        if let plain = plainString() {
+            index = plain.upperBound + 1
+            output += bytes[plain.lowerBound - 1...plain.upperBound]
+            return bytes[plain]
+        }
+        let value = try parseString()
+        var text = ""
+        JSONValue.writeString(value, to: &text)
+        output += text.utf8
+        return ArraySlice(value.utf8)
+    }
+}
+
+extension JSONValue {
+    /// The canonical text of the JSON document `text`, written without building a tree; the
+    /// same as `JSONValue(parsing: text).canonicalText`, faster.
+    public static func canonicalText(of text: String, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) -> String
+    {
+        try canonicalText(ofUTF8: Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    /// The canonical text of the JSON document in `utf8` (a database driver's buffer, say).
+    public static func canonicalText<Bytes: Collection<UInt8>>(
+        ofUTF8 utf8: Bytes, maximumDepth: Int = JSONValue.maximumDocumentDepth
+    ) throws(JSONSyntaxError) -> String {
+        var parser = JSONParser(bytes: Array(utf8), maximumDepth: maximumDepth)
+        return String(decoding: try parser.canonicalDocument(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import SyncModel
+
+/// The canonical text written straight from bytes is the tree's canonical text, for every
+/// document, and refuses what the tree's parser refuses.
+struct CanonicalWriterTests {
+    @Test(arguments: [
+        #"{"b":1,"a":2}"#,
+        #" { "z" : [ 1 , 2.50 , -0 , 1E+400 ] , "a" : { "y" : null , "x" : true } } "#,
+        #"{"a":1,"a":2,"b":{"c":3,"c":[4]}}"#,
+        #"{"é":"ü","e":"\u00e9","\u0065":"dup","\n":"\t\"\\\/"}"#,
+        #"["\ud83d\ude00","\u001f","plain",{}]"#,
+        #"{"column_stamps":{"note":"000001700000000001:device-a","name":"000001700000000002:"}}"#,
+        #"12345678901234567890123"#,
+        #""text""#,
+        #"[[],[{}],{"":""}]"#,
+    ])
+    func theSameTextAsTheTreeWrites(_ document: String) throws {
+        #expect(try JSONValue.canonicalText(of: document) == JSONValue(parsing: document).canonicalText)
+    }
+
+    @Test(arguments: [#"{"a":}"#, #"{"a" 1}"#, #"[1,]"#, "\"\u{01}\"", #"{"a":1} x"#, #"[01]"#, #""\x""#, "[", #"{"a":"\ud83d"}"#])
+    func refusesWhatTheTreeRefuses(_ document: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.canonicalText(of: document) }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: document) }
+    }
+
+    @Test func nestingIsBoundedAsInTheTree() {
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.canonicalText(of: deep, maximumDepth: 39) }
+        #expect(
+            (try? JSONValue.canonicalText(of: deep, maximumDepth: 41)) == String(repeating: "[", count: 40)
+                + String(repeating: "]", count: 40))
+    }
+
+    /// Random documents (seeded): nesting, repeated and escaped keys, every kind of value.
+    @Test func randomDocumentsMatchTheTree() throws {
+        var generator = SplitMix(seed: 20_261_201)
+        for _ in 0..<2_000 {
+            let document = Self.randomValue(&generator, depth: 0)
+            let spaced = Bool.random(using: &generator) ? document.replacingOccurrences(of: ",", with: " , ") : document
+            #expect(try JSONValue.canonicalText(of: spaced) == JSONValue(parsing: spaced).canonicalText, "\(spaced)")
+        }
+    }
+
+    static func randomValue(_ generator: inout SplitMix, depth: Int) -> String {
+        let keys = ["a", "b", "é", "\\u0061", "a\\nb", "\\\"", "", "zz", "B"]
+        let strings = ["\"x\"", "\"\\u00e9\"", "\"ü\"", "\"\\\\\"", "\"\\/\"", "\"\\ud83d\\ude00\"", "\"\""]
+        let numbers = ["0", "-0", "1.50", "1e5", "-12.5E-3", "9223372036854775808"]
+        switch Int.random(in: depth > 3 ? 2..<5 : 0..<5, using: &generator) {
+        case 0:
+            let members = (0..<Int.random(in: 0..<5, using: &generator)).map { _ in
+                "\"\(keys.randomElement(using: &generator)!)\":\(randomValue(&generator, depth: depth + 1))"
+            }
+            return "{" + members.joined(separator: ",") + "}"
+        case 1:
+            return "["
+                + (0..<Int.random(in: 0..<4, using: &generator)).map { _ in randomValue(&generator, depth: depth + 1) }
+                .joined(separator: ",") + "]"
+        case 2: return strings.randomElement(using: &generator)!
+        case 3: return numbers.randomElement(using: &generator)!
+        default: return ["true", "false", "null"].randomElement(using: &generator)!
+        }
+    }
+}
+
+/// A small seeded generator, so a failing document can be found again.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
