@@ -15,7 +15,7 @@ extension JSONParser {
         return output
     }
 
-    private mutating func writeCanonical(depth: Int, into output: inout [UInt8]) throws(JSONSyntaxError) {
+    mutating func writeCanonical(depth: Int, into output: inout [UInt8]) throws(JSONSyntaxError) {
         guard depth < maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
         skipWhitespace()
         guard index < bytes.count else { throw failure("a value") }

@@ -31,7 +31,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard depth < maximumDepth else { throw JSONSyntaxError(offset: index, reason: "nested too deeply") }
         skipWhitespace()
         guard index < bytes.count else { throw failure("a value") }

@@ -48,7 +48,7 @@ struct ResolverRunner: Sendable {
 
 /// The first of the resolver's answer, the timer, or a cancellation; later ones are dropped.
 private final class ResolverAnswer: @unchecked Sendable {
-    enum Result: Sendable {
+    enum Outcome: Sendable {
         case answered(ConflictResolution)
         case failed(String)
         case timedOut
@@ -56,23 +56,23 @@ private final class ResolverAnswer: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var result: Result?
-    private var waiter: CheckedContinuation<Result, Never>?
+    private var outcome: Outcome?
+    private var waiter: CheckedContinuation<Outcome, Never>?
 
-    func finish(_ value: Result) {
-        let waiting: CheckedContinuation<Result, Never>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = value
+    func finish(_ value: Outcome) {
+        let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
+            guard outcome == nil else { return nil }
+            outcome = value
             defer { waiter = nil }
             return waiter
         }
         waiting?.resume(returning: value)
     }
 
-    func value() async -> Result {
+    func value() async -> Outcome {
         await withCheckedContinuation { continuation in
-            let ready: Result? = lock.withLock {
-                if let result { return result }
+            let ready: Outcome? = lock.withLock {
+                if let outcome { return outcome }
                 waiter = continuation
                 return nil
             }

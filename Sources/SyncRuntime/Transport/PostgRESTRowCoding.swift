@@ -144,30 +144,26 @@ enum PostgRESTRowCoding {
         }
     }
 
-    /// A pulled page: every row that reads, and a report for every row that does not, so one bad
-    /// row never stops the rest.
-    static func page(_ json: JSONValue, of table: TableSchema) throws(SyncError) -> PulledPage {
-        guard case .array(let elements) = json else {
-            throw SyncError(.decoding, "The rows of \(table.name) did not come as a JSON array")
-        }
-        let sequenceColumn = sequenceColumn(of: table)
-        var rows: [ColumnValues] = []
-        var undecodable: [UndecodableRow] = []
-        var lastServerSeq: Int64?
-        rows.reserveCapacity(elements.count)
-        for element in elements {
-            let serverSeq = element[sequenceColumn].flatMap { json -> Int64? in
-                if case .number(let literal) = json { Int64(literal) } else { nil }
+    /// A pulled page, read straight from the answer's bytes (no tree of the page is built): every
+    /// row that reads, and a report for every row that does not, so one bad row never stops the
+    /// rest. A body that is not JSON fails the whole page.
+    static func page(_ body: Data, of table: TableSchema) throws(SyncError) -> PulledPage {
+        var page = PageReading(table)
+        var reader = JSONReader(utf8: body)
+        do {
+            guard try reader.peek() == .array else {
+                throw SyncError(.decoding, "The rows of \(table.name) did not come as a JSON array")
             }
-            if let serverSeq { lastServerSeq = max(lastServerSeq ?? serverSeq, serverSeq) }
-            do {
-                rows.append(try row(element, columns: table.columns))
-            } catch {
-                let key: String? = if case .string(let id)? = element[table.primaryKey] { id } else { nil }
-                undecodable.append(UndecodableRow(table: table.name, key: key, serverSeq: serverSeq, reason: error.description))
-            }
+            try reader.readArray { element throws(JSONSyntaxError) in try page.readRow(&element) }
+            try reader.end()
+        } catch let error as JSONSyntaxError {
+            throw SyncError(.decoding, "The answer for \(table.name) is not JSON (\(error.reason) at byte \(error.offset))")
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.decoding, "The answer for \(table.name) could not be read: \(error)")
         }
-        return PulledPage(rows: rows, undecodable: undecodable, receivedCount: elements.count, lastServerSeq: lastServerSeq)
+        return page.result
     }
 
     /// The column pulls are ordered and paged by.
@@ -192,4 +188,67 @@ enum PostgRESTRowCoding {
         return rows
     }
 
+}
+
+/// One page's rows as they are read, member by member.
+private struct PageReading {
+    let table: TableSchema
+    let names: [String]
+    let columnIndex: [String: Int]
+    let sequenceIndex: Int?
+    let keyIndex: Int?
+    var result = PulledPage(rows: [], undecodable: [], receivedCount: 0, lastServerSeq: nil)
+
+    init(_ table: TableSchema) {
+        self.table = table
+        names = table.columnNames
+        columnIndex = Dictionary(table.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        sequenceIndex = columnIndex[PostgRESTRowCoding.sequenceColumn(of: table)]
+        keyIndex = columnIndex[table.primaryKey]
+    }
+
+    mutating func readRow(_ element: inout JSONReader) throws(JSONSyntaxError) {
+        result.receivedCount += 1
+        guard try element.peek() == .object else {
+            _ = try element.readCanonicalText()
+            report(key: nil, serverSeq: nil, PostgRESTRowCoding.RowFailure(column: nil, reason: "the row is not a JSON object"))
+            return
+        }
+        // Each column's value, or why it does not read; a repeated key counts once, the last (as
+        // jsonb keeps it).
+        var slots = [Result<SyncValue, PostgRESTRowCoding.RowFailure>?](repeating: nil, count: names.count)
+        var serverSeq: Int64?
+        var key: String?
+        try element.readObject { name, member throws(JSONSyntaxError) in
+            guard let index = columnIndex[name] else {
+                _ = try member.readCanonicalText() // a column this client does not know
+                return
+            }
+            let column = table.columns[index]
+            if column.type == .json, try !member.readNull() {
+                slots[index] = .success(.text(try member.readCanonicalText()))
+                return
+            }
+            let json = column.type == .json ? JSONValue.null : try member.readValue()
+            if index == sequenceIndex, case .number(let literal) = json { serverSeq = Int64(literal) }
+            if index == keyIndex, case .string(let id) = json { key = id }
+            slots[index] = Result { () throws(PostgRESTRowCoding.RowFailure) in try PostgRESTRowCoding.value(json, of: column) }
+        }
+        if let serverSeq { result.lastServerSeq = max(result.lastServerSeq ?? serverSeq, serverSeq) }
+        do throws(PostgRESTRowCoding.RowFailure) {
+            var values: [SyncValue] = []
+            values.reserveCapacity(names.count)
+            for (index, slot) in slots.enumerated() {
+                guard let slot else { throw PostgRESTRowCoding.RowFailure(column: names[index], reason: "missing") }
+                values.append(try slot.get())
+            }
+            result.rows.append(ColumnValues(columns: names, values: values))
+        } catch {
+            report(key: key, serverSeq: serverSeq, error)
+        }
+    }
+
+    private mutating func report(key: String?, serverSeq: Int64?, _ failure: PostgRESTRowCoding.RowFailure) {
+        result.undecodable.append(UndecodableRow(table: table.name, key: key, serverSeq: serverSeq, reason: failure.description))
+    }
 }

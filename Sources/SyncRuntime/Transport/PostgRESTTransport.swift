@@ -72,7 +72,9 @@ public struct PostgRESTTransport: SyncTransport {
                 .parameter("limit", String(limit)),
             ]
         )
-        return try PostgRESTRowCoding.page(try await send(request, as: user).json(of: table.name), of: table)
+        let answer = try await send(request, as: user)
+        if answer.body.isEmpty, answer.status == 204 { return PulledPage(rows: [], receivedCount: 0, lastServerSeq: nil) }
+        return try PostgRESTRowCoding.page(answer.body, of: table)
     }
 
     public func guardedUpdate(
