@@ -44,6 +44,15 @@ enum Measure {
         return nil
     }
 
+    /// The resident memory now (VmRSS), in MiB.
+    static func residentMemoryMiB() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return line.split(separator: " ").compactMap { Double($0) }.first.map { $0 / 1024 }
+        }
+        return nil
+    }
+
     static func format(_ value: Double, digits: Int = 1) -> String {
         String(format: "%.\(digits)f", value)
     }

@@ -50,6 +50,12 @@ func runSyncBenchmark() async throws {
         medians.append(runs.sorted { $0.seconds < $1.seconds }[1])
         rawMedians.append(Measure.median(raw))
     }
+    for (median, place) in zip(medians, SyncBenchmark.deviceDirectories.map(\.place)) {
+        print(
+            String(
+                format: "device file on %@: resident memory %.1f MiB after 10k rows, %.1f MiB after %d rows", place, median.memoryAt10k,
+                median.memoryAtEnd, median.rows))
+    }
     for ((median, raw), place) in zip(zip(medians, rawMedians), SyncBenchmark.deviceDirectories.map(\.place)) {
         print(
             String(
@@ -182,6 +188,11 @@ enum SyncBenchmark {
         /// shared machine also holds waits for a core, and the server's time.
         let cpuSeconds: Double
 
+        /// Resident memory after the first 10k rows and at the end: flat when the pull holds only
+        /// the pages it fetched ahead, whatever the table's size.
+        let memoryAt10k: Double
+        let memoryAtEnd: Double
+
         var rowsPerSecond: Double { Double(rows) / seconds }
 
         func line(_ label: String) -> String {
@@ -229,7 +240,8 @@ enum SyncBenchmark {
         return InitialSync(
             device: (store, engine), rows: report.pulled, seconds: seconds, query: query, decode: decode,
             apply: seconds - pulling, other: pulling - query - decode, peakMiB: Measure.peakMemoryMiB() ?? 0,
-            cpuSeconds: cpuSeconds
+            cpuSeconds: cpuSeconds, memoryAt10k: timed.memoryByRows.first { $0.rows >= 10_000 }?.mebibytes ?? 0,
+            memoryAtEnd: timed.memoryByRows.last?.mebibytes ?? 0
         )
     }
 
@@ -262,6 +274,10 @@ final class TimedTransport: SyncTransport, @unchecked Sendable {
     let base: any SyncTransport
     private let lock = NSLock()
     private var nanoseconds: UInt64 = 0
+    private var rowsSoFar = 0
+    /// Resident memory as the rows arrived: (rows pulled so far, MiB), one sample a page.
+    private var samples: [(rows: Int, mebibytes: Double)] = []
+    var memoryByRows: [(rows: Int, mebibytes: Double)] { lock.withLock { samples } }
 
     init(_ base: any SyncTransport) {
         self.base = base
@@ -272,7 +288,13 @@ final class TimedTransport: SyncTransport, @unchecked Sendable {
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { lock.withLock { nanoseconds += DispatchTime.now().uptimeNanoseconds - start } }
-        return try await base.pull(table, after: cursor, limit: limit, as: user)
+        let page = try await base.pull(table, after: cursor, limit: limit, as: user)
+        let resident = Measure.residentMemoryMiB() ?? 0
+        lock.withLock {
+            rowsSoFar += page.receivedCount
+            samples.append((rowsSoFar, resident))
+        }
+        return page
     }
 
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
