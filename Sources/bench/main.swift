@@ -15,6 +15,10 @@ let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] 
         "conflicts", "replaying 1,000 queued guarded updates, with 0% and 10% conflicts, beside the bare transport (issue 6)",
         runConflictBenchmark
     ),
+    (
+        "fleet", "200 devices of 50 users on the engine's schedule against one PostgreSQL, beside one device alone (issue 13)",
+        runFleetBenchmark
+    ),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
