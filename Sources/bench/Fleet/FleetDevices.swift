@@ -1,0 +1,179 @@
+import Foundation
+import HopeSchema
+import Postgres
+import PostgresCluster
+import SyncPostgres
+import SyncRuntime
+
+extension FleetBenchmark {
+    // MARK: Devices
+
+    struct Device: Sendable {
+        let index: Int
+        let name: String
+        let user: UUID
+        let store: SyncStore
+        let engine: SyncEngine
+    }
+
+    static func deviceDirectory() -> URL {
+        let memory = URL(fileURLWithPath: "/dev/shm")
+        let root = FileManager.default.isWritableFile(atPath: memory.path) ? memory : FileManager.default.temporaryDirectory
+        let directory = root.appendingPathComponent("hope-sync-fleet-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    static func makeDevices(
+        users: [UUID], settings: Settings, transport: PostgresTransport, log: FleetLog, directory: URL, firstIndex: Int
+    ) throws -> [Device] {
+        var devices: [Device] = []
+        for (userIndex, user) in users.enumerated() {
+            for slot in 0..<settings.devicesPerUser where firstIndex == 0 || slot == 0 {
+                let index = firstIndex + userIndex * settings.devicesPerUser + slot
+                let name = String(format: "dev-%05d", index)
+                let store = try SyncStore(
+                    path: directory.appendingPathComponent("\(name).sqlite").path, schema: GeneratedSchema.app, userID: user, deviceID: name
+                )
+                let engine = SyncEngine(
+                    store: store, transport: FleetTransport(base: transport, log: log, device: name), configuration: settings.configuration
+                ) { Credentials(userID: user, accessToken: "unused") }
+                devices.append(Device(index: index, name: name, user: user, store: store, engine: engine))
+            }
+        }
+        return devices
+    }
+
+    struct PhaseResult {
+        let seconds: Double
+        let devices: Int
+        let serverCPU: Double
+        let clientCPU: Double
+        let counters: (before: ServerProbe.Counters, after: ServerProbe.Counters)
+        let busy: Double
+        let waits: [(String, Double)]
+        let threads: Int
+        let writes: WriteCounts.Snapshot
+        let queryBusySeconds: Double
+        /// Every pass error from the phase's start on (the drain and idle phases included).
+        let passErrors: PassErrors
+
+        var deviceMinutes: Double { Double(devices) * seconds / 60 }
+    }
+
+    /// Starts every engine (staggered over one poll interval, as a fleet's clocks are), lets
+    /// every device write on its random schedule for `seconds`, and stops the writers.
+    /// With `writeSeconds` nil nobody writes: the engines (already started) only poll.
+    static func run(
+        _ devices: [Device], seconds: Double, writeSeconds: Double?, settings: Settings, probe: ServerProbe, timings: RequestTimings
+    ) async throws -> PhaseResult {
+        let writes = WriteCounts()
+        let passErrors = PassErrors()
+        let before = try probe.counters()
+        timings.reset()
+        let sampler = WaitSampler(url: probe.url)
+        let serverBefore = probe.cpuSeconds()
+        let clientBefore = Measure.cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let deadline = start + UInt64(seconds * 1e9)
+        let poll = settings.configuration.pollInterval.timeInterval
+        await withTaskGroup(of: Void.self) { group in
+            for device in devices {
+                group.addTask {
+                    var random = SplitMix64(seed: settings.seed &* 1_000_003 &+ UInt64(device.index))
+                    guard let writeSeconds else {
+                        try? await Task.sleep(for: .nanoseconds(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)))
+                        return
+                    }
+                    try? await Task.sleep(for: .seconds(Double.random(in: 0..<poll, using: &random)))
+                    passErrors.watch(device.engine)
+                    await device.engine.start()
+                    await writeLoop(device, until: deadline, meanSeconds: writeSeconds, random: &random, counts: writes)
+                }
+            }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let serverCPU = probe.cpuSeconds() - serverBefore
+        let clientCPU = Measure.cpuSeconds() - clientBefore
+        let activity = sampler.stop()
+        try await Task.sleep(for: .seconds(1.2))
+        let after = try probe.counters()
+        return PhaseResult(
+            seconds: elapsed, devices: devices.count, serverCPU: serverCPU, clientCPU: clientCPU, counters: (before, after),
+            busy: activity.busy, waits: activity.waits, threads: activity.threads, writes: writes.snapshot,
+            queryBusySeconds: timings.seconds(.query),
+            passErrors: passErrors)
+    }
+
+    /// One device's writes: new rows, edits of its user's rows (the same few rows edited on
+    /// every device of the user, so merges happen), deletes, over all four tables.
+    static func writeLoop(_ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SplitMix64, counts: WriteCounts)
+        async
+    {
+        while true {
+            let wait = -log(Double.random(in: Double.ulpOfOne..<1, using: &random)) * meanSeconds
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now + UInt64(wait * 1e9) >= deadline {
+                // The phase lasts its whole time whether or not another write fits in it.
+                try? await Task.sleep(for: .nanoseconds(deadline - min(now, deadline)))
+                break
+            }
+            try? await Task.sleep(for: .seconds(wait))
+            let action = WriteAction.pick(&random)
+            let pick = Int(truncatingIfNeeded: random.next() >> 1)
+            let serial = Int(truncatingIfNeeded: random.next() % 1_000_000)
+            let name = device.name
+            do {
+                let wrote = try await device.store.write { writer in
+                    try action.apply(writer, pick: pick, serial: serial, device: name)
+                }
+                counts.add(action, wrote: wrote)
+            } catch {
+                counts.failed(action, error)
+            }
+        }
+    }
+
+    struct Quiescence {
+        let seconds: Double
+        let reached: Bool
+        let waiting: [String]
+
+        var line: String {
+            reached
+                ? "quiet in \(Measure.format(seconds, digits: 1)) s"
+                : "NOT quiet after \(Measure.format(seconds, digits: 0)) s: \(waiting.prefix(8).joined(separator: ", "))"
+        }
+    }
+
+    /// With the writers stopped, the engines keep their schedule until every device has nothing
+    /// dirty or queued and has finished a pass after the server's last accepted write.
+    static func drain(_ devices: [Device], settings: Settings, probe: ServerProbe) async -> Quiescence {
+        let start = Date()
+        let limit = max(60, 30 * settings.configuration.pollInterval.timeInterval)
+        var sequence = probe.sequence()
+        var sequenceMoved = Date()
+        var waiting: [String] = []
+        while Date().timeIntervalSince(start) < limit {
+            try? await Task.sleep(for: .milliseconds(250))
+            let now = probe.sequence()
+            if now != sequence {
+                sequence = now
+                sequenceMoved = Date()
+            }
+            waiting = []
+            for device in devices {
+                let local = try? await device.store.read { reader in
+                    (try reader.dirtyCount(), try reader.pendingMutations().count)
+                }
+                let synced = await device.engine.status.lastSyncedAt
+                guard let local, local == (0, 0), let synced, synced > sequenceMoved.addingTimeInterval(0.05) else {
+                    waiting.append(device.name)
+                    continue
+                }
+            }
+            if waiting.isEmpty { return Quiescence(seconds: Date().timeIntervalSince(start), reached: true, waiting: []) }
+        }
+        return Quiescence(seconds: Date().timeIntervalSince(start), reached: false, waiting: waiting)
+    }
+}
