@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Postgres
 
@@ -7,32 +6,31 @@ import Postgres
 /// lock never holds up another's. A connection that failed at the connection level is closed,
 /// never lent again; the next request connects afresh.
 ///
-/// libpq calls block their thread, so requests run on a dispatch queue of their own, never on
-/// Swift's cooperative threads (a request waiting on a row lock must not starve the tasks that
-/// would release it).
+/// libpq calls block their thread, so each connection lives on a thread of its own, started by
+/// the pool: never Swift's cooperative threads (a request waiting on a row lock must not starve
+/// the tasks that would release it), nor the shared dispatch threads, which Linux's libdispatch
+/// adds only about a second after they are all blocked. A request waiting for a connection
+/// holds no thread at all.
 final class ConnectionPool: @unchecked Sendable {
     private let url: String
-    private let maximumIdle: Int
-    private let slots: DispatchSemaphore
-    private let lock = NSLock()
-    private var idle: [Connection] = []
-    private static let queue = DispatchQueue(label: "SyncPostgres.requests", attributes: .concurrent)
+    private let workers: Workers
 
     init(url: String, limit: Int) {
         self.url = url
-        maximumIdle = max(1, limit)
-        slots = DispatchSemaphore(value: max(1, limit))
+        workers = Workers(limit: max(1, limit))
     }
 
-    /// Runs `body` with a connection of its own, off the cooperative threads. Cancelling the
+    deinit { workers.close() }
+
+    /// Runs `body` with a connection of its own, on the connection's thread. Cancelling the
     /// calling task cancels the statement running for it on the server (or, before it has a
     /// connection, keeps it from starting).
     func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws(PostgresError) -> T {
         let request = RunningRequest()
         let result: Result<T, PostgresError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Self.queue.async {
-                    continuation.resume(returning: self.lend(body, request))
+                workers.submit { [url] connection in
+                    continuation.resume(returning: Self.lend(body, request, &connection, url: url))
                 }
             }
         } onCancel: {
@@ -41,13 +39,14 @@ final class ConnectionPool: @unchecked Sendable {
         return try result.get()
     }
 
-    private func lend<T>(_ body: (Connection) throws(PostgresError) -> T, _ request: RunningRequest) -> Result<T, PostgresError> {
-        slots.wait()
-        defer { slots.signal() }
-        guard !request.isCancelled else { return .failure(Self.cancelled) }
+    /// Runs `body` on the worker's connection, connecting first when it has none.
+    private static func lend<T>(
+        _ body: (Connection) throws(PostgresError) -> T, _ request: RunningRequest, _ held: inout Connection?, url: String
+    ) -> Result<T, PostgresError> {
+        guard !request.isCancelled else { return .failure(cancelled) }
         let connection: Connection
-        if let reused = lock.withLock({ idle.popLast() }) {
-            connection = reused
+        if let held {
+            connection = held
         } else {
             // libpq reads a text that is neither a URI nor key=value pairs as a database name
             // on the local socket: say so rather than fail to connect somewhere unintended.
@@ -58,32 +57,81 @@ final class ConnectionPool: @unchecked Sendable {
             }
             do throws(PostgresError) {
                 connection = try Connection(url: url)
+                held = connection
             } catch {
                 return .failure(error)
             }
         }
         request.start(on: connection)
         defer { request.finish() }
-        if request.isCancelled {
-            giveBack(connection)
-            return .failure(Self.cancelled)
-        }
+        if request.isCancelled { return .failure(cancelled) }
         do throws(PostgresError) {
-            let value = try body(connection)
-            giveBack(connection)
-            return .success(value)
+            return .success(try body(connection))
         } catch {
-            if !PostgresFailure.endsConnection(error) { giveBack(connection) }
+            if PostgresFailure.endsConnection(error) { held = nil }
             return .failure(error)
         }
     }
 
     /// What a request cancelled before its statement ran fails with (query_canceled).
     private static let cancelled = PostgresError(sqlState: "57014", message: "the request was cancelled")
+}
 
-    private func giveBack(_ connection: Connection) {
-        lock.withLock {
-            if idle.count < maximumIdle { idle.append(connection) }
+/// Up to `limit` threads, each holding one connection, taking requests in arrival order. A
+/// thread starts when a request finds none free; all end (closing their connections) when the
+/// pool goes away.
+private final class Workers: @unchecked Sendable {
+    typealias Job = (inout Connection?) -> Void
+
+    private let limit: Int
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var started = 0
+    private var waiting = 0
+    private var closed = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func submit(_ job: @escaping Job) {
+        condition.withLock {
+            jobs.append(job)
+            if waiting > 0 { condition.signal() }
+            // More requests queued than threads about to take them: another thread, if allowed.
+            if jobs.count > waiting, started < limit {
+                started += 1
+                Thread { [self] in
+                    // Named from inside: Linux gives a new thread its creator's name otherwise.
+                    Thread.current.name = "SyncPostgres" // at most 15 bytes: the limit of a Linux thread name
+                    work()
+                }.start()
+            }
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    private func work() {
+        var connection: Connection?
+        while let job = next() { job(&connection) }
+    }
+
+    /// The oldest request, waiting for one; nil once the pool is closed and nothing is left.
+    private func next() -> Job? {
+        condition.withLock {
+            while jobs.isEmpty {
+                if closed { return nil }
+                waiting += 1
+                condition.wait()
+                waiting -= 1
+            }
+            return jobs.removeFirst()
         }
     }
 }
