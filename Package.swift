@@ -70,7 +70,7 @@ let package = Package(
             name: "bench",
             dependencies: [
                 "SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres",
-                "PostgresCluster",
+                "PostgresCluster", "SyncTestSupport",
             ]
         ),
 
@@ -78,11 +78,11 @@ let package = Package(
         // forwarding transports for watching what the engine sends.
         .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
         .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting"], path: "Tests/SyncTestSupport"),
-        .testTarget(name: "SyncModelTests", dependencies: ["SyncModel"]),
+        .testTarget(name: "SyncModelTests", dependencies: ["SyncModel", "SyncTestSupport"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
             name: "SyncGeneratorTests",
-            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres"],
+            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres", "SyncTestSupport"],
             exclude: ["References"]
         ),
         // One small app's generated code at schema v1 and at v2 (a column more in each table), for

@@ -101,11 +101,7 @@ private final class Workers: @unchecked Sendable {
             // More requests queued than threads about to take them: another thread, if allowed.
             if jobs.count > waiting, started < limit {
                 started += 1
-                Thread { [self] in
-                    // Named from inside: Linux gives a new thread its creator's name otherwise.
-                    Thread.current.name = "SyncPostgres" // at most 15 bytes: the limit of a Linux thread name
-                    work()
-                }.start()
+                Thread { [self] in work() }.start()
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import SyncGenerator
 import SyncSchema
+import SyncTestSupport
 
 /// `bench merge` (server half): the same seeded edit history under column-by-column and
 /// whole-row merge on a real PostgreSQL, counting the column edits each loses; then what a
@@ -122,18 +123,6 @@ enum MergeBench {
         a.ms != b.ms ? a.ms < b.ms : Array(a.device.utf8).lexicographicallyPrecedes(Array(b.device.utf8))
     }
 
-    /// SplitMix64: the same history on every machine.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct Edit {
         var round: Int
         var device: Int
@@ -156,7 +145,7 @@ enum MergeBench {
         let pushOrders: [[Int]]
 
         init(seed: UInt64) {
-            var random = Random(state: seed)
+            var random = SeededGenerator(seed: seed)
             ids = (0..<rows).map { _ in
                 let hex = String(format: "%016llx%016llx", random.next(), random.next())
                 let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in

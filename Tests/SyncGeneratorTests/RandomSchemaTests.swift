@@ -3,6 +3,7 @@ import Postgres
 import PostgresFixture
 import SyncGenerator
 import SyncSchema
+import SyncTestSupport
 import Testing
 
 /// Random valid schemas from a pool of awkward names (Swift keywords, runtime and standard
@@ -31,7 +32,7 @@ import Testing
     @Test func randomSchemasCompileApplyAndKeepTheirDefaults() throws {
         let count = ProcessInfo.processInfo.environment["HOPE_RANDOM_SCHEMAS"].flatMap(Int.init) ?? 3
         let seed = UInt64(Date().timeIntervalSince1970)
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var refusals: [String] = []
         for index in 0..<count {
             let yaml = Self.schema(using: &generator)
@@ -72,26 +73,26 @@ import Testing
         }
     }
 
-    static func schema(using random: inout SplitMix) -> String {
+    static func schema(using random: inout SeededGenerator) -> String {
         var yaml = "tables:\n"
-        for table in random.pick(tableNames, count: 1 + random.next(3)) {
+        for table in random.pick(tableNames, count: 1 + random.below(3)) {
             yaml += "  \(table):\n"
-            if random.next(3) == 0 {
-                yaml += "    conflict: { mode: version, version: \(random.next(2) == 0 ? "integer" : "timestamp") }\n"
+            if random.below(3) == 0 {
+                yaml += "    conflict: { mode: version, version: \(random.below(2) == 0 ? "integer" : "timestamp") }\n"
             }
             yaml += "    columns:\n"
-            for column in random.pick(columnNames, count: 1 + random.next(5)) {
-                switch random.next(6) {
+            for column in random.pick(columnNames, count: 1 + random.below(5)) {
+                switch random.below(6) {
                 case 0: yaml += "      \(column): { type: text, default: \(quoted(random.pick(texts, count: 1)[0])) }\n"
                 case 1:
-                    let values = random.pick(enumValues, count: 1 + random.next(4))
+                    let values = random.pick(enumValues, count: 1 + random.below(4))
                     yaml +=
-                        "      \(column): { type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.next(values.count)])) }\n"
+                        "      \(column): { type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.below(values.count)])) }\n"
                 case 2: yaml += "      \(column): { type: uuid, default: \"0f8fad5b-d9cb-469f-a165-70867728950e\" }\n"
                 case 3:
                     yaml += "      \(column): { type: json, default: { \(quoted(random.pick(texts, count: 1)[0])): [1, \"\\u202E\"] } }\n"
                 case 4: yaml += "      \(column): { type: double, default: -0.5 }\n"
-                default: yaml += "      \(column): \(["int?", "bool?", "bytes?", "timestamp?", "text?"][random.next(5)])\n"
+                default: yaml += "      \(column): \(["int?", "bool?", "bytes?", "timestamp?", "text?"][random.below(5)])\n"
                 }
             }
         }
@@ -114,23 +115,12 @@ import Testing
     }
 }
 
-/// A small seeded generator, so a failing run can be repeated from its printed seed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
-
+/// The seeded generator, so a failing run can be repeated from its printed seed.
+extension SeededGenerator {
     /// `count` distinct items (fewer if the pool is smaller), in pool order.
     mutating func pick(_ pool: [String], count: Int) -> [String] {
         var chosen = Set<Int>()
-        while chosen.count < min(count, pool.count) { chosen.insert(next(pool.count)) }
+        while chosen.count < min(count, pool.count) { chosen.insert(below(pool.count)) }
         return chosen.sorted().map { pool[$0] }
     }
 }

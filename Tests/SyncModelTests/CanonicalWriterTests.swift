@@ -1,4 +1,5 @@
 import Foundation
+import SyncTestSupport
 import Testing
 
 @testable import SyncModel
@@ -37,7 +38,7 @@ struct CanonicalWriterTests {
 
     /// Random documents (seeded): nesting, repeated and escaped keys, every kind of value.
     @Test func randomDocumentsMatchTheTree() throws {
-        var generator = SplitMix(seed: 20_261_201)
+        var generator = SeededGenerator(seed: 20_261_201)
         for _ in 0..<2_000 {
             let document = Self.randomValue(&generator, depth: 0)
             let spaced = Bool.random(using: &generator) ? document.replacingOccurrences(of: ",", with: " , ") : document
@@ -45,7 +46,7 @@ struct CanonicalWriterTests {
         }
     }
 
-    static func randomValue(_ generator: inout SplitMix, depth: Int) -> String {
+    static func randomValue(_ generator: inout SeededGenerator, depth: Int) -> String {
         let keys = ["a", "b", "é", "\\u0061", "a\\nb", "\\\"", "", "zz", "B"]
         let strings = ["\"x\"", "\"\\u00e9\"", "\"ü\"", "\"\\\\\"", "\"\\/\"", "\"\\ud83d\\ude00\"", "\"\""]
         let numbers = ["0", "-0", "1.50", "1e5", "-12.5E-3", "9223372036854775808"]
@@ -63,20 +64,5 @@ struct CanonicalWriterTests {
         case 3: return numbers.randomElement(using: &generator)!
         default: return ["true", "false", "null"].randomElement(using: &generator)!
         }
-    }
-}
-
-/// A small seeded generator, so a failing document can be found again.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

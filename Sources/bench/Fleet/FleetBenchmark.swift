@@ -4,6 +4,7 @@ import Postgres
 import PostgresCluster
 import SyncPostgres
 import SyncRuntime
+import SyncTestSupport
 
 /// Issue 13's fleet: 200 devices of 50 users (4 each), every one a real SyncStore and a real
 /// SyncEngine on the engine's own schedule (start(), debounced pushes, polls, backoff), its

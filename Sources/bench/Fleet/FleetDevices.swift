@@ -4,6 +4,7 @@ import Postgres
 import PostgresCluster
 import SyncPostgres
 import SyncRuntime
+import SyncTestSupport
 
 extension FleetBenchmark {
     // MARK: Devices
@@ -80,7 +81,7 @@ extension FleetBenchmark {
         await withTaskGroup(of: Void.self) { group in
             for device in devices {
                 group.addTask {
-                    var random = SplitMix64(seed: settings.seed &* 1_000_003 &+ UInt64(device.index))
+                    var random = SeededGenerator(seed: settings.seed &* 1_000_003 &+ UInt64(device.index))
                     guard let writeSeconds else {
                         try? await Task.sleep(for: .nanoseconds(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)))
                         return
@@ -107,7 +108,7 @@ extension FleetBenchmark {
 
     /// One device's writes: new rows, edits of its user's rows (the same few rows edited on
     /// every device of the user, so merges happen), deletes, over all four tables.
-    static func writeLoop(_ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SplitMix64, counts: WriteCounts)
+    static func writeLoop(_ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SeededGenerator, counts: WriteCounts)
         async
     {
         while true {

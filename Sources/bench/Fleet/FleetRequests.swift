@@ -4,6 +4,7 @@ import Postgres
 import PostgresCluster
 import SyncPostgres
 import SyncRuntime
+import SyncTestSupport
 
 // MARK: Requests
 
@@ -187,38 +188,6 @@ struct FleetTransport: SyncTransport {
             log.failed(.fetch, error)
             throw error
         }
-    }
-}
-
-/// A value shared between threads.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// A small seeded generator, so a run's write schedule can be repeated.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -4,6 +4,7 @@ import Postgres
 import PostgresCluster
 import SyncPostgres
 import SyncRuntime
+import SyncTestSupport
 
 extension FleetBenchmark {
     // MARK: Server

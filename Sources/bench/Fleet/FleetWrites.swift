@@ -4,6 +4,7 @@ import Postgres
 import PostgresCluster
 import SyncPostgres
 import SyncRuntime
+import SyncTestSupport
 
 // MARK: Writes
 
@@ -30,7 +31,7 @@ enum WriteAction: String, CaseIterable, Sendable {
         }
     }
 
-    static func pick(_ random: inout SplitMix64) -> WriteAction {
+    static func pick(_ random: inout SeededGenerator) -> WriteAction {
         var roll = Int(random.next() % 100)
         for action in allCases {
             if roll < action.weight { return action }
