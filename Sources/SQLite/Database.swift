@@ -8,6 +8,7 @@ public final class Database {
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
+    let hooks = ConnectionHooks()
 
     /// Opens (creating if needed) the database at `path`; ":memory:" for a private in-memory one.
     public init(path: String) throws {
@@ -22,15 +23,18 @@ public final class Database {
         self.handle = handle
         self.path = path
         sqlite3_busy_timeout(handle, 5_000)
+        hooks.install(on: handle)
     }
 
     deinit {
+        hooks.uninstall(from: handle)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
     /// Runs one or more statements with no arguments (migrations, pragmas).
     public func execute(_ sql: String) throws {
+        hooks.runUnprepared()
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -47,15 +51,18 @@ public final class Database {
 
     /// A prepared statement kept for the life of the connection: prepare once, run many times.
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
-        let statement = try Statement(database: self, sql: sql)
+        if let statement = statementCache[sql] {
+            hooks.reuse(sql)
+            return statement
+        }
+        let statement = try hooks.prepare(sql) { try Statement(database: self, sql: sql) }
         statementCache[sql] = statement
         return statement
     }
 
     /// A statement prepared for one use.
     public func makeStatement(_ sql: String) throws -> Statement {
-        try Statement(database: self, sql: sql)
+        try hooks.prepare(nil) { try Statement(database: self, sql: sql) }
     }
 
     /// Every row of `sql`, mapped.

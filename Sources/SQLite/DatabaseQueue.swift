@@ -4,6 +4,8 @@ import Foundation
 public final class DatabaseQueue: @unchecked Sendable {
     private var database: Database?
     private let lock = NSRecursiveLock()
+    /// How deep the accesses in progress are nested (on the thread holding `lock`).
+    private var depth = 0
     public let path: String
 
     /// Opens the database at `path` in WAL mode (`journalMode` .wal) with `synchronous = NORMAL`,
@@ -31,7 +33,28 @@ public final class DatabaseQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let database else { throw SQLiteError(code: 21, message: "the database is closed") }
+        depth += 1
+        defer {
+            depth -= 1
+            if depth == 0 { database.hooks.publish() }
+        }
         return try body(database)
+    }
+
+    /// Whether the calling thread is inside ``inDatabase(_:)`` (a read there should see what
+    /// its own write has not committed yet).
+    public var isHeldByCurrentThread: Bool {
+        // The lock is recursive: taking it succeeds at once on the thread that holds it, and
+        // fails on any other while it is held.
+        guard lock.try() else { return false }
+        defer { lock.unlock() }
+        return depth > 0
+    }
+
+    /// Starts recording the tables each committed transaction changes, handed over when each
+    /// access ends (so after its commits are complete).
+    public func trackChanges() throws -> CommittedChanges {
+        try inDatabase { $0.trackChanges() }
     }
 
     /// Closes the connection once every access in progress has finished; later accesses throw.

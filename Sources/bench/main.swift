@@ -12,6 +12,10 @@ let benchmarks: [(name: String, summary: String, run: () async throws -> Void)] 
         runMergeBenchmark
     ),
     (
+        "observe", "a 50-row read and two observers during a 100k-row initial sync, beside the read on an idle store (issue 13)",
+        runObservationBenchmark
+    ),
+    (
         "conflicts", "replaying 1,000 queued guarded updates, with 0% and 10% conflicts, beside the bare transport (issue 6)",
         runConflictBenchmark
     ),

@@ -1,8 +1,11 @@
 import Foundation
+import SQLite
 
 extension SyncStore {
-    /// The results of `query`, now and after every committed change to the database. The first
-    /// value comes at once; iteration ending (or the task being cancelled) stops the observation.
+    /// The results of `query`, now and after every committed change to a table it read. The first
+    /// value comes at once; later ones are fetched off the writing thread, on a reader connection,
+    /// and changes that land while a fetch runs are coalesced into one more fetch. Iteration
+    /// ending (or the task being cancelled) stops the observation.
     public func observe<T: Sendable>(
         _ query: @escaping @Sendable (StoreReader) throws -> T
     ) -> AsyncThrowingStream<T, any Error> {
@@ -23,18 +26,28 @@ extension SyncStore {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: T.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         let last = LastValue<T>()
-        let emit: @Sendable () -> Void = { [weak self] in
-            guard let self else { return }
+        let fetch: @Sendable () -> DatabaseRegion? = { [weak self] in
+            guard let self else { return nil }
             do {
-                let value = try self.performRead(query)
+                let (value, region) = try self.readAccess { database in
+                    try database.recordingReads { try query(StoreReader(store: self, database: database)) }
+                }
                 if last.replace(with: value, isDuplicate: isDuplicate) { continuation.yield(value) }
+                return region
             } catch {
                 continuation.finish(throwing: error)
+                return nil
             }
         }
-        continuation.onTermination = { [weak self] _ in self?.state.removeObserver(id) }
-        state.addObserver(id, .init(changed: emit, finish: { continuation.finish() }))
-        emit()
+        let observer = StoreObserver(queue: state.observationQueue, fetch: fetch, finish: { continuation.finish() })
+        // Weakly: the store's list holds the observer, and the observer holds the continuation.
+        continuation.onTermination = { [weak self, weak observer] _ in
+            observer?.stop()
+            self?.state.removeObserver(id)
+        }
+        // Listed before the first fetch, so a commit during it is not missed.
+        state.addObserver(id, observer)
+        observer.start()
         return stream
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import SQLite
 
 /// One user's local database: the app's synced tables plus the runtime's bookkeeping, in one
-/// SQLite file (WAL). Every access is serialized, so a store can be shared freely.
+/// SQLite file (WAL). Writes are serialized on one connection; reads and observers' fetches run
+/// on reader connections beside it. A store can be shared freely.
 public final class SyncStore: @unchecked Sendable {
     public let schema: AppSchema
     public let userID: UUID
@@ -10,7 +11,10 @@ public final class SyncStore: @unchecked Sendable {
     public let deviceID: String
     public let path: String
 
+    /// The writing connection: writes, the engine's work, and reads inside a write.
     let queue: DatabaseQueue
+    /// Reads: WAL lets them run while a write or a pulled page is in progress.
+    let readers: ReaderPool
     /// Mutable state; touched only while `queue` is held.
     let state: StoreState
     let tables: [String: TableSQL]
@@ -43,7 +47,11 @@ public final class SyncStore: @unchecked Sendable {
                 }
             }
             self.deviceID = device
-            state = StoreState(clock: HybridClock(resumingAt: clock, wallMs: wallClock()), wallClock: wallClock)
+            // Tracked from here on: what opening wrote is nobody's news.
+            let changes = try queue.trackChanges()
+            readers = ReaderPool(path: path, maximumCount: Self.readerCount)
+            state = StoreState(
+                clock: HybridClock(resumingAt: clock, wallMs: wallClock()), wallClock: wallClock, changes: changes)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -53,9 +61,16 @@ public final class SyncStore: @unchecked Sendable {
 
     /// Closes the database; later calls fail with `SyncError(.clientClosed)`.
     public func close() {
-        queue.close()
+        // Observers first: a fetch still running then ends its stream quietly, not with the
+        // closed database's error.
         state.finishObservers()
+        queue.close()
+        readers.close()
     }
+
+    /// Reader connections: one for the observers' fetches (they run one at a time) and one for
+    /// the app's reads, so neither waits for the other.
+    static let readerCount = 2
 
     // MARK: Access
 
@@ -83,7 +98,7 @@ public final class SyncStore: @unchecked Sendable {
     }
 
     func performRead<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        try access { database in try body(StoreReader(store: self, database: database)) }
+        try readAccess { database in try body(StoreReader(store: self, database: database)) }
     }
 
     func performWrite<T>(_ body: (StoreWriter) throws -> T) throws -> T {
@@ -103,6 +118,18 @@ public final class SyncStore: @unchecked Sendable {
         do {
             return try queue.inDatabase(body)
         } catch let error as SQLiteError where queue.isClosed {
+            throw SyncError(.clientClosed, "The local database is closed (\(error.message)).")
+        }
+    }
+
+    /// Runs `body` on a reader connection, in one snapshot: the last commit before it began, never
+    /// waiting for a write in progress. On a thread inside an access to the writer (a read within
+    /// `write`), on the writer instead, which holds that write's uncommitted rows.
+    func readAccess<T>(_ body: (Database) throws -> T) throws -> T {
+        if queue.isHeldByCurrentThread { return try access(body) }
+        do {
+            return try readers.read(body)
+        } catch let error as SQLiteError where readers.isClosed {
             throw SyncError(.clientClosed, "The local database is closed (\(error.message)).")
         }
     }
@@ -154,52 +181,5 @@ public final class SyncStore: @unchecked Sendable {
             last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
         }
         return (device, last)
-    }
-}
-
-/// The store's mutable state, guarded by the store's database queue (observers by their own lock).
-final class StoreState: @unchecked Sendable {
-    var clock: HybridClock
-    let wallClock: @Sendable () -> Int64
-
-    private let observerLock = NSLock()
-    private var observers: [UUID: Observer] = [:]
-    private var writeHandler: (@Sendable () -> Void)?
-
-    struct Observer {
-        let changed: @Sendable () -> Void
-        let finish: @Sendable () -> Void
-    }
-
-    init(clock: HybridClock, wallClock: @escaping @Sendable () -> Int64) {
-        self.clock = clock
-        self.wallClock = wallClock
-    }
-
-    func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
-
-    var localWriteHandler: (@Sendable () -> Void)? {
-        get { observerLock.withLock { writeHandler } }
-        set { observerLock.withLock { writeHandler = newValue } }
-    }
-
-    func addObserver(_ id: UUID, _ observer: Observer) {
-        observerLock.withLock { observers[id] = observer }
-    }
-
-    func removeObserver(_ id: UUID) {
-        _ = observerLock.withLock { observers.removeValue(forKey: id) }
-    }
-
-    func notifyObservers() {
-        for observer in observerLock.withLock({ Array(observers.values) }) { observer.changed() }
-    }
-
-    func finishObservers() {
-        let all = observerLock.withLock {
-            defer { observers.removeAll() }
-            return Array(observers.values)
-        }
-        for observer in all { observer.finish() }
     }
 }

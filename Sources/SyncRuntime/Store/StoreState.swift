@@ -1,0 +1,56 @@
+import Foundation
+import SQLite
+
+/// The store's mutable state, guarded by the store's database queue (observers by their own lock).
+final class StoreState: @unchecked Sendable {
+    var clock: HybridClock
+    let wallClock: @Sendable () -> Int64
+    /// The tables the writer's committed transactions changed, not yet told to observers.
+    let changes: CommittedChanges
+    /// Where observers fetch after a commit: off the writing thread, one fetch at a time, so
+    /// observers hold one reader connection between them and leave the other to the app.
+    let observationQueue = DispatchQueue(label: "hope-sync.observation", qos: .userInitiated)
+
+    private let observerLock = NSLock()
+    private var observers: [UUID: StoreObserver] = [:]
+    private var writeHandler: (@Sendable () -> Void)?
+
+    init(clock: HybridClock, wallClock: @escaping @Sendable () -> Int64, changes: CommittedChanges) {
+        self.clock = clock
+        self.wallClock = wallClock
+        self.changes = changes
+    }
+
+    func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
+
+    var localWriteHandler: (@Sendable () -> Void)? {
+        get { observerLock.withLock { writeHandler } }
+        set { observerLock.withLock { writeHandler = newValue } }
+    }
+
+    func addObserver(_ id: UUID, _ observer: StoreObserver) {
+        observerLock.withLock { observers[id] = observer }
+    }
+
+    func removeObserver(_ id: UUID) {
+        _ = observerLock.withLock { observers.removeValue(forKey: id) }
+    }
+
+    var observerCount: Int { observerLock.withLock { observers.count } }
+
+    /// Tells the observers what the commits since the last call changed; each re-runs only if
+    /// it read one of those tables. Called after each write, page or list change commits.
+    func notifyObservers() {
+        let changed = changes.take()
+        guard !changed.isEmpty else { return }
+        for observer in observerLock.withLock({ Array(observers.values) }) { observer.databaseChanged(changed) }
+    }
+
+    func finishObservers() {
+        let all = observerLock.withLock {
+            defer { observers.removeAll() }
+            return Array(observers.values)
+        }
+        for observer in all { observer.finish() }
+    }
+}
