@@ -104,6 +104,20 @@ import Testing
         _ = activities
     }
 
+    @Test func anEqualValueIsNotEmittedAgain() async throws {
+        let store = try openStore()
+        var activity = try await store.write { try $0.save(Activity(name: "A")) }
+        let runs = Locked(0)
+        var count = observe(store, runs) { try $0.fetchCount(Activity.self) }
+        #expect(try await count.next() == 1)
+        activity.name = "B"
+        try await store.write { [activity] in try $0.save(activity) }
+        drain(store)
+        #expect(runs.value == 2) // re-run for the rename, which left the count as it was
+        try await store.write { try $0.save(Activity(name: "C")) }
+        #expect(try await count.next() == 2)
+    }
+
     @Test func aReadRunsWhileAWriteIsOpen() async throws {
         let store = try openStore()
         try await store.write { try $0.save(Activity(name: "Committed")) }
