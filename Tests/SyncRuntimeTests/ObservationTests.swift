@@ -178,7 +178,7 @@ import Testing
         }
         #expect(try await first.value == 0)
         // The stream ended with the loop; its observer leaves the store's list.
-        while store.state.observerCount > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually { store.state.observerCount == 0 })
         try await store.write { try $0.save(Activity(name: "A")) }
         drain(store)
         #expect(runs.value == 1)
@@ -187,11 +187,15 @@ import Testing
     @Test func clearingLocalDataReachesObservers() async throws {
         let store = try openStore()
         try await store.write { tx in for index in 0..<3 { try tx.save(Activity(name: "A\(index)")) } }
-        var count = store.observe { try $0.fetchCount(Activity.self) }.makeAsyncIterator()
-        #expect(try await count.next() == 3)
+        let seen = Locked<[Int]>([])
+        let watching = Task {
+            for try await count in store.observe({ try $0.fetchCount(Activity.self) }) { seen.withLock { $0.append(count) } }
+        }
+        defer { watching.cancel() }
+        #expect(await eventually { seen.value == [3] })
         // `DELETE FROM activities` with no WHERE: SQLite's truncate would skip the update hook.
         try store.clearLocalData()
-        #expect(try await count.next() == 0)
+        #expect(await eventually { seen.value.last == 0 }) // fails in time rather than waiting forever
     }
 
     @Test func closingEndsObservationsAndReads() async throws {
