@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// Three devices of one user edit and delete the same version-table rows at random, through lost
