@@ -74,8 +74,8 @@ let package = Package(
             ]
         ),
 
-        // Test support shared by the test targets: the PostgreSQL cluster; a manual clock and
-        // forwarding transports for watching what the engine sends.
+        // Test support shared by the test targets: the PostgreSQL cluster; a manual clock,
+        // forwarding transports for watching what the engine sends, and the seeded generator.
         .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
         .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncModelTests", dependencies: ["SyncModel", "SyncTestSupport"]),

@@ -88,19 +88,142 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_name text;
   s_color text;
   s_archived text;
   s_sort_order text;
   s_metadata text;
   s_deleted_ms text;
+  t_name text;
+  t_color text;
+  t_archived text;
+  t_sort_order text;
+  t_metadata text;
+  t_deleted_ms text;
 begin
   -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
   -- would be stored here and unreadable everywhere else.
   if new.metadata is not null and pg_catalog.jsonb_path_exists(new.metadata, '$.**{256 to last}') then
     raise exception using errcode = '22023', message = 'metadata nests deeper than 256 levels';
   end if;
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_name := new.column_stamps ->> 'name';
+    s_color := new.column_stamps ->> 'color';
+    s_archived := new.column_stamps ->> 'archived';
+    s_sort_order := new.column_stamps ->> 'sort_order';
+    s_metadata := new.column_stamps ->> 'metadata';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
+      oldest := least(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_archived = newest or s_archived = oldest) and (s_sort_order = newest or s_sort_order = oldest) and (s_metadata = newest or s_metadata = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['name', 'color', 'archived', 'sort_order', 'metadata', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_name := old.column_stamps ->> 'name';
+      t_color := old.column_stamps ->> 'color';
+      t_archived := old.column_stamps ->> 'archived';
+      t_sort_order := old.column_stamps ->> 'sort_order';
+      t_metadata := old.column_stamps ->> 'metadata';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C"
+          and coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
+          and coalesce(s_archived, '') collate "C" <= coalesce(t_archived, '') collate "C"
+          and coalesce(s_sort_order, '') collate "C" <= coalesce(t_sort_order, '') collate "C"
+          and coalesce(s_metadata, '') collate "C" <= coalesce(t_metadata, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C"
+            or (pg_catalog.substr(s_name, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_name, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_name collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
+            or (pg_catalog.substr(s_color, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_color, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_color collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_archived, '') collate "C" <= coalesce(t_archived, '') collate "C"
+            or (pg_catalog.substr(s_archived, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_archived, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_archived collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_sort_order, '') collate "C" <= coalesce(t_sort_order, '') collate "C"
+            or (pg_catalog.substr(s_sort_order, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_sort_order, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_sort_order collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_metadata, '') collate "C" <= coalesce(t_metadata, '') collate "C"
+            or (pg_catalog.substr(s_metadata, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_metadata, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_metadata collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C" then
+          new.name := old.name;
+          s_name := t_name;
+        end if;
+        if coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C" then
+          new.color := old.color;
+          s_color := t_color;
+        end if;
+        if coalesce(s_archived, '') collate "C" <= coalesce(t_archived, '') collate "C" then
+          new.archived := old.archived;
+          s_archived := t_archived;
+        end if;
+        if coalesce(s_sort_order, '') collate "C" <= coalesce(t_sort_order, '') collate "C" then
+          new.sort_order := old.sort_order;
+          s_sort_order := t_sort_order;
+        end if;
+        if coalesce(s_metadata, '') collate "C" <= coalesce(t_metadata, '') collate "C" then
+          new.metadata := old.metadata;
+          s_metadata := t_metadata;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_name collate "C", s_color collate "C", s_archived collate "C", s_sort_order collate "C", s_metadata collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_name is not null and s_color is not null and s_archived is not null and s_sort_order is not null and s_metadata is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['name', 'color', 'archived', 'sort_order', 'metadata', 'deleted_ms'],
+            array[s_name, s_color, s_archived, s_sort_order, s_metadata, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'archived', 'sort_order', 'metadata', 'deleted_ms'],
+            array[s_name, s_color, s_archived, s_sort_order, s_metadata, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
@@ -339,15 +462,140 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_activity_id text;
   s_started_ms text;
   s_ended_ms text;
   s_note text;
   s_source text;
   s_deleted_ms text;
+  t_activity_id text;
+  t_started_ms text;
+  t_ended_ms text;
+  t_note text;
+  t_source text;
+  t_deleted_ms text;
   later_start public.sessions.started_ms%type;
 begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_activity_id := new.column_stamps ->> 'activity_id';
+    s_started_ms := new.column_stamps ->> 'started_ms';
+    s_ended_ms := new.column_stamps ->> 'ended_ms';
+    s_note := new.column_stamps ->> 'note';
+    s_source := new.column_stamps ->> 'source';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
+      oldest := least(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_activity_id = newest or s_activity_id = oldest) and (s_started_ms = newest or s_started_ms = oldest) and (s_ended_ms = newest or s_ended_ms = oldest) and (s_note = newest or s_note = oldest) and (s_source = newest or s_source = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['activity_id', 'started_ms', 'ended_ms', 'note', 'source', 'deleted_ms'] = '{}'::jsonb
+          and (new.ended_ms is not null or new.deleted_ms is not null) then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_activity_id := old.column_stamps ->> 'activity_id';
+      t_started_ms := old.column_stamps ->> 'started_ms';
+      t_ended_ms := old.column_stamps ->> 'ended_ms';
+      t_note := old.column_stamps ->> 'note';
+      t_source := old.column_stamps ->> 'source';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_activity_id, '') collate "C" <= coalesce(t_activity_id, '') collate "C"
+          and coalesce(s_started_ms, '') collate "C" <= coalesce(t_started_ms, '') collate "C"
+          and coalesce(s_ended_ms, '') collate "C" <= coalesce(t_ended_ms, '') collate "C"
+          and coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+          and coalesce(s_source, '') collate "C" <= coalesce(t_source, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted and closed.
+      if (coalesce(s_activity_id, '') collate "C" <= coalesce(t_activity_id, '') collate "C"
+            or (pg_catalog.substr(s_activity_id, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_activity_id, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_activity_id collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_started_ms, '') collate "C" <= coalesce(t_started_ms, '') collate "C"
+            or (pg_catalog.substr(s_started_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_started_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_started_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_ended_ms, '') collate "C" <= coalesce(t_ended_ms, '') collate "C"
+            or (pg_catalog.substr(s_ended_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_ended_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_ended_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+            or (pg_catalog.substr(s_note, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_note, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_note collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_source, '') collate "C" <= coalesce(t_source, '') collate "C"
+            or (pg_catalog.substr(s_source, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_source, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_source collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null
+          and (case when coalesce(s_ended_ms, '') collate "C" > coalesce(t_ended_ms, '') collate "C" then new.ended_ms else old.ended_ms end) is not null then
+        if coalesce(s_activity_id, '') collate "C" <= coalesce(t_activity_id, '') collate "C" then
+          new.activity_id := old.activity_id;
+          s_activity_id := t_activity_id;
+        end if;
+        if coalesce(s_started_ms, '') collate "C" <= coalesce(t_started_ms, '') collate "C" then
+          new.started_ms := old.started_ms;
+          s_started_ms := t_started_ms;
+        end if;
+        if coalesce(s_ended_ms, '') collate "C" <= coalesce(t_ended_ms, '') collate "C" then
+          new.ended_ms := old.ended_ms;
+          s_ended_ms := t_ended_ms;
+        end if;
+        if coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C" then
+          new.note := old.note;
+          s_note := t_note;
+        end if;
+        if coalesce(s_source, '') collate "C" <= coalesce(t_source, '') collate "C" then
+          new.source := old.source;
+          s_source := t_source;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_activity_id collate "C", s_started_ms collate "C", s_ended_ms collate "C", s_note collate "C", s_source collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_activity_id is not null and s_started_ms is not null and s_ended_ms is not null and s_note is not null and s_source is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['activity_id', 'started_ms', 'ended_ms', 'note', 'source', 'deleted_ms'],
+            array[s_activity_id, s_started_ms, s_ended_ms, s_note, s_source, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['activity_id', 'started_ms', 'ended_ms', 'note', 'source', 'deleted_ms'],
+            array[s_activity_id, s_started_ms, s_ended_ms, s_note, s_source, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;

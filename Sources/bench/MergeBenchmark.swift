@@ -5,9 +5,11 @@ import SyncSchema
 import SyncTestSupport
 
 /// `bench merge` (server half): the same seeded edit history under column-by-column and
-/// whole-row merge on a real PostgreSQL, counting the column edits each loses; then what a
-/// column-merge upsert costs beside the same table plain and beside `merge: row`. Starts its
-/// own throwaway cluster. `BENCH_SEED` picks another history.
+/// whole-row merge on a real PostgreSQL, counting the column edits each loses; then what an
+/// upsert costs the server under each mode beside the same table plain: new rows, winning
+/// updates and losing repeats. Starts its own throwaway cluster. `BENCH_SEED` picks another
+/// history; `BENCH_BASELINE_TEMPLATES=DIR` also measures the server code that templates in DIR
+/// render (an older hope-sync's `Templates/`), interleaved with the built-in one in the same run.
 func runMergeBenchmark() async throws {
     let bench = try BenchCluster.start()
     defer { bench.stop() }
@@ -20,6 +22,18 @@ func runMergeBenchmark() async throws {
                 MergeBench.table("cost_column", .column), MergeBench.table("cost_column_whole", .column),
                 MergeBench.table("cost_row", .row),
             ])))
+    let baseline = ProcessInfo.processInfo.environment["BENCH_BASELINE_TEMPLATES"].flatMap { $0.isEmpty ? nil : $0 }
+    if let baseline {
+        let old = SupabaseRenderer(templates: try TemplateSet(directory: URL(fileURLWithPath: baseline)))
+        try connection.execute(
+            script: try old.schemaSQL(
+                Schema(tables: [
+                    MergeBench.table("base_column", .column), MergeBench.table("base_column_whole", .column),
+                    MergeBench.table("base_row", .row),
+                ])))
+        // Both renderings share the sequence and the owner-lock function: the current one is kept.
+        try connection.execute(script: try renderer.schemaSQL(Schema(tables: [MergeBench.table("cost_column", .column)])))
+    }
     try connection.execute(
         script: """
             create table public.cost_plain (like public.cost_column including defaults including constraints including indexes);
@@ -44,54 +58,88 @@ func runMergeBenchmark() async throws {
         print(zip(cells, [11, 16, 6, 0]).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
     }
 
+    guard let backend = Int32(try connection.execute("select pg_backend_pid()").scalar ?? "") else {
+        throw PostgresError(message: "no backend process id")
+    }
+    // Every variant in every repetition, interleaved, so a busy moment of the machine falls on
+    // all of them alike.
+    var variants: [MergeBench.Variant] = [
+        .init(label: "plain", table: "cost_plain", stamps: true), .init(label: "row", table: "cost_row", stamps: false),
+        .init(label: "whole-row", table: "cost_column_whole", stamps: false), .init(label: "column", table: "cost_column", stamps: true),
+    ]
+    if baseline != nil {
+        variants += [
+            .init(label: "row (old)", table: "base_row", stamps: false),
+            .init(label: "whole-row (old)", table: "base_column_whole", stamps: false),
+            .init(label: "column (old)", table: "base_column", stamps: true),
+        ]
+    }
     print(
         """
 
         Upsert cost: \(MergeBench.batchSize) rows per request, \(MergeBench.batches) requests per phase, one user; median of \
-        \(MergeBench.repetitions) runs. column: the column-merge trigger, the device sending column_stamps (a winning
-        update changes one column); whole-row: the same table, a client sending no stamps; row: merge: row; plain: the
-        column table's copy with no triggers, policies or row-level security, sent the same rows as column.
+        \(MergeBench.repetitions) runs, interleaved. plain: the column table's copy with no triggers, policies or row-level
+        security, sent the same rows as column; row: merge: row; whole-row: the column-merge table, a client sending no
+        stamps; column: the column-merge trigger, the device sending column_stamps (a winning update changes one column).
+        new: rows the server lacks; winning: the same rows, newer; losing: the winning push again (a repeat).\
+        \(baseline.map { "\n(old): the same tables with the server code that the templates in \($0) render." } ?? "")
+        Server CPU is the backend's user+system time (steadier than wall time on a shared machine).
 
-        phase    rows/s: column  whole-row  row     plain    server CPU us/row: column  whole-row  row    plain   column/plain: wall  CPU
         """)
-    guard let backend = Int32(try connection.execute("select pg_backend_pid()").scalar ?? "") else {
-        throw PostgresError(message: "no backend process id")
-    }
-    let variants: [(table: String, stamps: Bool)] = [
-        ("cost_column", true), ("cost_column_whole", false), ("cost_row", false), ("cost_plain", true),
-    ]
-    var costs: [String: [[ServerBench.Cost]]] = [:]
+    let phases = MergeBench.Phase.allCases
+    var costs: [MergeBench.Phase: [[ServerBench.Cost]]] = [:]
     for _ in 0..<MergeBench.repetitions {
         let ids = (0..<MergeBench.batches * MergeBench.batchSize).map { _ in UUID().uuidString.lowercased() }
-        for phase in ["new", "winning"] {
+        for phase in phases {
             var runs: [ServerBench.Cost] = []
             for variant in variants {
                 runs.append(
                     try MergeBench.push(
-                        ids, winning: phase == "winning", stamps: variant.stamps, into: variant.table, as: user,
+                        ids, winning: phase != .new, stamps: variant.stamps, into: variant.table, as: user,
                         on: connection, backend: backend))
             }
             costs[phase, default: []].append(runs)
         }
     }
     let rows = Double(MergeBench.batches * MergeBench.batchSize)
-    for phase in ["new", "winning"] {
+    let widths = [10] + variants.map { max($0.label.count + 2, 9) }
+    func line(_ cells: [String]) -> String {
+        zip(cells, widths + [0]).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined()
+    }
+    for (title, value) in [("server CPU us/row", \ServerBench.Cost.serverCPU), ("rows/s (wall)", \ServerBench.Cost.wall)] {
+        print("\(title)\n" + line(["phase"] + variants.map(\.label)))
+        for phase in phases {
+            let runs = costs[phase]!
+            let medians = variants.indices.map { index in Measure.median(runs.map { $0[index][keyPath: value] }) }
+            let cells = medians.map {
+                title.hasPrefix("server") ? Measure.format($0 / rows * 1e6, digits: 1) : Measure.format(rows / $0, digits: 0)
+            }
+            print(line([phase.rawValue] + cells))
+        }
+        print("")
+    }
+    print("ratio to plain (server CPU; median of each run's ratio)\n" + line(["phase"] + variants.map(\.label)))
+    for phase in phases {
         let runs = costs[phase]!
-        let wall = variants.indices.map { index in Measure.median(runs.map { $0[index].wall }) }
-        let cpu = variants.indices.map { index in Measure.median(runs.map { $0[index].serverCPU }) }
-        let cells =
-            [phase] + wall.map { Measure.format(rows / $0, digits: 0) } + [""]
-            + cpu.map { Measure.format($0 / rows * 1e6, digits: 1) }
-            + ["", Measure.format(wall[0] / wall[3], digits: 2), Measure.format(cpu[0] / cpu[3], digits: 2)]
-        let widths = [17, 8, 11, 8, 9, 19, 8, 11, 7, 8, 14, 6, 0]
-        print(zip(cells, widths).map { $0.padding(toLength: max($1, $0.count + 1), withPad: " ", startingAt: 0) }.joined())
+        let ratios = variants.indices.map { index in Measure.median(runs.map { $0[index].serverCPU / max($0[0].serverCPU, 1e-9) }) }
+        print(line([phase.rawValue] + ratios.map { Measure.format($0, digits: 2) }))
     }
 }
 
 enum MergeBench {
     static let batchSize = 500
     static let batches = 20
-    static let repetitions = 3
+    static let repetitions = 5
+
+    struct Variant {
+        var label: String
+        var table: String
+        var stamps: Bool
+    }
+
+    enum Phase: String, CaseIterable {
+        case new, winning, losing
+    }
 
     /// Five user columns, every edit of which writes a value no other edit writes.
     static let columns = ["title", "note", "color", "tag", "position"]

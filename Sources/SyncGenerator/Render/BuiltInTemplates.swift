@@ -384,9 +384,12 @@ enum BuiltInTemplates {
           took boolean := false;
           -- The latest stamp a write may claim: a day past the server's clock, so one device whose
           -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-          horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+          horizon text;
         {{#stamped}}
           s_{{name}} text;
+        {{/stamped}}
+        {{#stamped}}
+          t_{{name}} text;
         {{/stamped}}
         {{#openRow}}
           later_start public.{{table}}.{{start}}%type;
@@ -399,6 +402,86 @@ enum BuiltInTemplates {
             raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
           end if;
         {{/jsonColumns}}
+          -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+          -- returns only where the full rules further down would give the same row and raise nothing;
+          -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+          -- proposed insert, then the update, which sees what the insert phase made of the row.)
+          -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+          -- are): ltrim on text walks characters, several times slower.
+          if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+        {{#stamped}}
+            s_{{name}} := new.column_stamps ->> '{{name}}';
+        {{/stamped}}
+            if tg_op = 'INSERT' then
+              newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
+              oldest := least({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
+              -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+              -- The clock check has a second's margin, so the float clock agrees with the exact one.
+              if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+                  and {{#stamped}}(s_{{name}} = newest or s_{{name}} = oldest){{^@last}} and {{/@last}}{{/stamped}}
+                  and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+                  and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+                  and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+                  and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+                  and (new.deleted_ms is null{{#written}}{{#@first}} or greatest({{/@first}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{#@last}}) <= s_deleted_ms collate "C"{{/@last}}{{/written}})
+                  and new.column_stamps - array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}] = '{}'::jsonb{{#openRow}}
+                  and (new.{{end}} is not null or new.deleted_ms is not null){{/openRow}} then
+        {{#locksOwner}}
+                if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+                end if;
+        {{/locksOwner}}
+                new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+                return new;
+              end if;
+            elsif new.column_stamps = old.column_stamps then
+              -- The stored stamps and pair again: a repeat.
+              if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+                return null;
+              end if;
+            elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        {{#stamped}}
+              t_{{name}} := old.column_stamps ->> '{{name}}';
+        {{/stamped}}
+              -- Nothing newer: an older push.
+              if {{#stamped}}coalesce(s_{{name}}, '') collate "C" <= coalesce(t_{{name}}, '') collate "C"{{^@last}}
+                  and {{/@last}}{{/stamped}} then
+                return null;
+              end if;
+              -- Every column taken is a stamp within the clock check (as above), and the row stays
+              -- undeleted{{#openRow}} and closed{{/openRow}}.
+              if {{#stamped}}(coalesce(s_{{name}}, '') collate "C" <= coalesce(t_{{name}}, '') collate "C"
+                    or (pg_catalog.substr(s_{{name}}, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_{{name}}, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+                      and s_{{name}} collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+                  and {{/stamped}}(case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null{{#openRow}}
+                  and (case when coalesce(s_{{end}}, '') collate "C" > coalesce(t_{{end}}, '') collate "C" then new.{{end}} else old.{{end}} end) is not null{{/openRow}} then
+        {{#stamped}}
+                if coalesce(s_{{name}}, '') collate "C" <= coalesce(t_{{name}}, '') collate "C" then
+                  new.{{name}} := old.{{name}};
+                  s_{{name}} := t_{{name}};
+                end if;
+        {{/stamped}}
+                new.user_id := old.user_id;
+        {{#locksOwner}}
+                if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+                end if;
+        {{/locksOwner}}
+                new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+                newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
+                new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+                new.device_id := pg_catalog.substr(newest, 17);
+                new.column_stamps := case
+                  when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
+                  then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+                    array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
+                  else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+                    array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
+                end;
+                return new;
+              end if;
+            end if;
+          end if;
+          -- The full rules.
+          horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
           if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
             raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
           end if;

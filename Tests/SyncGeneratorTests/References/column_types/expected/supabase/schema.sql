@@ -95,7 +95,7 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_label text;
   s_count text;
   s_ratio text;
@@ -106,12 +106,179 @@ declare
   s_blob text;
   s_kind text;
   s_deleted_ms text;
+  t_label text;
+  t_count text;
+  t_ratio text;
+  t_flag text;
+  t_owner_ref text;
+  t_seen_at text;
+  t_payload text;
+  t_blob text;
+  t_kind text;
+  t_deleted_ms text;
 begin
   -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
   -- would be stored here and unreadable everywhere else.
   if new.payload is not null and pg_catalog.jsonb_path_exists(new.payload, '$.**{256 to last}') then
     raise exception using errcode = '22023', message = 'payload nests deeper than 256 levels';
   end if;
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_label := new.column_stamps ->> 'label';
+    s_count := new.column_stamps ->> 'count';
+    s_ratio := new.column_stamps ->> 'ratio';
+    s_flag := new.column_stamps ->> 'flag';
+    s_owner_ref := new.column_stamps ->> 'owner_ref';
+    s_seen_at := new.column_stamps ->> 'seen_at';
+    s_payload := new.column_stamps ->> 'payload';
+    s_blob := new.column_stamps ->> 'blob';
+    s_kind := new.column_stamps ->> 'kind';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+      oldest := least(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_label = newest or s_label = oldest) and (s_count = newest or s_count = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_flag = newest or s_flag = oldest) and (s_owner_ref = newest or s_owner_ref = oldest) and (s_seen_at = newest or s_seen_at = oldest) and (s_payload = newest or s_payload = oldest) and (s_blob = newest or s_blob = oldest) and (s_kind = newest or s_kind = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_label := old.column_stamps ->> 'label';
+      t_count := old.column_stamps ->> 'count';
+      t_ratio := old.column_stamps ->> 'ratio';
+      t_flag := old.column_stamps ->> 'flag';
+      t_owner_ref := old.column_stamps ->> 'owner_ref';
+      t_seen_at := old.column_stamps ->> 'seen_at';
+      t_payload := old.column_stamps ->> 'payload';
+      t_blob := old.column_stamps ->> 'blob';
+      t_kind := old.column_stamps ->> 'kind';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+          and coalesce(s_count, '') collate "C" <= coalesce(t_count, '') collate "C"
+          and coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C"
+          and coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C"
+          and coalesce(s_owner_ref, '') collate "C" <= coalesce(t_owner_ref, '') collate "C"
+          and coalesce(s_seen_at, '') collate "C" <= coalesce(t_seen_at, '') collate "C"
+          and coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C"
+          and coalesce(s_blob, '') collate "C" <= coalesce(t_blob, '') collate "C"
+          and coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+            or (pg_catalog.substr(s_label, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_label, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_label collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_count, '') collate "C" <= coalesce(t_count, '') collate "C"
+            or (pg_catalog.substr(s_count, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_count, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_count collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C"
+            or (pg_catalog.substr(s_ratio, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_ratio, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_ratio collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C"
+            or (pg_catalog.substr(s_flag, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_flag, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_flag collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_owner_ref, '') collate "C" <= coalesce(t_owner_ref, '') collate "C"
+            or (pg_catalog.substr(s_owner_ref, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_owner_ref, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_owner_ref collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_seen_at, '') collate "C" <= coalesce(t_seen_at, '') collate "C"
+            or (pg_catalog.substr(s_seen_at, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_seen_at, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_seen_at collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C"
+            or (pg_catalog.substr(s_payload, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_payload, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_payload collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_blob, '') collate "C" <= coalesce(t_blob, '') collate "C"
+            or (pg_catalog.substr(s_blob, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_blob, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_blob collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
+            or (pg_catalog.substr(s_kind, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_kind, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_kind collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C" then
+          new.label := old.label;
+          s_label := t_label;
+        end if;
+        if coalesce(s_count, '') collate "C" <= coalesce(t_count, '') collate "C" then
+          new.count := old.count;
+          s_count := t_count;
+        end if;
+        if coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C" then
+          new.ratio := old.ratio;
+          s_ratio := t_ratio;
+        end if;
+        if coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C" then
+          new.flag := old.flag;
+          s_flag := t_flag;
+        end if;
+        if coalesce(s_owner_ref, '') collate "C" <= coalesce(t_owner_ref, '') collate "C" then
+          new.owner_ref := old.owner_ref;
+          s_owner_ref := t_owner_ref;
+        end if;
+        if coalesce(s_seen_at, '') collate "C" <= coalesce(t_seen_at, '') collate "C" then
+          new.seen_at := old.seen_at;
+          s_seen_at := t_seen_at;
+        end if;
+        if coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C" then
+          new.payload := old.payload;
+          s_payload := t_payload;
+        end if;
+        if coalesce(s_blob, '') collate "C" <= coalesce(t_blob, '') collate "C" then
+          new.blob := old.blob;
+          s_blob := t_blob;
+        end if;
+        if coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C" then
+          new.kind := old.kind;
+          s_kind := t_kind;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_label is not null and s_count is not null and s_ratio is not null and s_flag is not null and s_owner_ref is not null and s_seen_at is not null and s_payload is not null and s_blob is not null and s_kind is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
+            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
+            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;

@@ -131,7 +131,7 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_self text;
   s_note_2 text;
   s_note2 text;
@@ -159,7 +159,361 @@ declare
   s_quotes text;
   s_bidi text;
   s_deleted_ms text;
+  t_self text;
+  t_note_2 text;
+  t_note2 text;
+  t_a_b text;
+  t_a__b text;
+  t_server__seq text;
+  t_init text;
+  t_type text;
+  t_string text;
+  t_coding_keys text;
+  t_table_schema text;
+  t_protocol text;
+  t_data text;
+  t_bool text;
+  t_double text;
+  t_foundation text;
+  t_payload text;
+  t_flag text;
+  t_ratio text;
+  t_label text;
+  t_ref_key text;
+  t_tab text;
+  t_carriage text;
+  t_hashes text;
+  t_quotes text;
+  t_bidi text;
+  t_deleted_ms text;
 begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_self := new.column_stamps ->> 'self';
+    s_note_2 := new.column_stamps ->> 'note_2';
+    s_note2 := new.column_stamps ->> 'note2';
+    s_a_b := new.column_stamps ->> 'a_b';
+    s_a__b := new.column_stamps ->> 'a__b';
+    s_server__seq := new.column_stamps ->> 'server__seq';
+    s_init := new.column_stamps ->> 'init';
+    s_type := new.column_stamps ->> 'type';
+    s_string := new.column_stamps ->> 'string';
+    s_coding_keys := new.column_stamps ->> 'coding_keys';
+    s_table_schema := new.column_stamps ->> 'table_schema';
+    s_protocol := new.column_stamps ->> 'protocol';
+    s_data := new.column_stamps ->> 'data';
+    s_bool := new.column_stamps ->> 'bool';
+    s_double := new.column_stamps ->> 'double';
+    s_foundation := new.column_stamps ->> 'foundation';
+    s_payload := new.column_stamps ->> 'payload';
+    s_flag := new.column_stamps ->> 'flag';
+    s_ratio := new.column_stamps ->> 'ratio';
+    s_label := new.column_stamps ->> 'label';
+    s_ref_key := new.column_stamps ->> 'ref_key';
+    s_tab := new.column_stamps ->> 'tab';
+    s_carriage := new.column_stamps ->> 'carriage';
+    s_hashes := new.column_stamps ->> 'hashes';
+    s_quotes := new.column_stamps ->> 'quotes';
+    s_bidi := new.column_stamps ->> 'bidi';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+      oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_self = newest or s_self = oldest) and (s_note_2 = newest or s_note_2 = oldest) and (s_note2 = newest or s_note2 = oldest) and (s_a_b = newest or s_a_b = oldest) and (s_a__b = newest or s_a__b = oldest) and (s_server__seq = newest or s_server__seq = oldest) and (s_init = newest or s_init = oldest) and (s_type = newest or s_type = oldest) and (s_string = newest or s_string = oldest) and (s_coding_keys = newest or s_coding_keys = oldest) and (s_table_schema = newest or s_table_schema = oldest) and (s_protocol = newest or s_protocol = oldest) and (s_data = newest or s_data = oldest) and (s_bool = newest or s_bool = oldest) and (s_double = newest or s_double = oldest) and (s_foundation = newest or s_foundation = oldest) and (s_payload = newest or s_payload = oldest) and (s_flag = newest or s_flag = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_label = newest or s_label = oldest) and (s_ref_key = newest or s_ref_key = oldest) and (s_tab = newest or s_tab = oldest) and (s_carriage = newest or s_carriage = oldest) and (s_hashes = newest or s_hashes = oldest) and (s_quotes = newest or s_quotes = oldest) and (s_bidi = newest or s_bidi = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_self := old.column_stamps ->> 'self';
+      t_note_2 := old.column_stamps ->> 'note_2';
+      t_note2 := old.column_stamps ->> 'note2';
+      t_a_b := old.column_stamps ->> 'a_b';
+      t_a__b := old.column_stamps ->> 'a__b';
+      t_server__seq := old.column_stamps ->> 'server__seq';
+      t_init := old.column_stamps ->> 'init';
+      t_type := old.column_stamps ->> 'type';
+      t_string := old.column_stamps ->> 'string';
+      t_coding_keys := old.column_stamps ->> 'coding_keys';
+      t_table_schema := old.column_stamps ->> 'table_schema';
+      t_protocol := old.column_stamps ->> 'protocol';
+      t_data := old.column_stamps ->> 'data';
+      t_bool := old.column_stamps ->> 'bool';
+      t_double := old.column_stamps ->> 'double';
+      t_foundation := old.column_stamps ->> 'foundation';
+      t_payload := old.column_stamps ->> 'payload';
+      t_flag := old.column_stamps ->> 'flag';
+      t_ratio := old.column_stamps ->> 'ratio';
+      t_label := old.column_stamps ->> 'label';
+      t_ref_key := old.column_stamps ->> 'ref_key';
+      t_tab := old.column_stamps ->> 'tab';
+      t_carriage := old.column_stamps ->> 'carriage';
+      t_hashes := old.column_stamps ->> 'hashes';
+      t_quotes := old.column_stamps ->> 'quotes';
+      t_bidi := old.column_stamps ->> 'bidi';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
+          and coalesce(s_note_2, '') collate "C" <= coalesce(t_note_2, '') collate "C"
+          and coalesce(s_note2, '') collate "C" <= coalesce(t_note2, '') collate "C"
+          and coalesce(s_a_b, '') collate "C" <= coalesce(t_a_b, '') collate "C"
+          and coalesce(s_a__b, '') collate "C" <= coalesce(t_a__b, '') collate "C"
+          and coalesce(s_server__seq, '') collate "C" <= coalesce(t_server__seq, '') collate "C"
+          and coalesce(s_init, '') collate "C" <= coalesce(t_init, '') collate "C"
+          and coalesce(s_type, '') collate "C" <= coalesce(t_type, '') collate "C"
+          and coalesce(s_string, '') collate "C" <= coalesce(t_string, '') collate "C"
+          and coalesce(s_coding_keys, '') collate "C" <= coalesce(t_coding_keys, '') collate "C"
+          and coalesce(s_table_schema, '') collate "C" <= coalesce(t_table_schema, '') collate "C"
+          and coalesce(s_protocol, '') collate "C" <= coalesce(t_protocol, '') collate "C"
+          and coalesce(s_data, '') collate "C" <= coalesce(t_data, '') collate "C"
+          and coalesce(s_bool, '') collate "C" <= coalesce(t_bool, '') collate "C"
+          and coalesce(s_double, '') collate "C" <= coalesce(t_double, '') collate "C"
+          and coalesce(s_foundation, '') collate "C" <= coalesce(t_foundation, '') collate "C"
+          and coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C"
+          and coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C"
+          and coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C"
+          and coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+          and coalesce(s_ref_key, '') collate "C" <= coalesce(t_ref_key, '') collate "C"
+          and coalesce(s_tab, '') collate "C" <= coalesce(t_tab, '') collate "C"
+          and coalesce(s_carriage, '') collate "C" <= coalesce(t_carriage, '') collate "C"
+          and coalesce(s_hashes, '') collate "C" <= coalesce(t_hashes, '') collate "C"
+          and coalesce(s_quotes, '') collate "C" <= coalesce(t_quotes, '') collate "C"
+          and coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
+            or (pg_catalog.substr(s_self, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_self, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_self collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_note_2, '') collate "C" <= coalesce(t_note_2, '') collate "C"
+            or (pg_catalog.substr(s_note_2, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_note_2, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_note_2 collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_note2, '') collate "C" <= coalesce(t_note2, '') collate "C"
+            or (pg_catalog.substr(s_note2, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_note2, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_note2 collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_a_b, '') collate "C" <= coalesce(t_a_b, '') collate "C"
+            or (pg_catalog.substr(s_a_b, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_a_b, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_a_b collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_a__b, '') collate "C" <= coalesce(t_a__b, '') collate "C"
+            or (pg_catalog.substr(s_a__b, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_a__b, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_a__b collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_server__seq, '') collate "C" <= coalesce(t_server__seq, '') collate "C"
+            or (pg_catalog.substr(s_server__seq, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_server__seq, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_server__seq collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_init, '') collate "C" <= coalesce(t_init, '') collate "C"
+            or (pg_catalog.substr(s_init, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_init, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_init collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_type, '') collate "C" <= coalesce(t_type, '') collate "C"
+            or (pg_catalog.substr(s_type, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_type, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_type collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_string, '') collate "C" <= coalesce(t_string, '') collate "C"
+            or (pg_catalog.substr(s_string, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_string, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_string collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_coding_keys, '') collate "C" <= coalesce(t_coding_keys, '') collate "C"
+            or (pg_catalog.substr(s_coding_keys, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_coding_keys, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_coding_keys collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_table_schema, '') collate "C" <= coalesce(t_table_schema, '') collate "C"
+            or (pg_catalog.substr(s_table_schema, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_table_schema, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_table_schema collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_protocol, '') collate "C" <= coalesce(t_protocol, '') collate "C"
+            or (pg_catalog.substr(s_protocol, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_protocol, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_protocol collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_data, '') collate "C" <= coalesce(t_data, '') collate "C"
+            or (pg_catalog.substr(s_data, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_data, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_data collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_bool, '') collate "C" <= coalesce(t_bool, '') collate "C"
+            or (pg_catalog.substr(s_bool, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_bool, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_bool collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_double, '') collate "C" <= coalesce(t_double, '') collate "C"
+            or (pg_catalog.substr(s_double, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_double, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_double collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_foundation, '') collate "C" <= coalesce(t_foundation, '') collate "C"
+            or (pg_catalog.substr(s_foundation, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_foundation, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_foundation collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C"
+            or (pg_catalog.substr(s_payload, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_payload, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_payload collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C"
+            or (pg_catalog.substr(s_flag, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_flag, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_flag collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C"
+            or (pg_catalog.substr(s_ratio, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_ratio, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_ratio collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+            or (pg_catalog.substr(s_label, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_label, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_label collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_ref_key, '') collate "C" <= coalesce(t_ref_key, '') collate "C"
+            or (pg_catalog.substr(s_ref_key, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_ref_key, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_ref_key collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_tab, '') collate "C" <= coalesce(t_tab, '') collate "C"
+            or (pg_catalog.substr(s_tab, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_tab, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_tab collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_carriage, '') collate "C" <= coalesce(t_carriage, '') collate "C"
+            or (pg_catalog.substr(s_carriage, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_carriage, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_carriage collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_hashes, '') collate "C" <= coalesce(t_hashes, '') collate "C"
+            or (pg_catalog.substr(s_hashes, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_hashes, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_hashes collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_quotes, '') collate "C" <= coalesce(t_quotes, '') collate "C"
+            or (pg_catalog.substr(s_quotes, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_quotes, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_quotes collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
+            or (pg_catalog.substr(s_bidi, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_bidi, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_bidi collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C" then
+          new.self := old.self;
+          s_self := t_self;
+        end if;
+        if coalesce(s_note_2, '') collate "C" <= coalesce(t_note_2, '') collate "C" then
+          new.note_2 := old.note_2;
+          s_note_2 := t_note_2;
+        end if;
+        if coalesce(s_note2, '') collate "C" <= coalesce(t_note2, '') collate "C" then
+          new.note2 := old.note2;
+          s_note2 := t_note2;
+        end if;
+        if coalesce(s_a_b, '') collate "C" <= coalesce(t_a_b, '') collate "C" then
+          new.a_b := old.a_b;
+          s_a_b := t_a_b;
+        end if;
+        if coalesce(s_a__b, '') collate "C" <= coalesce(t_a__b, '') collate "C" then
+          new.a__b := old.a__b;
+          s_a__b := t_a__b;
+        end if;
+        if coalesce(s_server__seq, '') collate "C" <= coalesce(t_server__seq, '') collate "C" then
+          new.server__seq := old.server__seq;
+          s_server__seq := t_server__seq;
+        end if;
+        if coalesce(s_init, '') collate "C" <= coalesce(t_init, '') collate "C" then
+          new.init := old.init;
+          s_init := t_init;
+        end if;
+        if coalesce(s_type, '') collate "C" <= coalesce(t_type, '') collate "C" then
+          new.type := old.type;
+          s_type := t_type;
+        end if;
+        if coalesce(s_string, '') collate "C" <= coalesce(t_string, '') collate "C" then
+          new.string := old.string;
+          s_string := t_string;
+        end if;
+        if coalesce(s_coding_keys, '') collate "C" <= coalesce(t_coding_keys, '') collate "C" then
+          new.coding_keys := old.coding_keys;
+          s_coding_keys := t_coding_keys;
+        end if;
+        if coalesce(s_table_schema, '') collate "C" <= coalesce(t_table_schema, '') collate "C" then
+          new.table_schema := old.table_schema;
+          s_table_schema := t_table_schema;
+        end if;
+        if coalesce(s_protocol, '') collate "C" <= coalesce(t_protocol, '') collate "C" then
+          new.protocol := old.protocol;
+          s_protocol := t_protocol;
+        end if;
+        if coalesce(s_data, '') collate "C" <= coalesce(t_data, '') collate "C" then
+          new.data := old.data;
+          s_data := t_data;
+        end if;
+        if coalesce(s_bool, '') collate "C" <= coalesce(t_bool, '') collate "C" then
+          new.bool := old.bool;
+          s_bool := t_bool;
+        end if;
+        if coalesce(s_double, '') collate "C" <= coalesce(t_double, '') collate "C" then
+          new.double := old.double;
+          s_double := t_double;
+        end if;
+        if coalesce(s_foundation, '') collate "C" <= coalesce(t_foundation, '') collate "C" then
+          new.foundation := old.foundation;
+          s_foundation := t_foundation;
+        end if;
+        if coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C" then
+          new.payload := old.payload;
+          s_payload := t_payload;
+        end if;
+        if coalesce(s_flag, '') collate "C" <= coalesce(t_flag, '') collate "C" then
+          new.flag := old.flag;
+          s_flag := t_flag;
+        end if;
+        if coalesce(s_ratio, '') collate "C" <= coalesce(t_ratio, '') collate "C" then
+          new.ratio := old.ratio;
+          s_ratio := t_ratio;
+        end if;
+        if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C" then
+          new.label := old.label;
+          s_label := t_label;
+        end if;
+        if coalesce(s_ref_key, '') collate "C" <= coalesce(t_ref_key, '') collate "C" then
+          new.ref_key := old.ref_key;
+          s_ref_key := t_ref_key;
+        end if;
+        if coalesce(s_tab, '') collate "C" <= coalesce(t_tab, '') collate "C" then
+          new.tab := old.tab;
+          s_tab := t_tab;
+        end if;
+        if coalesce(s_carriage, '') collate "C" <= coalesce(t_carriage, '') collate "C" then
+          new.carriage := old.carriage;
+          s_carriage := t_carriage;
+        end if;
+        if coalesce(s_hashes, '') collate "C" <= coalesce(t_hashes, '') collate "C" then
+          new.hashes := old.hashes;
+          s_hashes := t_hashes;
+        end if;
+        if coalesce(s_quotes, '') collate "C" <= coalesce(t_quotes, '') collate "C" then
+          new.quotes := old.quotes;
+          s_quotes := t_quotes;
+        end if;
+        if coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C" then
+          new.bidi := old.bidi;
+          s_bidi := t_bidi;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
@@ -724,10 +1078,89 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_self text;
   s_deleted_ms text;
+  t_self text;
+  t_deleted_ms text;
 begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_self := new.column_stamps ->> 'self';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_self collate "C", s_deleted_ms collate "C");
+      oldest := least(s_self collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_self = newest or s_self = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_self collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['self', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_self := old.column_stamps ->> 'self';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
+            or (pg_catalog.substr(s_self, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_self, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_self collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C" then
+          new.self := old.self;
+          s_self := t_self;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_self collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_self is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['self', 'deleted_ms'],
+            array[s_self, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'deleted_ms'],
+            array[s_self, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
@@ -892,10 +1325,89 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_note text;
   s_deleted_ms text;
+  t_note text;
+  t_deleted_ms text;
 begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_note := new.column_stamps ->> 'note';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+      oldest := least(s_note collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_note = newest or s_note = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_note collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['note', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_note := old.column_stamps ->> 'note';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+            or (pg_catalog.substr(s_note, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_note, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_note collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C" then
+          new.note := old.note;
+          s_note := t_note;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_note is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+            array[s_note, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+            array[s_note, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
@@ -1177,10 +1689,89 @@ declare
   took boolean := false;
   -- The latest stamp a write may claim: a day past the server's clock, so one device whose
   -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
-  horizon text := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  horizon text;
   s_note text;
   s_deleted_ms text;
+  t_note text;
+  t_deleted_ms text;
 begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_note := new.column_stamps ->> 'note';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+      oldest := least(s_note collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_note = newest or s_note = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_note collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['note', 'deleted_ms'] = '{}'::jsonb then
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_note := old.column_stamps ->> 'note';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C"
+            or (pg_catalog.substr(s_note, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_note, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_note collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_note, '') collate "C" <= coalesce(t_note, '') collate "C" then
+          new.note := old.note;
+          s_note := t_note;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_note collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_note is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+            array[s_note, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['note', 'deleted_ms'],
+            array[s_note, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
   if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
     raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
   end if;
