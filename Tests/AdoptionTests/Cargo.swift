@@ -8,12 +8,12 @@ struct Cargo {
     static var binary: URL { target.appendingPathComponent("debug/habit-rust-client") }
 
     /// `cargo build` with warnings denied for the client's own code (crates' lints are capped).
-    static func build() throws -> SwiftPM.Result {
-        try execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
+    static func build() async throws -> SwiftPM.Result {
+        try await execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
     }
 
-    static func client(_ arguments: String...) throws -> SwiftPM.Result {
-        try execute(binary.path, arguments, in: client)
+    static func client(_ arguments: String...) async throws -> SwiftPM.Result {
+        try await execute(binary.path, arguments, in: client)
     }
 
     /// cargo from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
@@ -23,8 +23,22 @@ struct Cargo {
     }
 }
 
-/// Runs `executable` (a path, or a name looked up on the PATH), output and error together.
-func execute(_ executable: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> SwiftPM.Result {
+/// Runs `executable` (a path, or a name looked up on the PATH), output and error together. The
+/// wait (a build can take a minute) is on a thread of its own: a test holding one of Swift's few
+/// cooperative threads that long stalls every other test in the process.
+func execute(
+    _ executable: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+) async throws -> SwiftPM.Result {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try executeWaiting(executable, arguments, in: directory, environment: environment) })
+        }.start()
+    }
+}
+
+private func executeWaiting(_ executable: String, _ arguments: [String], in directory: URL, environment: [String: String]) throws
+    -> SwiftPM.Result
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [executable] + arguments

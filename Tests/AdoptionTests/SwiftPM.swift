@@ -21,8 +21,8 @@ struct SwiftPM {
     }
 
     /// `swift <arguments> --scratch-path <scratch>` in `package`, standard output and error together.
-    static func run(_ arguments: [String], in package: URL) throws -> Result {
-        try execute("swift", [arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst(), in: package)
+    static func run(_ arguments: [String], in package: URL) async throws -> Result {
+        try await execute("swift", [arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst(), in: package)
     }
 
     /// The habit app's executable, after `swift build`.
@@ -44,7 +44,7 @@ struct SwiftPM {
     }
 
     /// Runs `body`, then puts back the copy's schema.yaml and Generated/ as they were.
-    static func restoringSchema<T>(_ body: () throws -> T) throws -> T {
+    static func restoringSchema<T>(_ body: () async throws -> T) async throws -> T {
         let files = FileManager.default
         let saved = root.appendingPathComponent(".build/fixtures/saved")
         try? files.removeItem(at: saved)
@@ -58,6 +58,6 @@ struct SwiftPM {
                 try? files.copyItem(at: saved.appendingPathComponent(name), to: habitApp.appendingPathComponent(name))
             }
         }
-        return try body()
+        return try await body()
     }
 }
