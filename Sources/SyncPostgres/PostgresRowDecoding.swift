@@ -29,12 +29,7 @@ enum PostgresRowDecoding {
             let serverSeq = sequenceIndex.flatMap { result.bytes(row: row, column: $0) }.flatMap(integer)
             if let serverSeq { lastServerSeq = max(lastServerSeq ?? serverSeq, serverSeq) }
             do {
-                var values: [SyncValue] = []
-                values.reserveCapacity(names.count)
-                for (index, column) in table.columns.enumerated() {
-                    values.append(try value(result.bytes(row: row, column: index), of: column))
-                }
-                rows.append(ColumnValues(columns: names, values: values))
+                rows.append(ColumnValues(columns: names, values: try values(result, row: row, columns: table.columns)))
             } catch {
                 let key = keyIndex.flatMap { result.bytes(row: row, column: $0) }.map { String(decoding: $0, as: UTF8.self) }
                 undecodable.append(UndecodableRow(table: table.name, key: key, serverSeq: serverSeq, reason: error.description))
@@ -44,29 +39,27 @@ enum PostgresRowDecoding {
     }
 
     /// Rows a write or a read by key returned; one that does not read fails the call.
-    static func rows(_ result: QueryResult, columns: [ColumnSchema], of table: String) throws(SyncError) -> [ColumnValues] {
+    static func rows(_ result: borrowing ResultRows, columns: [ColumnSchema], of table: String) -> Result<[ColumnValues], SyncError> {
         let names = columns.map(\.name)
         var rows: [ColumnValues] = []
-        for row in result.rows {
+        for row in 0..<result.count {
             do {
-                var values: [SyncValue] = []
-                for (index, column) in columns.enumerated() {
-                    values.append(try value(row[index], of: column))
-                }
-                rows.append(ColumnValues(columns: names, values: values))
+                rows.append(ColumnValues(columns: names, values: try values(result, row: row, columns: columns)))
             } catch {
-                throw SyncError(.decoding, "A row of \(table) does not read: \(error.description)")
+                return .failure(SyncError(.decoding, "A row of \(table) does not read: \(error.description)"))
             }
         }
-        return rows
+        return .success(rows)
     }
 
-    /// One column's value from its text (nil for SQL NULL), read as the column's kind says.
-    static func value(_ text: String?, of column: ColumnSchema) throws(Failure) -> SyncValue {
-        guard var text else { return try value(nil as UnsafeBufferPointer<UInt8>?, of: column) }
-        // Native strings are contiguous; the closure cannot throw typed errors, so it returns a Result.
-        let result = text.withUTF8 { utf8 in Result { () throws(Failure) -> SyncValue in try value(utf8, of: column) } }
-        return try result.get()
+    /// One row's values, read in place.
+    private static func values(_ result: borrowing ResultRows, row: Int, columns: [ColumnSchema]) throws(Failure) -> [SyncValue] {
+        var values: [SyncValue] = []
+        values.reserveCapacity(columns.count)
+        for (index, column) in columns.enumerated() {
+            values.append(try value(result.bytes(row: row, column: index), of: column))
+        }
+        return values
     }
 
     /// One column's value from its text's bytes (nil for SQL NULL).

@@ -88,15 +88,13 @@ public struct PostgresTransport: SyncTransport {
             table, id: id.uuidString.lowercased(), version: version, baseVersion: baseVersion,
             set: values, filters: extraFilters, returning: columns
         )
-        let result = try await request(statement, on: table.name, as: user, readOnly: false)
-        return try PostgresRowDecoding.rows(result, columns: columns, of: table.name)
+        return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: false)
     }
 
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
         let columns = try table.columns(named: columns)
         let statement = PostgresStatement.fetch(table, id: id.uuidString.lowercased(), columns: columns)
-        let result = try await request(statement, on: table.name, as: user, readOnly: true)
-        return try PostgresRowDecoding.rows(result, columns: columns, of: table.name).first
+        return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: true).first
     }
 
     // MARK: Requests
@@ -108,6 +106,18 @@ public struct PostgresTransport: SyncTransport {
         try await request(on: table, as: user, readOnly: readOnly) { connection throws(PostgresError) in
             try connection.execute(statement.sql, statement.parameters)
         }
+    }
+
+    /// Runs `statement` as one request and reads the rows it returns in place; a row that does not
+    /// read fails the call.
+    private func rows(
+        of statement: PostgresStatement, columns: [ColumnSchema], on table: String, as user: Credentials, readOnly: Bool
+    ) async throws(SyncError) -> [ColumnValues] {
+        try await request(on: table, as: user, readOnly: readOnly) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                PostgresRowDecoding.rows(rows, columns: columns, of: table)
+            }
+        }.get()
     }
 
     /// Runs `body` as one PostgREST-style request of `user`: one transaction (read-only for

@@ -20,7 +20,7 @@ public struct SwiftRenderer: Sendable {
             SwiftSchemaContext(
                 types: schema.tables.map(\.swiftTypeName),
                 migrations: migrations.map { number, name, sql in
-                    EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "            "))
+                    EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "                "))
                 }))
         return files
     }

@@ -77,7 +77,12 @@ struct Puller {
             fetching.cancel()
             buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
         }
+        // What was applied counts, whether or not a later page fails.
         var applied = SyncReport()
+        defer {
+            report.pulled += applied.pulled
+            report.undecodable += applied.undecodable
+        }
         do {
             try await withTaskCancellationHandler {
                 while true {
@@ -91,13 +96,9 @@ struct Puller {
                 fetching.cancel()
             }
         } catch let error as SyncError {
-            report.pulled += applied.pulled
-            report.undecodable += applied.undecodable
             throw error
         } catch {
             throw SyncError(.cancelled, "The pull was cancelled.")
         }
-        report.pulled += applied.pulled
-        report.undecodable += applied.undecodable
     }
 }
