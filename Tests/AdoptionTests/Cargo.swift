@@ -9,7 +9,14 @@ struct Cargo {
 
     /// `cargo build` with warnings denied for the client's own code (crates' lints are capped).
     static func build() async throws -> SwiftPM.Result {
-        try await execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
+        guard FileManager.default.fileExists(atPath: "/usr/share/cargo/registry") else {
+            return SwiftPM.Result(
+                status: 1,
+                output:
+                    "Debian's Rust crate sources (/usr/share/cargo/registry) are missing; scripts/test installs them with the other test dependencies (scripts/install-dependencies)"
+            )
+        }
+        return try await execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
     }
 
     static func client(_ arguments: String...) async throws -> SwiftPM.Result {

@@ -49,3 +49,18 @@ public struct TestDatabase: Sendable {
         try Connection(url: url)
     }
 }
+
+extension Connection {
+    /// `create extension pgtap`, or an error that says how to install it: a machine set up by
+    /// the README's test command (scripts/test) has it.
+    public func createPgTAP() throws {
+        do {
+            try execute("create extension pgtap")
+        } catch {
+            throw PostgresError(
+                message:
+                    "pgTAP is not installed (\(error)); scripts/test installs it with the other test dependencies (scripts/install-dependencies)"
+            )
+        }
+    }
+}

@@ -149,9 +149,10 @@ import Testing
         #expect(try server.row("exact_events", second)?["body"] == "patched")
     }
 
-    /// Waits (without a time limit deciding the test) until a backend waits for an advisory lock.
+    /// Waits until a backend waits for an advisory lock (the deadline only ends a hung test).
     private func waitForAdvisoryLockWaiter() throws {
-        for _ in 0..<600 {
+        let hangGuard = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < hangGuard {
             let waiting = try server.connection.execute(
                 "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())"
             ).scalar

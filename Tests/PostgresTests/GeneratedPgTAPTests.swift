@@ -59,7 +59,7 @@ import Testing
         let templates = try TemplateSet(directory: nil)
         let connection = try PostgresCluster.createDatabase().connect()
         try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema))
-        try connection.execute("create extension pgtap")
+        try connection.createPgTAP()
         let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
         #expect(run.allPassed, "\(run.report)")
         #expect(run.passed.contains { $0.hasSuffix("stopwatches: a write with an older pair changes nothing") })
@@ -96,7 +96,7 @@ import Testing
     static func prepare(_ generated: URL) throws -> Connection {
         let connection = try PostgresCluster.createDatabase().connect()
         try connection.execute(script: String(contentsOf: generated.appendingPathComponent("supabase/schema.sql"), encoding: .utf8))
-        try connection.execute("create extension pgtap")
+        try connection.createPgTAP()
         return connection
     }
 

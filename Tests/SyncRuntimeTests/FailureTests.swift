@@ -51,6 +51,26 @@ import Testing
         #expect(try a.dirtyCount() == 0)
     }
 
+    /// A rejected row deleted and refused again has one entry, the newest refusal's.
+    @Test func aRowRefusedTwiceHasOneRejectedEntryTheNewest() async throws {
+        await server.refuseRows(in: "activities", with: ServerError(status: 400, code: "23514", message: "first refusal")) {
+            $0["name"] == .text("secret") && $0["deleted_ms"] == .null
+        }
+        await server.refuseRows(in: "activities", with: ServerError(status: 400, code: "P0001", message: "second refusal")) {
+            $0["name"] == .text("secret") && $0["deleted_ms"] != .null
+        }
+        let a = try device("a")
+        let secret = try await a.store.write { try $0.save(Activity(name: "secret")) }
+        #expect(try await a.sync().rejected == 1)
+        try await a.store.write { try $0.delete(Activity.self, id: secret.id) }
+        #expect(try await a.sync().rejected == 1)
+
+        let rejected = try await a.store.read { try $0.rejectedMutations() }
+        #expect(rejected.count == 1)
+        #expect(rejected.first?.serverError?.message == "second refusal")
+        #expect(await a.engine.status.rejectedCount == 1)
+    }
+
     @Test func anotherUsersRowIsRejectedWithoutBlockingTheRest() async throws {
         let owner = try device("owner")
         let stolen = try await owner.store.write { try $0.save(Activity(name: "Owner's")) }

@@ -156,10 +156,9 @@ import Testing
         let a = try device()
         try await a.store.write { try $0.save(Activity(name: "Pending")) }
         let model = SyncStatusModel(engine: a.engine)
-        for _ in 0..<1_000 where model.status.dirtyCount != 1 { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(model.status.dirtyCount == 1)
+        #expect(await eventually { model.status.dirtyCount == 1 })
         try await a.sync()
-        for _ in 0..<1_000 where !model.status.hasSynced { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(model.status.hasSynced && model.status.dirtyCount == 0)
+        #expect(await eventually { model.status.hasSynced })
+        #expect(model.status.dirtyCount == 0)
     }
 }

@@ -7,6 +7,7 @@ public final class ManualSleeper: @unchecked Sendable {
     private var waiting: [Int: (duration: Duration, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var cancelledBeforeStart: Set<Int> = []
     private var started: [Duration] = []
+    private var watchers: [Int: (duration: Duration, continuation: CheckedContinuation<Bool, Never>)] = [:]
 
     public init() {}
 
@@ -22,12 +23,14 @@ public final class ManualSleeper: @unchecked Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let cancelled = lock.withLock {
-                    if cancelledBeforeStart.remove(id) != nil { return true }
+                let (cancelled, woken) = lock.withLock {
+                    if cancelledBeforeStart.remove(id) != nil { return (true, [CheckedContinuation<Bool, Never>]()) }
                     waiting[id] = (duration, continuation)
-                    return false
+                    let due = watchers.filter { $0.value.duration == duration }.map(\.key)
+                    return (false, due.compactMap { watchers.removeValue(forKey: $0)?.continuation })
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
+                for watcher in woken { watcher.resume(returning: true) }
             }
         } onCancel: {
             let waiter: CheckedContinuation<Void, any Error>? = lock.withLock {
@@ -49,14 +52,31 @@ public final class ManualSleeper: @unchecked Sendable {
         lock.withLock { started.filter { $0 == duration }.count }
     }
 
-    /// Waits (in real time, briefly) until a sleep of `duration` is pending.
-    public func waitUntilSleeping(_ duration: Duration, timeout: Duration = .seconds(30)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if pending.contains(duration) { return true }
-            try? await Task.sleep(for: .milliseconds(2))
+    /// Waits until a sleep of `duration` is pending: woken by the sleep itself, so a loaded
+    /// machine only makes it later, never a failure. `hangGuard` only ends a test that would
+    /// otherwise wait for ever; it is no timing expectation.
+    public func waitUntilSleeping(_ duration: Duration, hangGuard: Duration = .seconds(600)) async -> Bool {
+        let id = lock.withLock {
+            nextID += 1
+            return nextID
         }
-        return false
+        let guardTask = Task { [weak self] in
+            try await Task.sleep(for: hangGuard)
+            self?.wake(id, with: false)
+        }
+        defer { guardTask.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = lock.withLock {
+                if waiting.values.contains(where: { $0.duration == duration }) { return true }
+                watchers[id] = (duration, continuation)
+                return false
+            }
+            if ready { continuation.resume(returning: true) }
+        }
+    }
+
+    private func wake(_ id: Int, with result: Bool) {
+        lock.withLock { watchers.removeValue(forKey: id) }?.continuation.resume(returning: result)
     }
 
     /// Ends every pending sleep of `duration`, as if that time had passed.
@@ -69,9 +89,12 @@ public final class ManualSleeper: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` briefly in real time (for effects of background tasks).
-public func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+/// Polls `condition` until it holds (for effects of background tasks). `hangGuard` only ends a
+/// test that would otherwise wait for ever: a loaded machine makes the wait longer, not a failure.
+public func eventually(
+    hangGuard: Duration = .seconds(600), isolation: isolated (any Actor)? = #isolation, _ condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + hangGuard
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(2))

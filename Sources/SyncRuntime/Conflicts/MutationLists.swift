@@ -21,6 +21,13 @@ extension SyncStore {
     static let conflictedTextColumns = ["body", "base", "server", "message"]
 
     func recordRejection(_ record: RejectedEntry, _ database: Database) throws {
+        if record.operation == .upsert {
+            // A row's push carries the whole row, so its newest refusal says everything the older
+            // ones did: one row, one entry.
+            try database.execute(
+                "DELETE FROM _sync_rejected WHERE user_id IN (?, '') AND table_name = ? AND row_id = ? AND operation = ?",
+                [.text(userID.lowercasedString), .text(record.table), .text(record.rowID), .text(record.operation.rawValue)])
+        }
         let body = ListBounds.keptBody(record.body.map(StoredValues.encode))
         let error = record.serverError
         try database.execute(
