@@ -6,11 +6,13 @@ struct PostgresStatement {
     var sql: String
     var parameters: [String?]
 
-    /// The first statement of every request: PostgREST's role and claims for `claims`, and the
-    /// session settings that make timestamps read as PostgREST writes them.
+    /// The first statement of every request: PostgREST's role and claims for `claims`, the
+    /// session settings that make timestamps read as PostgREST writes them, and the server's
+    /// clock in milliseconds (the fifth value).
     static let requestSettings = """
         select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true), \
-        set_config('timezone', 'UTC', true), set_config('statement_timeout', $2, true)
+        set_config('timezone', 'UTC', true), set_config('statement_timeout', $2, true), \
+        (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint
         """
 
     /// `insert ... on conflict (id) do update set c = excluded.c` for every column sent: one
@@ -38,6 +40,8 @@ struct PostgresStatement {
             + " values " + tuples.joined(separator: ", ")
             + " on conflict (\(quoted(table.primaryKey)))"
         sql += updates.isEmpty ? " do nothing" : " do update set " + updates.joined(separator: ", ")
+        // As PostgREST's `return=representation`: the rows as the triggers left them.
+        sql += " returning " + selectList(table.columns, of: table)
         return PostgresStatement(sql: sql, parameters: parameters)
     }
 
@@ -86,12 +90,12 @@ struct PostgresStatement {
         )
     }
 
-    /// One row by key.
-    static func fetch(_ table: TableSchema, id: String, columns: [ColumnSchema]) -> PostgresStatement {
+    /// Rows by key (`id = any(...)`, PostgREST's `id=in.(...)`).
+    static func fetch(_ table: TableSchema, ids: [String], columns: [ColumnSchema]) -> PostgresStatement {
         PostgresStatement(
             sql: "select \(selectList(columns, of: table)) from \(qualified(table))"
-                + " where \(quoted(table.primaryKey)) = $1::uuid limit 1",
-            parameters: [id]
+                + " where \(quoted(table.primaryKey)) = any($1::uuid[])",
+            parameters: ["{" + ids.joined(separator: ",") + "}"]
         )
     }
 

@@ -53,24 +53,33 @@ public struct PostgresTransport: SyncTransport {
         self.init(configuration: Configuration(url: url))
     }
 
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
-        guard !rows.isEmpty else { return }
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        guard !rows.isEmpty else { return UpsertedRows(rows: []) }
         let statement = try PostgresStatement.upsert(rows, into: table)
-        _ = try await request(statement, on: table.name, as: user, readOnly: false)
+        let sequence = Self.sequenceColumn(of: table)
+        let (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: false) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                PostgresRowDecoding.page(rows, of: table, sequence: sequence)
+            }
+        }
+        return UpsertedRows(rows: page.rows, undecodable: page.undecodable, serverTimeMs: serverTimeMs)
     }
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull of \(table.name) needs a positive limit") }
-        let sequence = table.columns.first { $0.role == .serverSeq }?.name ?? ReservedColumn.serverSeq
+        let sequence = Self.sequenceColumn(of: table)
         let statement = PostgresStatement.pull(table, sequence: sequence, after: cursor, limit: limit)
         let timings = configuration.timings
         // Read in place on libpq's thread, inside the request's transaction: no row is copied
         // into strings first.
-        return try await request(on: table.name, as: user, readOnly: true) { connection throws(PostgresError) in
+        var (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: true) { connection throws(PostgresError) in
             try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
                 timings.measure(.decode) { PostgresRowDecoding.page(rows, of: table, sequence: sequence) }
             }
         }
+        page.serverTimeMs = serverTimeMs
+        return page
     }
 
     public func guardedUpdate(
@@ -91,21 +100,18 @@ public struct PostgresTransport: SyncTransport {
         return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: false)
     }
 
-    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+    {
+        guard !ids.isEmpty else { return [] }
         let columns = try table.columns(named: columns)
-        let statement = PostgresStatement.fetch(table, id: id.uuidString.lowercased(), columns: columns)
-        return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: true).first
+        let statement = PostgresStatement.fetch(table, ids: ids.map { $0.uuidString.lowercased() }, columns: columns)
+        return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: true)
     }
 
     // MARK: Requests
 
-    /// Runs `statement` as one PostgREST-style request of `user` (see ``request(on:as:readOnly:_:)``).
-    private func request(
-        _ statement: PostgresStatement, on table: String, as user: Credentials, readOnly: Bool
-    ) async throws(SyncError) -> QueryResult {
-        try await request(on: table, as: user, readOnly: readOnly) { connection throws(PostgresError) in
-            try connection.execute(statement.sql, statement.parameters)
-        }
+    private static func sequenceColumn(of table: TableSchema) -> String {
+        table.columns.first { $0.role == .serverSeq }?.name ?? ReservedColumn.serverSeq
     }
 
     /// Runs `statement` as one request and reads the rows it returns in place; a row that does not
@@ -117,14 +123,15 @@ public struct PostgresTransport: SyncTransport {
             try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
                 PostgresRowDecoding.rows(rows, columns: columns, of: table)
             }
-        }.get()
+        }.value.get()
     }
 
     /// Runs `body` as one PostgREST-style request of `user`: one transaction (read-only for
-    /// reads), the role and claims set first.
+    /// reads), the role and claims set first. Returns `body`'s value and the server's clock at
+    /// the start of the request (what an HTTP answer's `Date` header tells).
     private func request<T: Sendable>(
         on table: String, as user: Credentials, readOnly: Bool, _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
-    ) async throws(SyncError) -> T {
+    ) async throws(SyncError) -> (value: T, serverTimeMs: Int64?) {
         if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
         let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms"]
         let timings = configuration.timings
@@ -133,10 +140,10 @@ public struct PostgresTransport: SyncTransport {
                 try timings.measure(.query) { () throws(PostgresError) in
                     try connection.execute(readOnly ? "begin read only" : "begin")
                     do throws(PostgresError) {
-                        try connection.execute(PostgresStatement.requestSettings, settings)
+                        let clock = try connection.execute(PostgresStatement.requestSettings, settings).rows.first?[4]
                         let result = try body(connection)
                         try connection.execute("commit")
-                        return result
+                        return (result, clock.flatMap { Int64($0) })
                     } catch {
                         // A failed rollback means the connection is gone; the first error says more.
                         _ = try? connection.execute("rollback")

@@ -37,6 +37,40 @@ extension InMemoryServer {
             for refusal in refusals where refusal.table == table.name && refusal.matches(row) {
                 throw SyncError(.server, "The server refused the request (\(refusal.error.status)).", serverError: refusal.error)
             }
+            try checkClaims(of: row, table)
+        }
+    }
+
+    /// As the triggers: a claim more than a day past the server's clock is refused (22008). For
+    /// column merge, the upsert's proposed insert refuses a row whose newest stamp sent (or its
+    /// pair, sent without stamps) is past it, and the update that follows refuses a column it
+    /// would take past it; for whole rows, any write stamped past it. Without a clock there is
+    /// no such limit.
+    private func checkClaims(of row: ColumnValues, _ table: TableSchema) throws(SyncError) {
+        guard let now = clock?(), table.conflict == .lww else { return }
+        let horizon = WriteStamp(ms: now + 86_400_000, deviceID: "")
+        let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values))
+        let beyond: Bool
+        if table.mergesColumns {
+            let merge = RowMerge(table)
+            let stored = (values[ReservedColumn.id]?.text).flatMap { stores[table.name]?[$0]?.values }
+            let sent =
+                values[ReservedColumn.columnStamps].map { $0 == .null } ?? true ? merge.wholeRowStamps(values) : merge.stamps(of: values)
+            let storedStamps = stored.map(merge.stamps(of:))
+            let claims = self.claims(values, over: stored, merge)
+            let repeats = stored.map { Self.isWholeRow(values, over: $0) && WriteStamp(pairOf: values) == WriteStamp(pairOf: $0) } ?? false
+            beyond =
+                (sent.newest.map { $0 > horizon } ?? false)
+                || (!repeats
+                    && merge.stamped.contains { column in
+                        guard let claim = claims[column], claim > horizon, stored != nil else { return false }
+                        return storedStamps?[column].map { claim > $0 } ?? true
+                    })
+        } else {
+            beyond = WriteStamp(pairOf: values).ms > horizon.ms
+        }
+        if beyond {
+            throw Self.refusal(400, "22008", "the write is stamped more than a day past the server's clock: check the device's clock")
         }
     }
 
@@ -76,12 +110,7 @@ extension InMemoryServer {
         SyncValue]?
     {
         let merge = RowMerge(table)
-        // As the trigger sees it: a new row with no stamps, or an update whose stamps are the
-        // stored ones (PostgREST leaves an unnamed column as it is).
-        let sent = values[ReservedColumn.columnStamps]
-        let wholeRow = sent == nil || sent == (stored.map { $0[ReservedColumn.columnStamps] ?? .null } ?? .null)
-        let claims = wholeRow ? merge.wholeRowStamps(values) : sent == .null ? ColumnStamps() : merge.stamps(of: values)
-        let incoming = RowMerge.Row(values: values, stamps: claims)
+        let incoming = RowMerge.Row(values: values, stamps: claims(values, over: stored, merge))
         guard let stored else {
             var row = incoming
             merge.settle(&row)
@@ -89,8 +118,22 @@ extension InMemoryServer {
         }
         // A whole-row write at the stored pair is a repeat (of a whole-row client, or of a
         // device whose stamps equal the server's): it changes nothing.
-        if wholeRow, WriteStamp(pairOf: values) == WriteStamp(pairOf: stored) { return nil }
+        if Self.isWholeRow(values, over: stored), WriteStamp(pairOf: values) == WriteStamp(pairOf: stored) { return nil }
         return merge.merge(incoming, into: RowMerge.Row(values: stored, stamps: merge.stamps(of: stored)))?.values
+    }
+
+    /// What a write claims, column by column, as the trigger sees it: a whole-row write (a new
+    /// row with no stamps, or an update whose stamps are the stored ones: PostgREST leaves an
+    /// unnamed column as it is) claims every column at its pair.
+    private func claims(_ values: [String: SyncValue], over stored: [String: SyncValue]?, _ merge: RowMerge) -> ColumnStamps {
+        let sent = values[ReservedColumn.columnStamps]
+        if Self.isWholeRow(values, over: stored) { return merge.wholeRowStamps(values) }
+        return sent == .null ? ColumnStamps() : merge.stamps(of: values)
+    }
+
+    private static func isWholeRow(_ values: [String: SyncValue], over stored: [String: SyncValue]?) -> Bool {
+        let sent = values[ReservedColumn.columnStamps]
+        return sent == nil || sent == (stored.map { $0[ReservedColumn.columnStamps] ?? .null } ?? .null)
     }
 
     /// The before-write trigger's half of the one-open-row rule: an open row that arrives after

@@ -3,10 +3,14 @@ import SyncRuntime
 
 /// A server in memory with exactly the real server's rules: last writer wins on
 /// (updated_ms, device_id), one global sequence stamping every accepted row, rows owned by their
-/// user_id, the one-open-row rule, and the version bump of version tables. Its test controls
+/// user_id, the one-open-row rule, and the version bump of version tables. Given a clock, it also
+/// refuses claims more than a day past it (22008) and tells devices its time, as the real one
+/// does; without one it has neither (tests whose devices' clocks are made up). Its test controls
 /// (see InMemoryServer+Controls.swift) make the failures the real one can have.
 public actor InMemoryServer: SyncTransport {
     let tables: [String: TableSchema]
+    /// The server's clock, milliseconds since 1970.
+    let clock: (@Sendable () -> Int64)?
     var stores: [String: [String: StoredRow]] = [:]
     var sequence: Int64 = 0
     var versionClock: Int64 = 0
@@ -44,13 +48,17 @@ public actor InMemoryServer: SyncTransport {
         let key: String
     }
 
-    public init(tables: [TableSchema]) {
+    public init(tables: [TableSchema], clock: (@Sendable () -> Int64)? = nil) {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+        self.clock = clock
     }
 
     // MARK: SyncTransport
 
-    public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError)
+        -> UpsertedRows
+    {
         requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
         try admit()
         // The server's own definition decides, as the real one's catalog does.
@@ -58,15 +66,22 @@ public actor InMemoryServer: SyncTransport {
         let owner = user.userID.lowercasedString
         try validate(rows, table, owner: owner)
         var accepted: [Int64] = []
+        var written: [ColumnValues] = []
         for row in rows {
             let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != ReservedColumn.serverSeq })
-            accepted += write(values, into: table)
+            let taken = write(values, into: table)
+            accepted += taken
+            // As `return=representation`: each row as its own write left it; a row that lost is left out.
+            if !taken.isEmpty, let key = values[ReservedColumn.id]?.text, let stored = stores[table.name]?[key] {
+                written.append(ColumnValues(columns: requested.columnNames, values: requested.columnNames.map { stored.value($0) }))
+            }
         }
         if holdsNextWrite {
             holdsNextWrite = false
             heldSequences.formUnion(accepted)
         }
         try answer()
+        return UpsertedRows(rows: written, serverTimeMs: clock?())
     }
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
@@ -105,7 +120,8 @@ public actor InMemoryServer: SyncTransport {
                 UndecodableRow(table: table.name, key: $0.key, serverSeq: $0.seq, reason: "the server sent a value this client cannot read")
             },
             receivedCount: page.count,
-            lastServerSeq: page.last?.seq
+            lastServerSeq: page.last?.seq,
+            serverTimeMs: clock?()
         )
         try answer()
         return result
@@ -142,18 +158,21 @@ public actor InMemoryServer: SyncTransport {
         return accepted.isEmpty ? [] : [ColumnValues(columns: returning, values: returning.map { stored.value($0) })]
     }
 
-    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        requestLog.append(.fetch(table: table.name, id: id, columns: columns))
+    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError)
+        -> [ColumnValues]
+    {
+        for id in ids { requestLog.append(.fetch(table: table.name, id: id, columns: columns)) }
         try admit()
         try checkColumns(columns, table)
-        let row = stores[table.name]?[id.lowercasedString]
-        try answer()
-        guard let row, row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString), !heldSequences.contains(row.seq),
-            hiddenRows[table.name]?.contains(id.lowercasedString) != true
-        else {
-            return nil
+        let visible = ids.compactMap { id -> ColumnValues? in
+            guard let row = stores[table.name]?[id.lowercasedString],
+                row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
+                !heldSequences.contains(row.seq), hiddenRows[table.name]?.contains(id.lowercasedString) != true
+            else { return nil }
+            return ColumnValues(columns: columns, values: columns.map { row.value($0) })
         }
-        return ColumnValues(columns: columns, values: columns.map { row.value($0) })
+        try answer()
+        return visible
     }
 
     // MARK: Requests

@@ -159,7 +159,8 @@ private final class CountingTransport: SyncTransport, @unchecked Sendable {
     var writeRequests: Int { lock.withLock { count } }
     func reset() { lock.withLock { count = 0 } }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await base.upsert(rows, into: table, as: user)
     }
 
@@ -176,8 +177,8 @@ private final class CountingTransport: SyncTransport, @unchecked Sendable {
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         lock.withLock { count += 1 }
-        return try await base.fetch(table, id: id, columns: columns, as: user)
+        return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
 }

@@ -266,7 +266,10 @@ private struct PreparedPages: SyncTransport {
         self.pages = pages
     }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {}
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        UpsertedRows(rows: [])
+    }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         guard table.name == Session.table.name, let page = pages[cursor] else {
@@ -280,7 +283,7 @@ private struct PreparedPages: SyncTransport {
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] { [] }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? { nil }
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] { [] }
 }
 
 /// Serves `GET /rest/v1/sessions?...server_seq=gt.N...` from a ``PageFile``; every other table

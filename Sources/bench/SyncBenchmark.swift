@@ -297,7 +297,8 @@ final class TimedTransport: SyncTransport, @unchecked Sendable {
         return page
     }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await base.upsert(rows, into: table, as: user)
     }
 
@@ -309,7 +310,7 @@ final class TimedTransport: SyncTransport, @unchecked Sendable {
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        try await base.fetch(table, id: id, columns: columns, as: user)
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
+        try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
 }

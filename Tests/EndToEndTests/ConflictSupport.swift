@@ -81,10 +81,15 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
         return answer
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         if readsFail { throw SyncError(.connectivity, "The server cannot be reached.") }
-        let answer = try await base.fetch(table, id: id, columns: columns, as: user)
-        lock.withLock { recordedReads.append(Read(id: id, columns: columns, answer: answer)) }
+        let answer = try await base.fetch(table, ids: ids, columns: columns, as: user)
+        lock.withLock {
+            for id in ids {
+                let row = answer.first { $0[table.primaryKey]?.text == id.uuidString.lowercased() }
+                recordedReads.append(Read(id: id, columns: columns, answer: row))
+            }
+        }
         return answer
     }
 }

@@ -120,3 +120,51 @@ import Testing
         } throws: { ($0 as? SyncError)?.isNetworkFailure == true }
     }
 }
+
+/// Given a clock, the in-memory server refuses claims as the triggers do, and answers with the
+/// rows it wrote as they stand.
+@Suite struct InMemoryServerClockTests {
+    let now: Int64 = 1_800_000_000_000
+    let day: Int64 = 86_400_000
+    let alice = Credentials(userID: UUID(), accessToken: "a")
+
+    var server: InMemoryServer { InMemoryServer(tables: [HopeFixture.activities], clock: { [now] in now }) }
+
+    /// An activities row as a device sends it: every column stamped `stamp`.
+    func activity(_ id: UUID, name: String, stamp: Int64, device: String = "d1") -> ColumnValues {
+        let table = HopeFixture.activities
+        let merge = RowMerge(table)
+        let stamps = ColumnStamps(stamping: merge.stamped, with: WriteStamp(ms: stamp, deviceID: device))
+        let values: [String: SyncValue] = [
+            "id": .text(id.uuidString.lowercased()), "user_id": .text(alice.userID.uuidString.lowercased()), "name": .text(name),
+            "color": .text("#000"), "archived": .bool(false), "sort_order": .double(0), "metadata": .null, "updated_ms": .int(stamp),
+            "deleted_ms": .null, "device_id": .text(device), "column_stamps": .text(stamps.json),
+        ]
+        let columns = table.columnNames.filter { $0 != "server_seq" }
+        return ColumnValues(columns: columns, values: columns.map { values[$0]! })
+    }
+
+    @Test func aClaimMoreThanADayPastTheClockIsRefused() async throws {
+        let server = server
+        let id = UUID()
+        await #expect {
+            try await server.upsert([activity(id, name: "ahead", stamp: now + day + 1)], into: HopeFixture.activities, as: alice)
+        } throws: { ($0 as? SyncError)?.serverError?.code == "22008" }
+        let taken = try await server.upsert([activity(id, name: "in time", stamp: now + day - 1)], into: HopeFixture.activities, as: alice)
+        #expect(taken.rows.first?["name"] == .text("in time"))
+        #expect(taken.serverTimeMs == now)
+    }
+
+    @Test func theAnswerHoldsTheRowsAsWrittenAndLeavesOutThoseThatLost() async throws {
+        let server = server
+        let (a, b) = (UUID(), UUID())
+        try await server.upsert([activity(a, name: "newer", stamp: now)], into: HopeFixture.activities, as: alice)
+        let answer = try await server.upsert(
+            [activity(a, name: "older", stamp: now - 10), activity(b, name: "new", stamp: now - 10)], into: HopeFixture.activities,
+            as: alice)
+        #expect(answer.rows.map { $0["name"] } == [.text("new")])
+        #expect(answer.rows.first?["server_seq"] == .int(2))
+        let pulled = try await server.pull(HopeFixture.activities, after: 0, limit: 10, as: alice)
+        #expect(pulled.serverTimeMs == now)
+    }
+}

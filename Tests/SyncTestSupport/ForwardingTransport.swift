@@ -8,7 +8,8 @@ public protocol ForwardingTransport: SyncTransport {
 }
 
 extension ForwardingTransport {
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await forwardee.upsert(rows, into: table, as: user)
     }
 
@@ -24,7 +25,8 @@ extension ForwardingTransport {
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
-    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
-        try await forwardee.fetch(table, id: id, columns: columns, as: user)
+    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+    {
+        try await forwardee.fetch(table, ids: ids, columns: columns, as: user)
     }
 }

@@ -13,6 +13,26 @@ struct AnswerDecodingTests {
         #expect(server.requests.count == 1)
     }
 
+    /// `return=representation`: the rows as the server's rules left them, and its clock.
+    @Test func upsertAnswersWithTheRowsAsTheServerHoldsThemAndItsClock() async throws {
+        let body = """
+            [{"id":"5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c","user_id":"6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f7","kind":"work",\
+            "note":"SHOUTED","started_ms":1,"ended_ms":null,"updated_ms":5,"deleted_ms":null,"device_id":"device-a","server_seq":42}]
+            """
+        let server = StubServer(answers: [.respond(status: 201, body: body, headers: ["Date": "Tue, 01 Dec 2026 15:41:40 GMT"])])
+        let row = ColumnValues(["id": .text("5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c"), "kind": .text("work")])
+        let answer = try await Fixtures.transport(server).upsert([row], into: Fixtures.sessions, as: Fixtures.user)
+        #expect(answer.rows.count == 1)
+        #expect(answer.rows.first?["note"] == .text("SHOUTED") && answer.rows.first?["server_seq"] == .int(42))
+        #expect(answer.serverTimeMs == 1_796_139_700_000)
+    }
+
+    @Test func aPulledPageCarriesTheServersClock() async throws {
+        let server = StubServer(answers: [.respond(status: 200, body: "[]", headers: ["Date": "Sun, 06 Nov 1994 08:49:37 GMT"])])
+        let page = try await Fixtures.transport(server).pull(Fixtures.sessions, after: 0, limit: 10, as: Fixtures.user)
+        #expect(page.serverTimeMs == 784_111_777_000)
+    }
+
     @Test func upsertOfNoRowsSendsNothing() async throws {
         let server = StubServer(answers: [.respond(status: 500, body: "")])
         try await Fixtures.transport(server).upsert([], into: Fixtures.sessions, as: Fixtures.user)
@@ -171,5 +191,21 @@ struct AnswerDecodingTests {
         }
         #expect(error?.code == .decoding)
         #expect(error?.message == "A row of tasks does not read: column done: expected true or false")
+    }
+}
+
+/// The `Date` header, which tells the store the server's clock.
+@Suite struct HTTPDateTests {
+    @Test func readsAnIMFFixdate() {
+        #expect(HTTPDate.millisecondsSince1970("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777_000)
+        #expect(HTTPDate.millisecondsSince1970("Tue, 01 Dec 2026 15:41:40 GMT") == 1_796_139_700_000)
+        #expect(HTTPDate.millisecondsSince1970("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
+    }
+
+    @Test func refusesOtherForms() {
+        #expect(HTTPDate.millisecondsSince1970("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(HTTPDate.millisecondsSince1970("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
+        #expect(HTTPDate.millisecondsSince1970("Sun, 06 Xyz 1994 08:49:37 GMT") == nil)
+        #expect(HTTPDate.millisecondsSince1970("") == nil)
     }
 }

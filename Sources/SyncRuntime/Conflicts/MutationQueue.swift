@@ -33,7 +33,7 @@ struct MutationQueue: GuardedWriteQueue {
             current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
         else { return false }
         guard current.row[ReservedColumn.deletedMs] == .null else { return true }
-        let body = ColumnValues([ReservedColumn.deletedMs: .int(writer.store.state.wallClock())])
+        let body = ColumnValues([ReservedColumn.deletedMs: .int(writer.store.state.now())])
         try enqueue(
             .delete, key, body, baseVersion: baseVersion, base: current.row.subset([versionColumn]),
             filters: [Filter(ReservedColumn.deletedMs, .isNull)], sql, writer)

@@ -22,9 +22,10 @@ struct SwitchedTransport: SyncTransport {
         }
     }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try check()
-        try await base.upsert(rows, into: table, as: user)
+        return try await base.upsert(rows, into: table, as: user)
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
@@ -41,8 +42,8 @@ struct SwitchedTransport: SyncTransport {
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         try check()
-        return try await base.fetch(table, id: id, columns: columns, as: user)
+        return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
 }

@@ -6,6 +6,10 @@ import Foundation
 /// dismiss), so one bad row never holds the rest. A transient failure (503, a timeout, a
 /// deadlock, the network), or a 5xx that every row meets alike, keeps everything queued. A table
 /// the server lacks a column of (schema drift) is passed over; the others still go.
+///
+/// Every row the server takes comes back as the server holds it and replaces the local row
+/// (see ``SyncStore/settlePushed(_:server:serverTimeMs:in:)``); a row the server left unchanged
+/// (nothing of it won) is fetched, so the device ends with the server's row either way.
 struct Pusher {
     let store: SyncStore
     let transport: any SyncTransport
@@ -14,6 +18,14 @@ struct Pusher {
     /// Per table, the rows the server failed alone with a 5xx and for how many passes running:
     /// the engine keeps it from pass to pass (in memory: a restart gives the server a fresh chance).
     var failingAlone: [String: [String: Int]] = [:]
+    /// The tables to push; nil means every table.
+    var tables: [TableSchema]? = nil
+    /// Tables held back in this pass because the server refused a claim as too far past its
+    /// clock (22008): the device's clock was off. Once a pull has told the store the server's
+    /// time, their claims are made again and they go once more (`SyncEngine`).
+    private(set) var refusedForTheClock: [TableSchema] = []
+    /// Set for that second attempt: a refusal then is the rows' own, and sets them aside.
+    var clockRefusalIsTheRows = false
 
     /// Pushes every table; returns the schema drift refusals of the tables it passed over. A
     /// table the server fails goes on being retried; the other tables still go, and the first
@@ -21,9 +33,11 @@ struct Pusher {
     mutating func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
         var drifts: [ServerError] = []
         var failure: SyncError?
-        for table in store.schema.tables {
+        for table in tables ?? store.schema.tables {
             do {
                 try await push(table, into: &report)
+            } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {
+                refusedForTheClock.append(table)
             } catch let error where error.serverError.flatMap(SchemaDrift.init) != nil {
                 drifts.append(error.serverError!)
             } catch let error where error.code == .server {
@@ -42,6 +56,7 @@ struct Pusher {
             after = last.rowID
             var outcome = Outcome()
             try await send(batch.map(\.values), table, &report, &outcome)
+            try await settleOmitted(outcome.omitted, table)
             if let failure = outcome.serverFailures.first {
                 // Failing alone while others landed, or alone pass after pass: the rows' own
                 // fault. Otherwise the server's, and everything stays queued.
@@ -65,19 +80,30 @@ struct Pusher {
     /// How many passes running a row may fail alone with a 5xx before it goes aside.
     static let passesBeforeSettingAside = 3
 
+    /// Rows fetched again at most per request (the ids go in the URL).
+    static let fetchBatchSize = 100
+
     private struct Outcome {
         var landed = 0
         var serverFailures: [(row: ColumnValues, error: SyncError)] = []
+        /// Rows the server took but left as they were (nothing of them won): their server copy
+        /// is fetched.
+        var omitted: [ColumnValues] = []
     }
 
     private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
         async throws(SyncError)
     {
         do {
-            try await transport.upsert(rows, into: table, as: credentials)
-            try storeCall { try store.acknowledge(rows, in: table) }
+            let answer = try await transport.upsert(rows, into: table, as: credentials)
+            try storeCall { try store.settlePushed(rows, server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table) }
+            let answered = Set(answer.rows.map { $0[table.primaryKey] } + answer.undecodable.map { $0.key.map(SyncValue.text) })
+            outcome.omitted += rows.filter { !answered.contains($0[table.primaryKey]) }
             report.pushed += rows.count
+            report.undecodable += answer.undecodable
             outcome.landed += rows.count
+        } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {
+            throw error
         } catch let error where error.isRowsFault || error.isRowsServerFailure {
             guard rows.count > 1 else {
                 if error.isRowsFault {
@@ -91,6 +117,16 @@ struct Pusher {
             let middle = rows.count / 2
             try await send(Array(rows[..<middle]), table, &report, &outcome)
             try await send(Array(rows[middle...]), table, &report, &outcome)
+        }
+    }
+
+    /// The server's copy of rows it left unchanged, laid over the local ones.
+    private func settleOmitted(_ rows: [ColumnValues], _ table: TableSchema) async throws(SyncError) {
+        for start in stride(from: 0, to: rows.count, by: Self.fetchBatchSize) {
+            let chunk = Array(rows[start..<min(start + Self.fetchBatchSize, rows.count)])
+            let ids = chunk.compactMap { $0[table.primaryKey]?.text.flatMap(UUID.init(text:)) }
+            let copies = try await transport.fetch(table, ids: ids, columns: table.columnNames, as: credentials)
+            try storeCall { try store.settlePushed(chunk, server: copies, serverTimeMs: nil, in: table) }
         }
     }
 }

@@ -183,6 +183,20 @@ public actor SyncEngine {
             try storeCall { try store.refresh(table, rowID: rowID, with: server) }
         }
         drifts += try await puller.pull(into: &report)
+        if !pusher.refusedForTheClock.isEmpty {
+            // The pull told the store the server's time: the claims the server refused go again
+            // as made now. A second refusal is the rows' own.
+            _ = try storeCall { try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock) }
+            var again = pusher
+            again.tables = pusher.refusedForTheClock
+            again.clockRefusalIsTheRows = true
+            do {
+                drifts += try await again.push(into: &report)
+            } catch  where error.code == .server {
+                held = held ?? error
+            }
+            rowsFailingAlone = again.failingAlone
+        }
         if let held, let server = held.serverError, SchemaDrift(server) != nil { drifts.append(server) }
         if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
         if let held { throw held }

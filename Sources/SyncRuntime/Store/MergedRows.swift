@@ -46,7 +46,7 @@ extension StoreWriter {
         guard let merge = sql.merge, var stored = try sql.storedRow(id, database) else { return nil }
         let changed = merge.stamped.filter { column in changes[column].map { $0 != stored.row.values[column] } ?? false }
         guard !changed.isEmpty else { return stored.row.values }
-        let stamp = WriteStamp(ms: store.state.nextStamp(), deviceID: store.deviceID)
+        let stamp = WriteStamp(ms: store.state.nextStamp(after: stored.row.stamps.newest?.ms), deviceID: store.deviceID)
         for column in changed {
             stored.row.values[column] = changes[column]
             stored.row.stamps[column] = stamp

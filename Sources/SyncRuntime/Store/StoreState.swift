@@ -23,6 +23,13 @@ final class StoreState: @unchecked Sendable {
 
     func nextStamp() -> Int64 { clock.next(wallMs: wallClock()) }
 
+    /// A stamp for a write over a row whose newest stamp is `seen` (see ``HybridClock``).
+    func nextStamp(after seen: Int64?) -> Int64 { clock.next(after: seen, wallMs: wallClock()) }
+
+    /// Now, as the server's clock reads it, as far as this device knows: for values that say
+    /// when (a soft delete's `deleted_ms`).
+    func now() -> Int64 { clock.physical(wallMs: wallClock()) }
+
     var localWriteHandler: (@Sendable () -> Void)? {
         get { observerLock.withLock { writeHandler } }
         set { observerLock.withLock { writeHandler = newValue } }

@@ -27,7 +27,7 @@ public struct StoreWriter {
             if let rule = sql.table.openRowRule, isOpen(stored, rule, sql) { try enforceOpenRowRule(sql, owner: store.userID) }
             return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: stored)
         }
-        stamp(&values, sql)
+        try stamp(&values, sql)
         if try store.guardedWrites.queueUpdate(values, sql, filters: [], in: self) {
             flags.wroteLocally = true
             return try fetchOne(Record.self, id: record.id) ?? record
@@ -47,7 +47,7 @@ public struct StoreWriter {
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
-        stamp(&values, sql)
+        try stamp(&values, sql)
         guard try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self) else {
             throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")
         }
@@ -62,9 +62,9 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         let key = DatabaseValue.text(id.lowercasedString)
         if sql.merge != nil {
-            return try writeColumns([ReservedColumn.deletedMs: .int(store.state.wallClock())], of: id.lowercasedString, sql) != nil
+            return try writeColumns([ReservedColumn.deletedMs: .int(store.state.now())], of: id.lowercasedString, sql) != nil
         } else if sql.table.conflict == .lww {
-            let stamp = store.state.nextStamp()
+            let stamp = store.state.nextStamp(after: try storedUpdatedMs(key, sql))
             try database.execute(
                 "UPDATE \(sql.quotedName) SET deleted_ms = ?, updated_ms = ?, device_id = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
                 [.integer(stamp), .integer(stamp), .text(store.deviceID), key]
@@ -75,7 +75,7 @@ public struct StoreWriter {
         } else {
             try database.execute(
                 "UPDATE \(sql.quotedName) SET deleted_ms = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
-                [.integer(store.state.wallClock()), key]
+                [.integer(store.state.now()), key]
             )
         }
         let found = database.changes > 0
@@ -106,15 +106,24 @@ public struct StoreWriter {
         try reader.fetchCount(type, where: condition, arguments, includingDeleted: includingDeleted)
     }
 
-    private func stamp(_ values: inout [SyncValue], _ sql: TableSQL) {
+    /// Stamps a whole-row write: past the row's stored pair, so the edit wins over what this
+    /// device has seen of the row.
+    private func stamp(_ values: inout [SyncValue], _ sql: TableSQL) throws {
+        let stored = try sql.index(of: ReservedColumn.id).flatMap { try storedUpdatedMs(values[$0].databaseValue, sql) }
         for (index, column) in sql.table.columns.enumerated() {
             switch column.role {
             case .owner: values[index] = .text(store.userID.lowercasedString)
-            case .updatedMs: values[index] = .int(store.state.nextStamp())
+            case .updatedMs: values[index] = .int(store.state.nextStamp(after: stored))
             case .deviceId: values[index] = .text(store.deviceID)
             default: break
             }
         }
+    }
+
+    /// The stored row's `updated_ms`, for tables that have one.
+    private func storedUpdatedMs(_ key: DatabaseValue, _ sql: TableSQL) throws -> Int64? {
+        guard sql.index(of: ReservedColumn.updatedMs) != nil else { return nil }
+        return try database.fetchOne("SELECT updated_ms FROM \(sql.quotedName) \(sql.whereKey)", [key]) { $0.int64(at: 0) }
     }
 
     private func isOpen(_ values: [SyncValue], _ rule: OpenRowRule, _ sql: TableSQL) -> Bool {
@@ -143,7 +152,10 @@ public struct StoreWriter {
             } else if sql.table.conflict == .lww {
                 try database.execute(
                     "UPDATE \(table) SET \(end) = ?, updated_ms = ?, device_id = ?, _dirty = \(DirtyState.dirty.sql) \(sql.whereKey)",
-                    [keeper.1, .integer(store.state.nextStamp()), .text(store.deviceID), .text(id)]
+                    [
+                        keeper.1, .integer(store.state.nextStamp(after: try storedUpdatedMs(.text(id), sql))), .text(store.deviceID),
+                        .text(id),
+                    ]
                 )
             } else {
                 try database.execute(

@@ -39,7 +39,7 @@ public final class SyncStore: @unchecked Sendable {
         do {
             queue = try DatabaseQueue(path: path)
             let migrator = StoreMigrator(appMigrations: schema.migrations, syncedTables: schema.tables.map(\.name), nowMs: wallClock())
-            let (device, clock) = try queue.inDatabase { database in
+            let (device, clock, offset) = try queue.inDatabase { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {
                     try Self.checkOwner(userID, database)
@@ -51,7 +51,7 @@ public final class SyncStore: @unchecked Sendable {
             let changes = try queue.trackChanges()
             readers = ReaderPool(path: path, maximumCount: Self.readerCount)
             state = StoreState(
-                clock: HybridClock(resumingAt: clock, wallMs: wallClock()), wallClock: wallClock, changes: changes)
+                clock: HybridClock(resumingAt: clock, serverOffsetMs: offset, wallMs: wallClock()), wallClock: wallClock, changes: changes)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -141,6 +141,15 @@ public final class SyncStore: @unchecked Sendable {
         )
     }
 
+    /// The server said its clock read `serverMs` just now: the clock's physical part follows it,
+    /// and the offset is kept for the next launch (a device may start offline).
+    func observeServerTime(_ serverMs: Int64?, _ database: Database) throws {
+        guard let serverMs, state.clock.observeServerTime(serverMs, wallMs: state.wallClock()),
+            let offset = state.clock.serverOffsetMs
+        else { return }
+        try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES ('server_offset', ?)", [.text(String(offset))])
+    }
+
     func tableSQL(_ name: String) throws -> TableSQL {
         guard let sql = tables[name] else {
             throw SyncError(.configuration, "The table \(name) is not in this store's schema.")
@@ -169,7 +178,8 @@ public final class SyncStore: @unchecked Sendable {
     /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
     /// remote row is applied only when its stamp is the greater), so the clock resumes from the
     /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
-    private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64) {
+    /// And how far this device's clock was off the server's when last measured.
+    private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64, Int64?) {
         let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
         let device = stored ?? deviceID ?? UUID().lowercasedString
         if stored == nil {
@@ -180,6 +190,7 @@ public final class SyncStore: @unchecked Sendable {
         for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
             last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
         }
-        return (device, last)
+        let offset = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'server_offset'") { $0.text(at: 0) } ?? nil
+        return (device, last, offset.flatMap { Int64($0) })
     }
 }

@@ -30,6 +30,10 @@ struct TableSQL: Sendable {
     /// first sync): inserted as it came, with no merge to do.
     let insertIfAbsent: String
 
+    /// The statement a row from the server goes through first: the guarded upsert, or for
+    /// column merge the insert of a row this device lacks (one it has is merged in Swift).
+    var applyServerRow: String { merge == nil ? applyRemote : insertIfAbsent }
+
     init(_ table: TableSchema) {
         self.table = table
         let names = table.columnNames

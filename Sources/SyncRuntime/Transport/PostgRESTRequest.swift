@@ -30,6 +30,11 @@ struct PostgRESTRequest: Sendable, Equatable {
             QueryItem(encodedName: percentEncoded(column), encodedValue: op + "." + percentEncoded(value))
         }
 
+        /// `column=in.(a,b,c)`, for values that need no quoting inside the list (uuids, numbers).
+        static func filter(_ column: String, in values: [String]) -> QueryItem {
+            QueryItem(encodedName: percentEncoded(column), encodedValue: "in.(" + values.map(percentEncoded).joined(separator: ",") + ")")
+        }
+
         /// A condition beside the key. SQL's `= NULL` matches nothing, so equality with null is
         /// sent as PostgREST's `is.null` (and inequality as `not.is.null`).
         static func filter(_ filter: Filter) -> QueryItem {

@@ -8,6 +8,8 @@ import Foundation
 struct PostgRESTResponse: Sendable {
     let status: Int
     let body: Data
+    /// The server's clock, from the answer's `Date` header.
+    var serverTimeMs: Int64? = nil
 
     var isSuccess: Bool { (200..<300).contains(status) }
 

@@ -47,16 +47,21 @@ public struct PostgRESTTransport: SyncTransport {
         self.configuration = configuration
     }
 
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
-        guard !rows.isEmpty else { return }
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        guard !rows.isEmpty else { return UpsertedRows(rows: []) }
+        // The rows come back as the server holds them after its rules (a row nothing of which
+        // won is left out), so the device ends with the server's row whatever the rules did.
         let request = PostgRESTRequest(
             method: "POST",
             table: table.name,
-            query: [.parameter("on_conflict", table.primaryKey)],
-            prefer: "resolution=merge-duplicates,return=minimal",
+            query: [.parameter("on_conflict", table.primaryKey), .select(table.columnNames)],
+            prefer: "resolution=merge-duplicates,return=representation",
             body: try PostgRESTRowCoding.arrayBody(rows, of: table)
         )
-        _ = try await send(request, as: user)
+        let answer = try await send(request, as: user)
+        let page = try PostgRESTRowCoding.page(answer.body.isEmpty ? Data("[]".utf8) : answer.body, of: table)
+        return UpsertedRows(rows: page.rows, undecodable: page.undecodable, serverTimeMs: answer.serverTimeMs)
     }
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
@@ -73,8 +78,12 @@ public struct PostgRESTTransport: SyncTransport {
             ]
         )
         let answer = try await send(request, as: user)
-        if answer.body.isEmpty, answer.status == 204 { return PulledPage(rows: [], receivedCount: 0, lastServerSeq: nil) }
-        return try PostgRESTRowCoding.page(answer.body, of: table)
+        if answer.body.isEmpty, answer.status == 204 {
+            return PulledPage(rows: [], receivedCount: 0, lastServerSeq: nil, serverTimeMs: answer.serverTimeMs)
+        }
+        var page = try PostgRESTRowCoding.page(answer.body, of: table)
+        page.serverTimeMs = answer.serverTimeMs
+        return page
     }
 
     public func guardedUpdate(
@@ -100,15 +109,20 @@ public struct PostgRESTTransport: SyncTransport {
         return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name)
     }
 
-    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+    {
+        guard !ids.isEmpty else { return [] }
         let columns = try table.columns(named: columns)
+        let key =
+            ids.count == 1
+            ? Self.key(ids[0], of: table) : .filter(table.primaryKey, in: ids.map { $0.uuidString.lowercased() })
         let request = PostgRESTRequest(
             method: "GET",
             table: table.name,
-            query: [Self.key(id, of: table), .parameter("limit", "1"), .select(columns.map(\.name))]
+            query: [key, .parameter("limit", String(ids.count)), .select(columns.map(\.name))]
         )
         let answer = try await send(request, as: user)
-        return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name).first
+        return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name)
     }
 
     /// `id=eq.<uuid>`, lowercase as the server writes uuids.
@@ -172,7 +186,9 @@ public struct PostgRESTTransport: SyncTransport {
         guard let http = response as? HTTPURLResponse else {
             throw SyncError(.decoding, "The answer for \(request.table) was not an HTTP response")
         }
-        return PostgRESTResponse(status: http.statusCode, body: data)
+        return PostgRESTResponse(
+            status: http.statusCode, body: data,
+            serverTimeMs: http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.millisecondsSince1970))
     }
 }
 

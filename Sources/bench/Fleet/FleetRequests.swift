@@ -118,10 +118,12 @@ struct FleetTransport: SyncTransport {
     let log: FleetLog
     let device: String
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         let start = DispatchTime.now().uptimeNanoseconds
+        let answer: UpsertedRows
         do throws(SyncError) {
-            try await base.upsert(rows, into: table, as: user)
+            answer = try await base.upsert(rows, into: table, as: user)
         } catch {
             log.failed(.push, error)
             throw error
@@ -139,6 +141,7 @@ struct FleetTransport: SyncTransport {
                     claimed: stamped ?? claimed,
                     guarded: false, sent: start, acked: acked)
             })
+        return answer
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
@@ -178,10 +181,10 @@ struct FleetTransport: SyncTransport {
         }
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         let start = DispatchTime.now().uptimeNanoseconds
         do throws(SyncError) {
-            let row = try await base.fetch(table, id: id, columns: columns, as: user)
+            let row = try await base.fetch(table, ids: ids, columns: columns, as: user)
             log.request([.fetch], since: start)
             return row
         } catch {

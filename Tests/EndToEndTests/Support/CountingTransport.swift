@@ -18,8 +18,9 @@ final class CountingTransport: ForwardingTransport, @unchecked Sendable {
         lock.withLock { upserts[table] ?? 0 }
     }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         lock.withLock { upserts[table.name, default: 0] += 1 }
-        try await base.upsert(rows, into: table, as: user)
+        return try await base.upsert(rows, into: table, as: user)
     }
 }

@@ -272,8 +272,8 @@ final class FailingReads: ForwardingTransport, @unchecked Sendable {
         set { lock.withLock { fails = newValue } }
     }
 
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         if failing { throw SyncError(.connectivity, "The server cannot be reached.") }
-        return try await base.fetch(table, id: id, columns: columns, as: user)
+        return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
 }

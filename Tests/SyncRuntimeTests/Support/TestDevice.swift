@@ -117,11 +117,13 @@ struct HookedTransport: ForwardingTransport {
 
     var forwardee: any SyncTransport { base }
 
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) {
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         recordUpsert(rows.count)
         await beforeUpsert()
-        try await base.upsert(rows, into: table, as: user)
+        let answer = try await base.upsert(rows, into: table, as: user)
         await afterUpsert()
+        return answer
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {

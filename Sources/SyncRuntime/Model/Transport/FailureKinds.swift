@@ -8,6 +8,12 @@ extension SyncError {
         return SchemaDrift(server) == nil && server.code != "PGRST102"
     }
 
+    /// The server refused a claim as more than a day past its clock (22008): this device's clock
+    /// is off, and its claims can be made again once it follows the server's.
+    var refusesTheClock: Bool {
+        code == .server && serverError?.code == "22008"
+    }
+
     /// A 5xx that may be one row's doing (a trigger raising on its values, a value too large to
     /// index); not the transient ones, which every row would meet alike.
     var isRowsServerFailure: Bool {

@@ -28,12 +28,34 @@ public struct PulledPage: Sendable {
     public var receivedCount: Int
     /// The largest server_seq in the page, decoded or not.
     public var lastServerSeq: Int64?
+    /// The server's clock when it answered (milliseconds since 1970), when the answer says.
+    public var serverTimeMs: Int64?
 
-    public init(rows: [ColumnValues], undecodable: [UndecodableRow] = [], receivedCount: Int, lastServerSeq: Int64?) {
+    public init(
+        rows: [ColumnValues], undecodable: [UndecodableRow] = [], receivedCount: Int, lastServerSeq: Int64?, serverTimeMs: Int64? = nil
+    ) {
         self.rows = rows
         self.undecodable = undecodable
         self.receivedCount = receivedCount
         self.lastServerSeq = lastServerSeq
+        self.serverTimeMs = serverTimeMs
+    }
+}
+
+/// What the server holds of the rows an upsert sent, once it has run them through its rules.
+public struct UpsertedRows: Sendable {
+    /// The server's copy, every column, of each sent row it wrote. A row none of whose values
+    /// won (a repeat, or a write older than everything it claims) is not written, and is absent.
+    public var rows: [ColumnValues]
+    /// Rows the server wrote that this client cannot read.
+    public var undecodable: [UndecodableRow]
+    /// The server's clock when it answered (milliseconds since 1970), when the answer says.
+    public var serverTimeMs: Int64?
+
+    public init(rows: [ColumnValues], undecodable: [UndecodableRow] = [], serverTimeMs: Int64? = nil) {
+        self.rows = rows
+        self.undecodable = undecodable
+        self.serverTimeMs = serverTimeMs
     }
 }
 
@@ -55,10 +77,12 @@ public struct UndecodableRow: Sendable, Equatable {
 /// How the engine reaches the server. Every method is one request (one transaction on the
 /// server); errors are ``SyncError``s, classified as network or server failures.
 public protocol SyncTransport: Sendable {
-    /// Upserts whole rows on `id` (PostgREST: `POST /t?on_conflict=id`,
-    /// `Prefer: resolution=merge-duplicates,return=minimal`). Every row has every synced
-    /// column of the table except `server_seq`, in table order.
-    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError)
+    /// Upserts whole rows on `id` (PostgREST: `POST /t?on_conflict=id&select=<every column>`,
+    /// `Prefer: resolution=merge-duplicates,return=representation`) and returns the server's copy
+    /// of each row it wrote. Every row has every synced column of the table except `server_seq`,
+    /// in table order.
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows
 
     /// Rows with `server_seq > cursor`, ascending, at most `limit`.
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage
@@ -76,8 +100,15 @@ public protocol SyncTransport: Sendable {
         as user: Credentials
     ) async throws(SyncError) -> [ColumnValues]
 
-    /// Reads one row by key (`GET /t?id=eq.K&limit=1&select=...`); nil when no row is visible.
-    func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues?
+    /// Reads rows by key (`GET /t?id=in.(K1,K2)&select=...`), those visible, in no set order.
+    func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+}
+
+extension SyncTransport {
+    /// Reads one row by key; nil when no row is visible.
+    public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
+        try await fetch(table, ids: [id], columns: columns, as: user).first
+    }
 }
 
 /// A condition a guarded write adds beside the key and the version.

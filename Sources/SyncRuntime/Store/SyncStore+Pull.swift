@@ -1,44 +1,8 @@
 import Foundation
 import SQLite
 
-/// What the engine asks of the store: dirty rows out, acknowledgements and pulled pages in.
+/// Pulled pages in: the server's rows applied with its comparison, and the cursor moved past them.
 extension SyncStore {
-    struct DirtyRow {
-        let rowID: Int64
-        let values: ColumnValues
-    }
-
-    /// Up to `limit` dirty rows of `table` after `rowID`, as whole rows without server_seq.
-    func dirtyRows(in table: TableSchema, after rowID: Int64, limit: Int) throws -> [DirtyRow] {
-        let sql = try tableSQL(table.name)
-        let names = sql.pushedColumns.map(\.name)
-        return try access { database in
-            try database.fetchAll(sql.selectDirty, [.integer(rowID), .integer(Int64(limit))]) { row in
-                let values = sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0 + 1) }
-                return DirtyRow(rowID: row.int64(at: 0), values: ColumnValues(columns: names, values: values))
-            }
-        }
-    }
-
-    /// The server took `rows`: each stops being dirty unless it was written again meanwhile.
-    func acknowledge(_ rows: [ColumnValues], in table: TableSchema) throws {
-        let sql = try tableSQL(table.name)
-        try access { database in
-            try database.inTransaction {
-                for row in rows {
-                    let id = row.values[0].databaseValue
-                    if let clear = sql.clearDirty, let stamp = row[ReservedColumn.updatedMs] {
-                        try database.execute(clear, [id, stamp.databaseValue])
-                    } else if try currentPushedValues(of: id, sql, database) == row.values {
-                        try database.execute(
-                            "UPDATE \(sql.quotedName) SET _dirty = \(DirtyState.clean.sql) \(sql.whereKey) AND _dirty = \(DirtyState.dirty.sql)",
-                            [id])
-                    }
-                }
-            }
-        }
-    }
-
     /// The largest server_seq applied (or reported) for `table`.
     func cursor(for table: TableSchema) throws -> Int64 {
         try access { database in
@@ -71,20 +35,14 @@ extension SyncStore {
         var result = AppliedPage(undecodable: pages.flatMap(\.undecodable))
         let outcome = try access { database in
             try database.inTransaction {
-                let statement = try database.cachedStatement(sql.merge == nil ? sql.applyRemote : sql.insertIfAbsent)
+                try observeServerTime(pages.compactMap(\.serverTimeMs).last, database)
+                let statement = try database.cachedStatement(sql.applyServerRow)
                 var newest: Int64 = 0
                 var openArrived = false
                 for row in pages.lazy.flatMap(\.rows) {
                     let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
                     do {
-                        if sql.merge != nil {
-                            if try applyMerging(values, sql, insertingWith: statement, database) { result.applied += 1 }
-                        } else {
-                            statement.reset()
-                            for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
-                            try statement.run()
-                            if database.changes > 0 { result.applied += 1 }
-                        }
+                        if try applyServerRow(values, sql, statement, database) { result.applied += 1 }
                     } catch {
                         result.undecodable.append(
                             UndecodableRow(
@@ -127,6 +85,18 @@ extension SyncStore {
             }
         }
         state.notifyObservers()
+    }
+
+    /// One row as the server holds it, applied with the server's comparison (`statement` is
+    /// ``TableSQL/applyServerRow``): a newer row replaces the local one, a column-merge row is
+    /// merged column by column, and anything older changes nothing. Returns whether it changed
+    /// any value.
+    func applyServerRow(_ values: [SyncValue], _ sql: TableSQL, _ statement: Statement, _ database: Database) throws -> Bool {
+        if sql.merge != nil { return try applyMerging(values, sql, insertingWith: statement, database) }
+        statement.reset()
+        for (offset, value) in values.enumerated() { try statement.bind(value.databaseValue, at: offset + 1) }
+        try statement.run()
+        return database.changes > 0
     }
 
     /// A pulled row of a column-merge table, merged into the local one. The local row stays
@@ -178,12 +148,5 @@ extension SyncStore {
         try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
             $0.int64(at: 0)
         } ?? 0
-    }
-
-    private func currentPushedValues(of id: DatabaseValue, _ sql: TableSQL, _ database: Database) throws -> [SyncValue]? {
-        let list = sql.pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
-        return try database.fetchOne("SELECT \(list) FROM \(sql.quotedName) \(sql.whereKey)", [id]) { row in
-            sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0) }
-        }
     }
 }
