@@ -56,12 +56,13 @@ public struct Generator: Sendable {
         let snapshot = Snapshot(
             schema: schema, migrations: allEntries, serverCode: serverCode,
             perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema))
+        let columnOrder = ServerColumnOrder(allEntries, in: schema)
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [
             { try SwiftRenderer(templates: templates).files(for: schema, migrations: localMigrations).map { ("swift/" + $0, $1) } },
             { [("rust/tables.rs", try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations))] },
-            { [("supabase/schema.sql", try supabase.schemaSQL(schema))] },
+            { [("supabase/schema.sql", try supabase.schemaSQL(schema, columnOrder: columnOrder))] },
             { [(SupabaseTestRenderer.path, try SupabaseTestRenderer(templates: templates).testsSQL(schema))] },
             { [(Snapshot.fileName, try snapshot.encoded())] },
         ]

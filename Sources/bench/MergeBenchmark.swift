@@ -21,7 +21,7 @@ func runMergeBenchmark() async throws {
                 MergeBench.table("history_by_column", .column), MergeBench.table("history_by_row", .row),
                 MergeBench.table("cost_column", .column), MergeBench.table("cost_column_whole", .column),
                 MergeBench.table("cost_row", .row),
-            ])))
+            ]), columnOrder: ServerColumnOrder()))
     let baseline = ProcessInfo.processInfo.environment["BENCH_BASELINE_TEMPLATES"].flatMap { $0.isEmpty ? nil : $0 }
     if let baseline {
         let old = SupabaseRenderer(templates: try TemplateSet(directory: URL(fileURLWithPath: baseline)))
@@ -30,9 +30,10 @@ func runMergeBenchmark() async throws {
                 Schema(tables: [
                     MergeBench.table("base_column", .column), MergeBench.table("base_column_whole", .column),
                     MergeBench.table("base_row", .row),
-                ])))
+                ]), columnOrder: ServerColumnOrder()))
         // Both renderings share the sequence and the owner-lock function: the current one is kept.
-        try connection.execute(script: try renderer.schemaSQL(Schema(tables: [MergeBench.table("cost_column", .column)])))
+        try connection.execute(
+            script: try renderer.schemaSQL(Schema(tables: [MergeBench.table("cost_column", .column)]), columnOrder: ServerColumnOrder()))
     }
     try connection.execute(
         script: """

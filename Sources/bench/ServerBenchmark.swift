@@ -16,7 +16,8 @@ func runServerBenchmark() async throws {
     let connection = bench.connection
 
     let renderer = SupabaseRenderer(templates: try TemplateSet(directory: nil))
-    try connection.execute(script: try renderer.schemaSQL(Schema(tables: [ServerBench.table, ServerBench.unorderedTable])))
+    try connection.execute(
+        script: try renderer.schemaSQL(Schema(tables: [ServerBench.table, ServerBench.unorderedTable]), columnOrder: ServerColumnOrder()))
     try connection.execute(
         script: """
             create table public.plain_items (like public.items including defaults including constraints including indexes);

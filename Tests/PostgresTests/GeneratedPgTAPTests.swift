@@ -58,7 +58,7 @@ import Testing
         let schema = try SchemaParser.parse(yaml).schema
         let templates = try TemplateSet(directory: nil)
         let connection = try PostgresCluster.createDatabase().connect()
-        try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema))
+        try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: ServerColumnOrder()))
         try connection.createPgTAP()
         let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
         #expect(run.allPassed, "\(run.report)")

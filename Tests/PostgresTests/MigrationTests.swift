@@ -18,7 +18,7 @@ import Testing
         let migrated = try PostgresCluster.createDatabase().connect()
         try apply(TestSchema.migrations, to: migrated)
         let pasted = try PostgresCluster.createDatabase().connect()
-        try pasted.execute(script: try renderer.schemaSQL(TestSchema.current))
+        try pasted.execute(script: try renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder))
 
         let expected = try Catalog.dump(pasted)
         #expect(try Catalog.dump(migrated) == expected)
@@ -51,18 +51,18 @@ import Testing
 
         // And a database built from the new schema alone has the same catalog.
         let fresh = try PostgresCluster.createDatabase().connect()
-        try fresh.execute(script: try renderer.schemaSQL(TestSchema.current))
+        try fresh.execute(script: try renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder))
         #expect(try Catalog.dump(connection) == Catalog.dump(fresh))
     }
 
     @Test func schemaSQLUpgradesADatabaseMadeByAnOlderSchemaSQL() throws {
         let connection = try PostgresCluster.createDatabase().connect()
-        try connection.execute(script: try renderer.schemaSQL(TestSchema.initial))
+        try connection.execute(script: try renderer.schemaSQL(TestSchema.initial, columnOrder: TestSchema.columnOrder))
         let user = UUID()
         try connection.request(asUser: user) { connection in
             try ServerDatabase.upsert("sessions", [session(UUID(), user: user, start: 1, updatedMs: 1)], on: connection)
         }
-        try connection.execute(script: try renderer.schemaSQL(TestSchema.current))
+        try connection.execute(script: try renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder))
         #expect(try connection.execute("select count(*) from public.sessions where tag is not null").scalar == "1")
     }
 
@@ -70,10 +70,10 @@ import Testing
         let migrated = try PostgresCluster.createDatabase().connect()
         try apply(TestSchema.migrations + [TestSchema.relaxMigration], to: migrated)
         let pastedOver = try PostgresCluster.createDatabase().connect()
-        try pastedOver.execute(script: try renderer.schemaSQL(TestSchema.current))
-        try pastedOver.execute(script: try renderer.schemaSQL(TestSchema.relaxed))
+        try pastedOver.execute(script: try renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder))
+        try pastedOver.execute(script: try renderer.schemaSQL(TestSchema.relaxed, columnOrder: TestSchema.columnOrder))
         let fresh = try PostgresCluster.createDatabase().connect()
-        try fresh.execute(script: try renderer.schemaSQL(TestSchema.relaxed))
+        try fresh.execute(script: try renderer.schemaSQL(TestSchema.relaxed, columnOrder: TestSchema.columnOrder))
 
         let expected = try Catalog.dump(fresh)
         #expect(try Catalog.dump(migrated) == expected)

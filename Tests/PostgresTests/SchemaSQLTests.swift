@@ -7,7 +7,7 @@ import Testing
 @Suite struct SchemaSQLTests {
     @Test func schemaSQLAppliesTwiceWithoutError() throws {
         let connection = try PostgresCluster.createDatabase().connect()
-        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current)
+        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder)
         try connection.execute(script: sql)
         let before = try Catalog.dump(connection)
         try connection.execute(script: sql)
@@ -18,7 +18,7 @@ import Testing
     /// second paste changes nothing.
     @Test func schemaSQLPastesTwiceWithoutNotices() throws {
         let connection = try PostgresCluster.createDatabase().connect()
-        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current)
+        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder)
         _ = connection.takeNotices()
         try connection.execute(script: sql)
         #expect(connection.takeNotices() == [])
@@ -42,7 +42,7 @@ import Testing
     @Test func aSchemaSQLThatFailsPartWayChangesNothing() throws {
         let connection = try PostgresCluster.createDatabase().connect()
         let before = try Catalog.dump(connection)
-        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current)
+        let sql = try TestSchema.renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder)
         let broken = sql.replacingOccurrences(of: "\ncommit;\n", with: "\nselect 1 / 0;\ncommit;\n")
         #expect(broken != sql)
         #expect(throws: PostgresError.self) { try connection.execute(script: broken) }

@@ -10,11 +10,12 @@ struct ServerDatabase {
     let database: TestDatabase
     let connection: Connection
 
-    /// A fresh database with schema.sql of `schema` applied.
+    /// A fresh database with schema.sql of `schema` applied (its columns in the order
+    /// TestSchema's migrations make them, where they make the table).
     static func make(_ schema: Schema = TestSchema.current) throws -> ServerDatabase {
         let database = try PostgresCluster.createDatabase()
         let connection = try database.connect()
-        try connection.execute(script: try TestSchema.renderer.schemaSQL(schema))
+        try connection.execute(script: try TestSchema.renderer.schemaSQL(schema, columnOrder: TestSchema.columnOrder))
         return ServerDatabase(database: database, connection: connection)
     }
 

@@ -47,6 +47,8 @@ enum TestSchema {
         ],
         schema: current)
     static let migrations = [initialMigration, tagMigration]
+    /// The order these migrations give the columns: `tag` after server_seq.
+    static let columnOrder = ServerColumnOrder(migrations.flatMap(\.changes))
 
     /// A later change of ordering and rules: activities gives up exact ordering, sessions
     /// its open-row rule. Only the triggers change.

@@ -67,7 +67,7 @@ import Testing
     @Test func schemaSQLOverAnOlderDatabaseAlsoMakesItPerOwner() throws {
         let server = try shippedGlobally()
         try server.upsert("tags", as: alice, [tag("work", user: alice)])
-        let sql = try TestSchema.renderer.schemaSQL(Self.schema)
+        let sql = try TestSchema.renderer.schemaSQL(Self.schema, columnOrder: ServerColumnOrder())
         try server.connection.execute(script: sql)
         try server.connection.execute(script: sql) // twice: still idempotent
         #expect(try server.upsert("tags", as: bob, [tag("work", user: bob)]) == 1)

@@ -45,7 +45,7 @@ import Testing
         let custom = try CustomTemplates()
         let database = try PostgresCluster.createDatabase()
         let connection = try database.connect()
-        try connection.execute(script: try custom.renderer.schemaSQL(TestSchema.current))
+        try connection.execute(script: try custom.renderer.schemaSQL(TestSchema.current, columnOrder: TestSchema.columnOrder))
         let verifier = SchemaVerifier(renderer: custom.renderer)
         func verify() throws -> VerificationReport {
             try verifier.verify(TestSchema.current, migrations: TestSchema.migrations, databaseURL: database.url)

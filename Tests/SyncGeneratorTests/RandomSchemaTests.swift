@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 import PostgresFixture
 import SyncGenerator
 import SyncSchema
@@ -11,8 +10,9 @@ import Testing
 /// characters, bidirectional overrides, unicode): each is either refused with diagnostics or
 /// generates Swift that type-checks, Rust that compiles and embeds the migrations exactly, and
 /// SQLite migrations that apply with the text defaults intact, and Supabase migrations that apply
-/// in order on PostgreSQL 15, with schema.sql pasted over them twice. A few schemas per run (seeded by
-/// the run, printed on failure); `HOPE_RANDOM_SCHEMAS=n` runs more.
+/// in order on PostgreSQL 15 and make the catalog schema.sql makes, pasted fresh or over them
+/// (twice). A few schemas per run (seeded by the run, printed on failure);
+/// `HOPE_RANDOM_SCHEMAS=n` runs more. EvolvingSchemaTests take such schemas through several runs.
 @Suite struct RandomSchemaTests {
     /// Names the validator accepts (those it refuses, such as `self` or `strings`, have bad-schema tests).
     static let tableNames = [
@@ -59,15 +59,13 @@ import Testing
         #expect(refusals.count * 3 <= count, "seed \(seed): \(refusals.count) of \(count) refused:\n\(refusals.joined(separator: "\n"))")
     }
 
-    /// The Supabase migrations in order, then schema.sql twice, as a project's owner would.
+    /// The Supabase migrations in order, and schema.sql pasted fresh and over them (twice, as
+    /// a project's owner might): each ends in the same catalog.
     private func applyOnPostgreSQL(_ tree: GeneratedTree, name: String) throws {
-        let connection = try PostgresCluster.createDatabase().connect()
-        let migrations = tree.files.keys.filter { $0.hasPrefix("supabase/migrations/") }.sorted()
-        #expect(!migrations.isEmpty, "\(name)")
+        #expect(!UpgradePaths.migrations(in: tree.files).isEmpty, "\(name)")
         do {
-            for path in migrations + ["supabase/schema.sql", "supabase/schema.sql"] {
-                try connection.execute(script: try #require(tree[path]))
-            }
+            let problems = try UpgradePaths.problems(in: tree.files)
+            #expect(problems.isEmpty, "\(name)\n\(problems.joined(separator: "\n"))")
         } catch {
             Issue.record("\(name)\nPostgreSQL refused it: \(error)")
         }
@@ -82,21 +80,26 @@ import Testing
             }
             yaml += "    columns:\n"
             for column in random.pick(columnNames, count: 1 + random.below(5)) {
-                switch random.below(6) {
-                case 0: yaml += "      \(column): { type: text, default: \(quoted(random.pick(texts, count: 1)[0])) }\n"
-                case 1:
-                    let values = random.pick(enumValues, count: 1 + random.below(4))
-                    yaml +=
-                        "      \(column): { type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.below(values.count)])) }\n"
-                case 2: yaml += "      \(column): { type: uuid, default: \"0f8fad5b-d9cb-469f-a165-70867728950e\" }\n"
-                case 3:
-                    yaml += "      \(column): { type: json, default: { \(quoted(random.pick(texts, count: 1)[0])): [1, \"\\u202E\"] } }\n"
-                case 4: yaml += "      \(column): { type: double, default: -0.5 }\n"
-                default: yaml += "      \(column): \(["int?", "bool?", "bytes?", "timestamp?", "text?"][random.below(5)])\n"
-                }
+                yaml += "      \(column): \(columnType(using: &random))\n"
             }
         }
         return yaml
+    }
+
+    /// A column's type in schema.yaml, with an awkward default or nullable: one that may also
+    /// be added to a shipped table.
+    static func columnType(using random: inout SeededGenerator) -> String {
+        switch random.below(6) {
+        case 0: return "{ type: text, default: \(quoted(random.pick(texts, count: 1)[0])) }"
+        case 1:
+            let values = random.pick(enumValues, count: 1 + random.below(4))
+            return
+                "{ type: enum, values: [\(values.map(quoted).joined(separator: ", "))], default: \(quoted(values[random.below(values.count)])) }"
+        case 2: return "{ type: uuid, default: \"0f8fad5b-d9cb-469f-a165-70867728950e\" }"
+        case 3: return "{ type: json, default: { \(quoted(random.pick(texts, count: 1)[0])): [1, \"\\u202E\"] } }"
+        case 4: return "{ type: double, default: -0.5 }"
+        default: return ["int?", "bool?", "bytes?", "timestamp?", "text?"][random.below(5)]
+        }
     }
 
     /// A YAML double-quoted scalar holding exactly `text`.

@@ -61,6 +61,10 @@ public struct Snapshot: Codable, Equatable, Sendable {
 
 extension Snapshot.Entry {
     public var fileStem: String { Migration.fileStem(number: number, name: name) }
+    /// Its recorded changes read back against `schema`, the snapshot's or a later one.
+    func schemaChanges(in schema: Schema) -> [SchemaChange] {
+        changes.compactMap { SchemaChange(recorded: $0, in: schema) }
+    }
     var sqlitePath: String { "sqlite/\(fileStem).sql" }
     var supabasePath: String { "supabase/migrations/\(stamp)_\(fileStem).sql" }
 }

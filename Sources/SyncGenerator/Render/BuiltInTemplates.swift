@@ -157,10 +157,10 @@ enum BuiltInTemplates {
         {{/columns}}
         );
         {{#upgrading}}
-        {{! schema.sql also brings a table made by an older schema up to date. }}
-        {{#userColumns}}
+        {{! schema.sql also brings a table an earlier migration or schema.sql made up to date. Each of those made the columns of the table's first migration, so only the ones added since can be missing; add column puts them last, as the migrations did. }}
+        {{#addedColumns}}
         alter table public.{{table}} add column if not exists {{definition}};
-        {{/userColumns}}
+        {{/addedColumns}}
         {{/upgrading}}
 
         """#,

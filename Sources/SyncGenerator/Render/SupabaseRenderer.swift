@@ -20,8 +20,10 @@ public struct SupabaseRenderer: Sendable {
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
-    public func schemaSQL(_ schema: Schema) throws -> String {
-        let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true)) }
+    /// `columnOrder` is the order the migrations gave each table's columns: schema.sql makes
+    /// the same, and adds to an older table what later migrations added.
+    public func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
+        let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
         return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables))
     }
 
@@ -41,30 +43,31 @@ public struct SupabaseRenderer: Sendable {
         try fragment(SequenceContext())
     }
 
-    /// A table with everything it needs: columns, indexes, grants, policies, triggers.
-    func tableSQL(_ table: Table, upgrading: Bool) throws -> String {
+    /// A table with everything it needs: columns (in `columnOrder`; a table a migration
+    /// creates holds them in schema order), indexes, grants, policies, triggers.
+    func tableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder = ServerColumnOrder()) throws -> String {
         // Over an older database, schema.sql also replaces a unique index made across all owners.
         let indexes = try ([pullIndex(table)] + table.indexes).map { index in
             RenderedSQL(sql: try indexSQL(index, on: table, replacing: upgrading && index.isUnique))
         }
         return try fragment(
             TableContext(
-                server: SupabaseContext.table(table), createTable: try createTableSQL(table, upgrading: upgrading), indexes: indexes,
+                server: SupabaseContext.table(table),
+                createTable: try createTableSQL(table, upgrading: upgrading, columnOrder: columnOrder),
+                indexes: indexes,
                 // Over an older database, schema.sql also drops triggers the table no longer has.
                 access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
     }
 
-    func createTableSQL(_ table: Table, upgrading: Bool) throws -> String {
-        let columns = try table.syncedColumns.map { column in
-            (
-                definition: CreateTableContext.ColumnDefinition(definition: try columnDefinition(column, of: table)),
-                isUser: column.role == .user
-            )
+    func createTableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder) throws -> String {
+        let definitions = { (columns: [SyncedColumn]) in
+            try columns.map { CreateTableContext.ColumnDefinition(definition: try columnDefinition($0, of: table)) }
         }
         return try fragment(
             CreateTableContext(
-                table: table.name, columns: columns.map(\.definition), userColumns: columns.filter(\.isUser).map(\.definition),
-                upgrading: upgrading))
+                table: table.name, columns: try definitions(columnOrder.columns(of: table)),
+                addedColumns: try definitions(columnOrder.added(to: table)),
+                userColumns: try definitions(table.syncedColumns.filter { $0.role == .user }), upgrading: upgrading))
     }
 
     func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {

@@ -34,7 +34,7 @@ struct Check {
                 Finding(
                     table: table.name, kind: .table, message: "table public.\(table.name)",
                     migration: history.creating(table: table.name),
-                    fix: try renderer.tableSQL(table, upgrading: false))
+                    fix: try renderer.tableSQL(table, upgrading: false, columnOrder: history.columnOrder))
             ]
         }
         return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table)

@@ -14,9 +14,12 @@ struct MigrationHistory {
             entries = []
             return
         }
-        entries = snapshot.migrations.map { entry in
-            (entry.fileStem, entry.changes.compactMap { SchemaChange(recorded: $0, in: snapshot.schema) })
-        }
+        entries = snapshot.migrations.map { ($0.fileStem, $0.schemaChanges(in: snapshot.schema)) }
+    }
+
+    /// The tables' columns in the order these migrations made them.
+    var columnOrder: ServerColumnOrder {
+        ServerColumnOrder(entries.flatMap(\.changes))
     }
 
     /// The first migration that creates a table: it also creates what all tables share.

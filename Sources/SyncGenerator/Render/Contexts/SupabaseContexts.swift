@@ -91,6 +91,7 @@ struct CreateTableContext: TemplateContext {
 
     var table: String
     var columns: [ColumnDefinition]
+    var addedColumns: [ColumnDefinition]
     var userColumns: [ColumnDefinition]
     var upgrading: Bool
 
@@ -103,8 +104,13 @@ struct CreateTableContext: TemplateContext {
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
-            .init("columns", "every synced column, in table order", \.columns),
-            .init("userColumns", "the user's columns only", \.userColumns),
+            .init("columns", "every synced column, in the order the table's migrations made them", \.columns),
+            .init(
+                "addedColumns",
+                "the columns migrations added after the one that created the table, in that order (all an older table may lack)",
+                \.addedColumns),
+            // Templates written before addedColumns added these; kept so they still render.
+            .init("userColumns", "the user's columns, in schema order (older templates added these)", \.userColumns),
             .init("upgrading", "in schema.sql, which also brings an older table up to date", \.upgrading),
         ]
     }

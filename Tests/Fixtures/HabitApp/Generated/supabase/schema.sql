@@ -45,9 +45,6 @@ create table if not exists public.habits (
   column_stamps jsonb,
   server_seq bigint
 );
-alter table public.habits add column if not exists name text not null;
-alter table public.habits add column if not exists per_week bigint not null default 7;
-alter table public.habits add column if not exists archived boolean not null default false;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -352,9 +349,6 @@ create table if not exists public.check_ins (
   column_stamps jsonb,
   server_seq bigint
 );
-alter table public.check_ins add column if not exists habit_id uuid not null;
-alter table public.check_ins add column if not exists day text not null;
-alter table public.check_ins add column if not exists note text;
 create index if not exists check_ins_user_id_server_seq_idx on public.check_ins (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -45,9 +45,6 @@ create table if not exists public.habits (
   column_stamps jsonb,
   server_seq bigint
 );
-alter table public.habits add column if not exists name text not null;
-alter table public.habits add column if not exists color text not null default '#8E8E93';
-alter table public.habits add column if not exists streak bigint not null default 0;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -349,8 +346,6 @@ create table if not exists public.notes (
   version bigint not null default 1,
   server_seq bigint
 );
-alter table public.notes add column if not exists title text not null;
-alter table public.notes add column if not exists body text;
 create index if not exists notes_user_id_server_seq_idx on public.notes (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -39,16 +39,13 @@ create table if not exists public.habits (
   name text not null,
   color text not null default '#8E8E93',
   streak bigint not null default 0,
-  emoji text,
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
   column_stamps jsonb,
-  server_seq bigint
+  server_seq bigint,
+  emoji text
 );
-alter table public.habits add column if not exists name text not null;
-alter table public.habits add column if not exists color text not null default '#8E8E93';
-alter table public.habits add column if not exists streak bigint not null default 0;
 alter table public.habits add column if not exists emoji text;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
@@ -375,13 +372,11 @@ create table if not exists public.notes (
   user_id uuid not null default auth.uid(),
   title text not null,
   body text,
-  pinned boolean,
   deleted_ms bigint,
   version bigint not null default 1,
-  server_seq bigint
+  server_seq bigint,
+  pinned boolean
 );
-alter table public.notes add column if not exists title text not null;
-alter table public.notes add column if not exists body text;
 alter table public.notes add column if not exists pinned boolean;
 create index if not exists notes_user_id_server_seq_idx on public.notes (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by

@@ -44,8 +44,6 @@ create table if not exists public.sessions (
   column_stamps jsonb,
   server_seq bigint
 );
-alter table public.sessions add column if not exists started_ms bigint not null;
-alter table public.sessions add column if not exists ended_ms bigint;
 create index if not exists sessions_user_id_server_seq_idx on public.sessions (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -1,11 +1,12 @@
 import Postgres
 
 /// What the tests compare between two databases: everything in schema public that the
-/// generated SQL makes, as sorted text lines. Column order is left out on purpose: a column
-/// added by a later migration comes last, while schema.sql declares it in schema order, and
-/// nothing reads columns by position.
-enum Catalog {
-    static func dump(_ connection: Connection) throws -> [String] {
+/// generated SQL makes, as text lines in a fixed order. A table's columns are listed in their
+/// order (attnum), so two databases whose columns differ only in order differ: migrations
+/// append each added column, and schema.sql must make the same order, since a `select *`, a
+/// dump or a client reading by position sees it.
+public enum Catalog {
+    public static func dump(_ connection: Connection) throws -> [String] {
         var lines: [String] = []
         for (kind, query) in queries {
             for row in try connection.execute(query).rows {
@@ -31,7 +32,7 @@ enum Catalog {
             from pg_attribute a join pg_class c on c.oid = a.attrelid
             left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
             where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped
-            order by 1, 2
+            order by c.relname, a.attnum
             """
         ),
         (
@@ -72,4 +73,19 @@ enum Catalog {
             """
         ),
     ]
+}
+
+extension Catalog {
+    /// What tells two dumps apart, for a failure message: the lines only one of them has, or,
+    /// when they hold the same lines, the first place their order differs.
+    public static func difference(_ actual: [String], from expected: [String]) -> String {
+        let missing = expected.filter { !actual.contains($0) }
+        let extra = actual.filter { !expected.contains($0) }
+        if !missing.isEmpty || !extra.isEmpty {
+            return (missing.map { "- " + $0 } + extra.map { "+ " + $0 }).map { String($0.prefix(300)) }.joined(separator: "\n")
+        }
+        guard let index = actual.indices.first(where: { actual[$0] != expected[$0] }) else { return "the same" }
+        return
+            "same lines, another order from line \(index): \(String(actual[index].prefix(300))) where \(String(expected[index].prefix(300)))"
+    }
 }
