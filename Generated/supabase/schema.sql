@@ -47,6 +47,16 @@ create table if not exists public.activities (
   server_seq bigint,
   column_stamps jsonb
 );
+alter table public.activities add column if not exists user_id uuid not null default auth.uid();
+alter table public.activities add column if not exists name text not null;
+alter table public.activities add column if not exists color text not null default '#8E8E93';
+alter table public.activities add column if not exists archived boolean not null default false;
+alter table public.activities add column if not exists sort_order double precision not null default 0.0;
+alter table public.activities add column if not exists metadata jsonb;
+alter table public.activities add column if not exists updated_ms bigint not null;
+alter table public.activities add column if not exists deleted_ms bigint;
+alter table public.activities add column if not exists device_id text not null;
+alter table public.activities add column if not exists server_seq bigint;
 alter table public.activities add column if not exists column_stamps jsonb;
 create index if not exists activities_user_id_server_seq_idx on public.activities (user_id, server_seq);
 create index if not exists activities_name_idx on public.activities (name);
@@ -416,6 +426,16 @@ create table if not exists public.sessions (
   server_seq bigint,
   column_stamps jsonb
 );
+alter table public.sessions add column if not exists user_id uuid not null default auth.uid();
+alter table public.sessions add column if not exists activity_id uuid not null;
+alter table public.sessions add column if not exists started_ms bigint not null;
+alter table public.sessions add column if not exists ended_ms bigint;
+alter table public.sessions add column if not exists note text;
+alter table public.sessions add column if not exists source text not null default 'desktop' constraint sessions_source_check check (source in ('desktop', 'phone', 'watch'));
+alter table public.sessions add column if not exists updated_ms bigint not null;
+alter table public.sessions add column if not exists deleted_ms bigint;
+alter table public.sessions add column if not exists device_id text not null;
+alter table public.sessions add column if not exists server_seq bigint;
 alter table public.sessions add column if not exists column_stamps jsonb;
 create index if not exists sessions_user_id_server_seq_idx on public.sessions (user_id, server_seq);
 create index if not exists sessions_activity_id_idx on public.sessions (activity_id);
@@ -823,6 +843,14 @@ create table if not exists public.tasks (
   updated_at timestamptz not null default now(),
   server_seq bigint
 );
+alter table public.tasks add column if not exists user_id uuid not null default auth.uid();
+alter table public.tasks add column if not exists title text not null;
+alter table public.tasks add column if not exists notes text;
+alter table public.tasks add column if not exists done boolean not null default false;
+alter table public.tasks add column if not exists due_at timestamptz;
+alter table public.tasks add column if not exists deleted_ms bigint;
+alter table public.tasks add column if not exists updated_at timestamptz not null default now();
+alter table public.tasks add column if not exists server_seq bigint;
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -885,6 +913,13 @@ create table if not exists public.task_lists (
   version bigint not null default 1,
   server_seq bigint
 );
+alter table public.task_lists add column if not exists user_id uuid not null default auth.uid();
+alter table public.task_lists add column if not exists name text not null;
+alter table public.task_lists add column if not exists position double precision not null default 0.0;
+alter table public.task_lists add column if not exists icon bytea;
+alter table public.task_lists add column if not exists deleted_ms bigint;
+alter table public.task_lists add column if not exists version bigint not null default 1;
+alter table public.task_lists add column if not exists server_seq bigint;
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

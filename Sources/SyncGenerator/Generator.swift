@@ -53,10 +53,10 @@ public struct Generator: Sendable {
 
         let schema = parsed.schema
         let localMigrations = allEntries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
+        let columnOrder = ServerColumnOrder(recorded: previous?.serverColumns, allEntries, in: schema)
         let snapshot = Snapshot(
             schema: schema, migrations: allEntries, serverCode: serverCode,
-            perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema))
-        let columnOrder = ServerColumnOrder(allEntries, in: schema)
+            perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema), serverColumns: columnOrder.recording(schema))
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [

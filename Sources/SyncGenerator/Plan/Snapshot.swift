@@ -21,6 +21,9 @@ public struct Snapshot: Codable, Equatable, Sendable {
     /// across all owners on the server, and the next migration replaces them. Absent when the
     /// schema has no unique index, so such projects' snapshots did not change.
     public var perOwnerIndexes: [String]?
+    /// Per table, its columns in the order the server holds them (``ServerColumnOrder``).
+    /// Absent in snapshots written before it: the order is then worked out from `migrations`.
+    public var serverColumns: [String: [String]]?
 
     public struct Entry: Codable, Equatable, Sendable {
         public var number: Int
@@ -33,12 +36,16 @@ public struct Snapshot: Codable, Equatable, Sendable {
         public var supabaseSHA256: String
     }
 
-    public init(schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil, perOwnerIndexes: [String]? = nil) {
+    public init(
+        schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil, perOwnerIndexes: [String]? = nil,
+        serverColumns: [String: [String]]? = nil
+    ) {
         self.format = Self.currentFormat
         self.schema = schema
         self.migrations = migrations
         self.serverCode = serverCode
         self.perOwnerIndexes = perOwnerIndexes
+        self.serverColumns = serverColumns
     }
 
     /// Every unique index of `schema` as `perOwnerIndexes` records it, nil when there is none:

@@ -157,10 +157,10 @@ enum BuiltInTemplates {
         {{/columns}}
         );
         {{#upgrading}}
-        {{! schema.sql also brings a table an earlier migration or schema.sql made up to date. Each of those made the columns of the table's first migration, so only the ones added since can be missing; add column puts them last, as the migrations did. }}
-        {{#addedColumns}}
+        {{! schema.sql also brings a table an earlier migration or schema.sql made up to date, or one that lost a column: whatever it lacks is added, in server order; over a table an earlier migration made, that is each column added since, put last as the migrations did. }}
+        {{#addableColumns}}
         alter table public.{{table}} add column if not exists {{definition}};
-        {{/addedColumns}}
+        {{/addableColumns}}
         {{/upgrading}}
 
         """#,

@@ -66,7 +66,7 @@ public struct SupabaseRenderer: Sendable {
         return try fragment(
             CreateTableContext(
                 table: table.name, columns: try definitions(columnOrder.columns(of: table)),
-                addedColumns: try definitions(columnOrder.added(to: table)),
+                addableColumns: try definitions(columnOrder.columns(of: table).filter { $0.role != .id }),
                 userColumns: try definitions(table.syncedColumns.filter { $0.role == .user }), upgrading: upgrading))
     }
 

@@ -4,22 +4,22 @@ import SyncSchema
 /// apply. Read from the migrations themselves or from the snapshot's record of their changes.
 struct MigrationHistory {
     private let entries: [(fileStem: String, changes: [SchemaChange])]
+    /// The tables' columns in the order these migrations made them.
+    let columnOrder: ServerColumnOrder
 
     init(migrations: [Migration]) {
         entries = migrations.map { ($0.fileStem, $0.changes) }
+        columnOrder = ServerColumnOrder(entries.flatMap(\.changes))
     }
 
     init(snapshot: Snapshot?) {
         guard let snapshot else {
             entries = []
+            columnOrder = ServerColumnOrder()
             return
         }
         entries = snapshot.migrations.map { ($0.fileStem, $0.schemaChanges(in: snapshot.schema)) }
-    }
-
-    /// The tables' columns in the order these migrations made them.
-    var columnOrder: ServerColumnOrder {
-        ServerColumnOrder(entries.flatMap(\.changes))
+        columnOrder = ServerColumnOrder(recorded: snapshot.serverColumns, entries.flatMap(\.changes))
     }
 
     /// The first migration that creates a table: it also creates what all tables share.

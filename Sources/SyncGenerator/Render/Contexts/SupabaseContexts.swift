@@ -91,7 +91,7 @@ struct CreateTableContext: TemplateContext {
 
     var table: String
     var columns: [ColumnDefinition]
-    var addedColumns: [ColumnDefinition]
+    var addableColumns: [ColumnDefinition]
     var userColumns: [ColumnDefinition]
     var upgrading: Bool
 
@@ -106,10 +106,10 @@ struct CreateTableContext: TemplateContext {
             .init("table", "the table's name", \.table),
             .init("columns", "every synced column, in the order the table's migrations made them", \.columns),
             .init(
-                "addedColumns",
-                "the columns migrations added after the one that created the table, in that order (all an older table may lack)",
-                \.addedColumns),
-            // Templates written before addedColumns added these; kept so they still render.
+                "addableColumns",
+                "every column but the key, in server order: what schema.sql adds to an older table that lacks it",
+                \.addableColumns),
+            // Templates written before addableColumns added these; kept so they still render.
             .init("userColumns", "the user's columns, in schema order (older templates added these)", \.userColumns),
             .init("upgrading", "in schema.sql, which also brings an older table up to date", \.upgrading),
         ]

@@ -45,6 +45,15 @@ create table if not exists public.habits (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.habits add column if not exists user_id uuid not null default auth.uid();
+alter table public.habits add column if not exists name text not null;
+alter table public.habits add column if not exists per_week bigint not null default 7;
+alter table public.habits add column if not exists archived boolean not null default false;
+alter table public.habits add column if not exists updated_ms bigint not null;
+alter table public.habits add column if not exists deleted_ms bigint;
+alter table public.habits add column if not exists device_id text not null;
+alter table public.habits add column if not exists column_stamps jsonb;
+alter table public.habits add column if not exists server_seq bigint;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -349,6 +358,15 @@ create table if not exists public.check_ins (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.check_ins add column if not exists user_id uuid not null default auth.uid();
+alter table public.check_ins add column if not exists habit_id uuid not null;
+alter table public.check_ins add column if not exists day text not null;
+alter table public.check_ins add column if not exists note text;
+alter table public.check_ins add column if not exists updated_ms bigint not null;
+alter table public.check_ins add column if not exists deleted_ms bigint;
+alter table public.check_ins add column if not exists device_id text not null;
+alter table public.check_ins add column if not exists column_stamps jsonb;
+alter table public.check_ins add column if not exists server_seq bigint;
 create index if not exists check_ins_user_id_server_seq_idx on public.check_ins (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -46,6 +46,15 @@ create table if not exists public.habits (
   server_seq bigint,
   emoji text
 );
+alter table public.habits add column if not exists user_id uuid not null default auth.uid();
+alter table public.habits add column if not exists name text not null;
+alter table public.habits add column if not exists color text not null default '#8E8E93';
+alter table public.habits add column if not exists streak bigint not null default 0;
+alter table public.habits add column if not exists updated_ms bigint not null;
+alter table public.habits add column if not exists deleted_ms bigint;
+alter table public.habits add column if not exists device_id text not null;
+alter table public.habits add column if not exists column_stamps jsonb;
+alter table public.habits add column if not exists server_seq bigint;
 alter table public.habits add column if not exists emoji text;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
@@ -377,6 +386,12 @@ create table if not exists public.notes (
   server_seq bigint,
   pinned boolean
 );
+alter table public.notes add column if not exists user_id uuid not null default auth.uid();
+alter table public.notes add column if not exists title text not null;
+alter table public.notes add column if not exists body text;
+alter table public.notes add column if not exists deleted_ms bigint;
+alter table public.notes add column if not exists version bigint not null default 1;
+alter table public.notes add column if not exists server_seq bigint;
 alter table public.notes add column if not exists pinned boolean;
 create index if not exists notes_user_id_server_seq_idx on public.notes (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by

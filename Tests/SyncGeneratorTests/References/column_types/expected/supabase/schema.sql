@@ -51,6 +51,21 @@ create table if not exists public.things (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.things add column if not exists user_id uuid not null default auth.uid();
+alter table public.things add column if not exists label text not null default 'it''s "quoted"';
+alter table public.things add column if not exists count bigint not null default -3;
+alter table public.things add column if not exists ratio double precision not null default 0.25;
+alter table public.things add column if not exists flag boolean not null default true;
+alter table public.things add column if not exists owner_ref uuid;
+alter table public.things add column if not exists seen_at timestamptz not null default now();
+alter table public.things add column if not exists payload jsonb not null default '{"a":[1,2]}'::jsonb;
+alter table public.things add column if not exists blob bytea;
+alter table public.things add column if not exists kind text not null default 'small' constraint things_kind_check check (kind in ('small', 'large', 'x-large'));
+alter table public.things add column if not exists updated_ms bigint not null;
+alter table public.things add column if not exists deleted_ms bigint;
+alter table public.things add column if not exists device_id text not null;
+alter table public.things add column if not exists column_stamps jsonb;
+alter table public.things add column if not exists server_seq bigint;
 create index if not exists things_user_id_server_seq_idx on public.things (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -69,6 +69,39 @@ c',
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.probes add column if not exists user_id uuid not null default auth.uid();
+alter table public.probes add column if not exists self text;
+alter table public.probes add column if not exists note_2 text;
+alter table public.probes add column if not exists note2 text;
+alter table public.probes add column if not exists a_b text;
+alter table public.probes add column if not exists a__b text;
+alter table public.probes add column if not exists server__seq bigint;
+alter table public.probes add column if not exists init text;
+alter table public.probes add column if not exists type text not null default 'a' constraint probes_type_check check (type in ('a', 'b'));
+alter table public.probes add column if not exists string text not null default '☕' constraint probes_string_check check (string in ('$$', '*/', '☕'));
+alter table public.probes add column if not exists coding_keys text not null default 'in-progress' constraint probes_coding_keys_check check (coding_keys in ('in progress', 'in-progress', 'Open', 'open'));
+alter table public.probes add column if not exists table_schema text not null default 'self' constraint probes_table_schema_check check (table_schema in ('self', 'init', 'default', 'rawValue', 'allCases'));
+alter table public.probes add column if not exists protocol text constraint probes_protocol_check check (protocol in ('x'));
+alter table public.probes add column if not exists data text constraint probes_data_check check (data in ('x'));
+alter table public.probes add column if not exists bool text constraint probes_bool_check check (bool in ('x'));
+alter table public.probes add column if not exists double text constraint probes_double_check check (double in ('x'));
+alter table public.probes add column if not exists foundation text constraint probes_foundation_check check (foundation in ('x'));
+alter table public.probes add column if not exists payload bytea;
+alter table public.probes add column if not exists flag boolean not null default true;
+alter table public.probes add column if not exists ratio double precision not null default 0.5;
+alter table public.probes add column if not exists label text;
+alter table public.probes add column if not exists ref_key uuid not null default '0f8fad5b-d9cb-469f-a165-70867728950e';
+alter table public.probes add column if not exists tab text not null default 'a	b';
+alter table public.probes add column if not exists carriage text not null default 'ab
+c';
+alter table public.probes add column if not exists hashes text not null default 'A\#(1)B\#nC\#';
+alter table public.probes add column if not exists quotes text not null default '"#"## \ ''';
+alter table public.probes add column if not exists bidi text not null default 'x‮y';
+alter table public.probes add column if not exists updated_ms bigint not null;
+alter table public.probes add column if not exists deleted_ms bigint;
+alter table public.probes add column if not exists device_id text not null;
+alter table public.probes add column if not exists column_stamps jsonb;
+alter table public.probes add column if not exists server_seq bigint;
 create index if not exists probes_user_id_server_seq_idx on public.probes (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -1015,6 +1048,13 @@ create table if not exists public.selves (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.selves add column if not exists user_id uuid not null default auth.uid();
+alter table public.selves add column if not exists self text;
+alter table public.selves add column if not exists updated_ms bigint not null;
+alter table public.selves add column if not exists deleted_ms bigint;
+alter table public.selves add column if not exists device_id text not null;
+alter table public.selves add column if not exists column_stamps jsonb;
+alter table public.selves add column if not exists server_seq bigint;
 create index if not exists selves_user_id_server_seq_idx on public.selves (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -1261,6 +1301,13 @@ create table if not exists public.local_migrations (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.local_migrations add column if not exists user_id uuid not null default auth.uid();
+alter table public.local_migrations add column if not exists note text;
+alter table public.local_migrations add column if not exists updated_ms bigint not null;
+alter table public.local_migrations add column if not exists deleted_ms bigint;
+alter table public.local_migrations add column if not exists device_id text not null;
+alter table public.local_migrations add column if not exists column_stamps jsonb;
+alter table public.local_migrations add column if not exists server_seq bigint;
 create index if not exists local_migrations_user_id_server_seq_idx on public.local_migrations (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -1505,6 +1552,11 @@ create table if not exists public.open_row_rules (
   version bigint not null default 1,
   server_seq bigint
 );
+alter table public.open_row_rules add column if not exists user_id uuid not null default auth.uid();
+alter table public.open_row_rules add column if not exists note text;
+alter table public.open_row_rules add column if not exists deleted_ms bigint;
+alter table public.open_row_rules add column if not exists version bigint not null default 1;
+alter table public.open_row_rules add column if not exists server_seq bigint;
 create index if not exists open_row_rules_user_id_server_seq_idx on public.open_row_rules (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -1560,6 +1612,11 @@ create table if not exists public.tables (
   updated_at timestamptz not null default now(),
   server_seq bigint
 );
+alter table public.tables add column if not exists user_id uuid not null default auth.uid();
+alter table public.tables add column if not exists note text;
+alter table public.tables add column if not exists deleted_ms bigint;
+alter table public.tables add column if not exists updated_at timestamptz not null default now();
+alter table public.tables add column if not exists server_seq bigint;
 create index if not exists tables_user_id_server_seq_idx on public.tables (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -1622,6 +1679,13 @@ create table if not exists public.migrations (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.migrations add column if not exists user_id uuid not null default auth.uid();
+alter table public.migrations add column if not exists note text;
+alter table public.migrations add column if not exists updated_ms bigint not null;
+alter table public.migrations add column if not exists deleted_ms bigint;
+alter table public.migrations add column if not exists device_id text not null;
+alter table public.migrations add column if not exists column_stamps jsonb;
+alter table public.migrations add column if not exists server_seq bigint;
 create index if not exists migrations_user_id_server_seq_idx on public.migrations (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -44,6 +44,14 @@ create table if not exists public.tags (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.tags add column if not exists user_id uuid not null default auth.uid();
+alter table public.tags add column if not exists name text not null;
+alter table public.tags add column if not exists color text;
+alter table public.tags add column if not exists updated_ms bigint not null;
+alter table public.tags add column if not exists deleted_ms bigint;
+alter table public.tags add column if not exists device_id text not null;
+alter table public.tags add column if not exists column_stamps jsonb;
+alter table public.tags add column if not exists server_seq bigint;
 create index if not exists tags_user_id_server_seq_idx on public.tags (user_id, server_seq);
 create index if not exists tags_name_idx on public.tags (name);
 drop index if exists public.tags_name_color_key;

@@ -43,6 +43,13 @@ create table if not exists public.notes (
   column_stamps jsonb,
   server_seq bigint
 );
+alter table public.notes add column if not exists user_id uuid not null default auth.uid();
+alter table public.notes add column if not exists body text not null;
+alter table public.notes add column if not exists updated_ms bigint not null;
+alter table public.notes add column if not exists deleted_ms bigint;
+alter table public.notes add column if not exists device_id text not null;
+alter table public.notes add column if not exists column_stamps jsonb;
+alter table public.notes add column if not exists server_seq bigint;
 create index if not exists notes_user_id_server_seq_idx on public.notes (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

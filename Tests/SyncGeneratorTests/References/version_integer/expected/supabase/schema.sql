@@ -41,6 +41,11 @@ create table if not exists public.task_lists (
   version bigint not null default 1,
   server_seq bigint
 );
+alter table public.task_lists add column if not exists user_id uuid not null default auth.uid();
+alter table public.task_lists add column if not exists name text not null;
+alter table public.task_lists add column if not exists deleted_ms bigint;
+alter table public.task_lists add column if not exists version bigint not null default 1;
+alter table public.task_lists add column if not exists server_seq bigint;
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).

@@ -42,6 +42,12 @@ create table if not exists public.tasks (
   updated_at timestamptz not null default now(),
   server_seq bigint
 );
+alter table public.tasks add column if not exists user_id uuid not null default auth.uid();
+alter table public.tasks add column if not exists title text not null;
+alter table public.tasks add column if not exists done boolean not null default false;
+alter table public.tasks add column if not exists deleted_ms bigint;
+alter table public.tasks add column if not exists updated_at timestamptz not null default now();
+alter table public.tasks add column if not exists server_seq bigint;
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
