@@ -64,6 +64,49 @@ struct JSONTests {
         #expect(try JSONValue(parsing: fine).serialized() == fine)
     }
 
+    /// What PostgreSQL 15 prints for `select '<literal>'::jsonb::text`: numeric's text, with no
+    /// exponent and the literal's scale (JSONAsPostgresHoldsItTests hold this against the server).
+    @Test(arguments: [
+        ("1E+2", "100"), ("1.50", "1.50"), ("1.5e1", "15"), ("1.50e-1", "0.150"), ("-0", "0"), ("-0.0", "0.0"),
+        ("1e-7", "0.0000001"), ("0e10", "0"), ("123456789012345678901234567890", "123456789012345678901234567890"),
+        ("1e400", "1" + String(repeating: "0", count: 400)), ("1E-400", "0." + String(repeating: "0", count: 399) + "1"),
+        ("-0e-5", "0.00000"), ("100e-2", "1.00"), ("12.3e-1", "1.23"), ("-1.5E-0", "-1.5"), ("-12.5E-3", "-0.0125"),
+        ("1e000000000000000000000002", "100"), ("0e1073741822", "0"), ("-0.000e3", "0"), ("9.99e2", "999"),
+        ("1e131071", "1" + String(repeating: "0", count: 131_071)), ("1e-16383", "0." + String(repeating: "0", count: 16_382) + "1"),
+    ])
+    func canonicalNumbersAreNumericsText(literal: String, printed: String) throws {
+        #expect(try JSONValue.canonicalText(of: literal) == printed)
+        #expect(try JSONValue(parsing: "[\(literal)]").canonicalText == "[\(printed)]")
+        #expect(try JSONValue(parsing: literal).serialized() == literal, "only the canonical text rewrites numbers")
+    }
+
+    /// JSON that jsonb cannot hold: the tree reads it (it is JSON); the canonical writer, which
+    /// writes what jsonb would print, refuses it with its kind.
+    @Test(arguments: [
+        ("1e131072", JSONSyntaxError.Kind.numberOutOfRange), ("10e131071", .numberOutOfRange), ("1e-16384", .numberOutOfRange),
+        ("0e-16384", .numberOutOfRange), ("1.0e-16383", .numberOutOfRange), ("0e1073741823", .numberOutOfRange),
+        ("-1e2147483648", .numberOutOfRange), ("1e99999999999999999999", .numberOutOfRange),
+        ("1" + String(repeating: "0", count: 131_072), .numberOutOfRange),
+        ("0." + String(repeating: "0", count: 16_384), .numberOutOfRange),
+        (#"{"k":"\u0000"}"#, .nul), (#"{"a\u0000b":1}"#, .nul), (#"["x\u0000"]"#, .nul),
+    ])
+    func whatJSONBCannotHoldHasNoCanonicalText(document: String, kind: JSONSyntaxError.Kind) throws {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.canonicalText(of: document) }
+        do {
+            _ = try JSONValue.canonicalText(of: document)
+        } catch {
+            #expect(error.kind == kind)
+        }
+        let tree = try JSONValue(parsing: document)
+        #expect(tree.canonicalText.utf8.count == document.utf8.count, "written as it stands")
+    }
+
+    @Test func aLoneLowSurrogateIsRefusedWithAReason() {
+        #expect(throws: JSONSyntaxError(offset: 2, reason: "a low surrogate with no high surrogate before it")) {
+            try JSONValue(parsing: #"["\udc00"]"#)
+        }
+    }
+
     @Test func invalidUTF8InAStringIsRefused() {
         #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) }
     }

@@ -84,11 +84,28 @@ import Testing
         #expect(await refusal(Activity(name: "Work", metadata: "{not json"))?.contains("activities.metadata is not JSON") == true)
         let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         #expect(await refusal(Activity(name: "Work", metadata: deep))?.contains("deeper than 256") == true)
+        // JSON that PostgreSQL's jsonb refuses: a NUL (refused as in text), lone surrogates, numbers beyond numeric.
+        #expect(
+            await refusal(Activity(name: "Work", metadata: #"{"k":"\u0000"}"#))
+                == "activities.metadata holds a NUL character, which PostgreSQL text cannot store")
+        #expect(await refusal(Activity(name: "Work", metadata: #"["\ud800"]"#))?.contains("expected a low surrogate at byte") == true)
+        #expect(await refusal(Activity(name: "Work", metadata: #"["\udc00"]"#))?.contains("a low surrogate with no high surrogate") == true)
+        for number in ["1e131072", "1E-16384", "0e1073741823"] {
+            let message = await refusal(Activity(name: "Work", metadata: #"{"n":\#(number)}"#))
+            #expect(message?.hasPrefix("activities.metadata holds a number beyond numeric's range") == true, "\(number)")
+            #expect(message?.hasSuffix("at byte 5, which PostgreSQL's jsonb cannot store") == true, "\(number)")
+        }
         #expect(try a.dirtyCount() == 0)
         // Kept exactly, in the canonical forms every device reads back.
         let saved = try await a.store.write { try $0.save(Activity(name: "Work", sortOrder: -0.0, metadata: #"{"b": 1, "a": [2]}"#)) }
         #expect(saved.metadata == #"{"a":[2],"b":1}"#)
         #expect(saved.sortOrder == 0 && saved.sortOrder.sign == .plus)
+        // Numbers as jsonb prints them; a double column is no JSON and keeps its value.
+        let numbers = try await a.store.write {
+            try $0.save(Activity(name: "Numbers", sortOrder: 1e-7, metadata: #"{"e":1E+2,"neg":-0,"small":1e-7,"scale":1.50e-1}"#))
+        }
+        #expect(numbers.metadata == #"{"e":100,"neg":0,"scale":0.150,"small":0.0000001}"#)
+        #expect(numbers.sortOrder == 1e-7)
     }
 
     struct Settings: Codable, Equatable {
@@ -109,6 +126,30 @@ import Testing
         #expect(pulled.metadata == text)
         #expect(try SyncJSON.decode(Settings.self, from: try #require(pulled.metadata)) == settings)
         #expect(throws: DecodingError.self) { try SyncJSON.decode(Settings.self, from: #"{"color":1}"#) }
+    }
+
+    struct Measures: Codable, Equatable {
+        var small: Double
+        var large: Double
+        var accented: Int
+        var e: Int
+
+        enum CodingKeys: String, CodingKey {
+            case small, large, e
+            case accented = "é"
+        }
+    }
+
+    /// The encoder writes numbers its own way (1e-07) and sorts keys its own way: the text is the
+    /// canonical one, so saving it changes nothing and it decodes to the same value.
+    @Test func typedJSONIsWrittenInTheCanonicalText() async throws {
+        let a = try TestDevice("a", user: user, transport: server)
+        let measures = Measures(small: 1e-7, large: 1e21, accented: 1, e: 2)
+        let text = try SyncJSON.text(of: measures)
+        #expect(text == #"{"e":2,"large":1000000000000000000000,"small":0.0000001,"é":1}"#)
+        let saved = try await a.store.write { try $0.save(Activity(name: "Work", metadata: text)) }
+        #expect(saved.metadata == text)
+        #expect(try SyncJSON.decode(Measures.self, from: text) == measures)
     }
 
     @Test func aStoreFileOpenedForAnotherUserIsRefusedAndLeftUnchanged() throws {

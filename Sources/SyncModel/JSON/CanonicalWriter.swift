@@ -1,10 +1,11 @@
 import Foundation
 
 /// Canonical JSON written straight from a document's bytes, with no tree in between: what a
-/// pull does for every json column and every row's `column_stamps`. The output is exactly
-/// ``JSONValue/canonicalText`` of the parsed document (tests hold the two together); the bytes of
-/// numbers and of plain strings are copied as they came, and only objects are rebuilt, their
-/// members sorted by key.
+/// pull does for every json column and every row's `column_stamps`, and a save for every json
+/// value. The output is exactly ``JSONValue/canonicalText`` of the parsed document (tests hold
+/// the two together); numbers already in numeric's text and plain strings are copied as they
+/// came, and objects are rebuilt, their members sorted by key. What jsonb cannot hold (a NUL, a
+/// number beyond numeric) is refused, since PostgreSQL would refuse it.
 extension JSONParser {
     mutating func canonicalDocument() throws(JSONSyntaxError) -> [UInt8] {
         var output: [UInt8] = []
@@ -43,7 +44,7 @@ extension JSONParser {
         case UInt8(ascii: "n"):
             try expectWord("null")
             output += "null".utf8
-        default: output += bytes[try scanNumber()]
+        default: try writeCanonicalNumber(into: &output)
         }
     }
 
@@ -145,7 +146,12 @@ extension JSONParser {
             output += bytes[plain.lowerBound - 1...plain.upperBound]
             return bytes[plain]
         }
+        let start = index
         let value = try parseString()
+        // Only an escape can put U+0000 in a string: the parser refuses a raw control character.
+        if value.utf8.contains(0) {
+            throw JSONSyntaxError(offset: start, reason: "a NUL character (\\u0000)", kind: .nul)
+        }
         var text = ""
         JSONValue.writeString(value, to: &text)
         output += text.utf8
@@ -155,7 +161,8 @@ extension JSONParser {
 
 extension JSONValue {
     /// The canonical text of the JSON document `text`, written without building a tree; the
-    /// same as `JSONValue(parsing: text).canonicalText`, faster.
+    /// same as `JSONValue(parsing: text).canonicalText`, faster, and refusing (with a `kind` other
+    /// than `.syntax`) what jsonb cannot hold.
     public static func canonicalText(of text: String, maximumDepth: Int = JSONValue.maximumDocumentDepth) throws(JSONSyntaxError) -> String
     {
         try canonicalText(ofUTF8: Array(text.utf8), maximumDepth: maximumDepth)

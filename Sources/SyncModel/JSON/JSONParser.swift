@@ -95,34 +95,49 @@ struct JSONParser {
     }
 
     mutating func parseNumber() throws(JSONSyntaxError) -> String {
-        String(decoding: bytes[try scanNumber()], as: UTF8.self)
+        String(decoding: bytes[try scanNumber().literal], as: UTF8.self)
     }
 
-    /// The bytes of the number at `index` (its literal text, kept as written).
-    mutating func scanNumber() throws(JSONSyntaxError) -> Range<Int> {
+    /// Where the parts of a number lie in `bytes`.
+    struct NumberParts {
+        /// The whole literal, kept as written.
+        var literal: Range<Int>
+        var integerDigits: Range<Int>
+        /// Empty when there is no point.
+        var fractionDigits: Range<Int>
+        /// The exponent's sign and digits, nil when there is none.
+        var exponent: Range<Int>?
+    }
+
+    /// Reads the number at `index`.
+    mutating func scanNumber() throws(JSONSyntaxError) -> NumberParts {
         let start = index
-        func digits(_ parser: inout JSONParser) -> Int {
+        func digits(_ parser: inout JSONParser) -> Range<Int> {
             let first = parser.index
             while parser.index < parser.bytes.count, (0x30...0x39).contains(parser.bytes[parser.index]) { parser.index += 1 }
-            return parser.index - first
+            return first..<parser.index
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
         let integerDigits = digits(&self)
-        guard integerDigits > 0 else { throw failure("a value") }
-        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
-            throw JSONSyntaxError(offset: integerStart, reason: "a number with a leading zero")
+        guard !integerDigits.isEmpty else { throw failure("a value") }
+        guard integerDigits.count == 1 || bytes[integerDigits.lowerBound] != UInt8(ascii: "0") else {
+            throw JSONSyntaxError(offset: integerDigits.lowerBound, reason: "a number with a leading zero")
         }
+        var fractionDigits = index..<index
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits(&self) > 0 else { throw failure("a digit") }
+            fractionDigits = digits(&self)
+            guard !fractionDigits.isEmpty else { throw failure("a digit") }
         }
+        var exponent: Range<Int>?
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
+            let exponentStart = index
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { throw failure("a digit") }
+            guard !digits(&self).isEmpty else { throw failure("a digit") }
+            exponent = exponentStart..<index
         }
-        return start..<index
+        return NumberParts(literal: start..<index, integerDigits: integerDigits, fractionDigits: fractionDigits, exponent: exponent)
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {
@@ -200,7 +215,10 @@ struct JSONParser {
             guard (0xDC00..<0xE000).contains(low) else { throw failure("a low surrogate") }
             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         }
-        guard let unicode = Unicode.Scalar(scalar) else { throw failure("a valid code point") }
+        // Only a low surrogate with no high one before it is no scalar: jsonb refuses it too.
+        guard let unicode = Unicode.Scalar(scalar) else {
+            throw JSONSyntaxError(offset: index - 6, reason: "a low surrogate with no high surrogate before it")
+        }
         UTF8.encode(unicode) { utf8.append($0) }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A JSON value: a page of rows as PostgREST sends it, a json column's document, a default in
-/// schema.yaml. Numbers keep their literal text, so a bigint above 2^53
-/// stays exact and a json column's numbers are written back as they came.
+/// schema.yaml. Numbers keep their literal text, so a bigint above 2^53 stays exact; only the
+/// canonical text rewrites them, as PostgreSQL's numeric prints them.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -31,10 +31,21 @@ public enum JSONValue: Equatable, Sendable {
     }
 }
 
-/// Why a text is not JSON: the byte offset and what was expected there (never the text itself).
+/// Why a text is not JSON, or is JSON that PostgreSQL's jsonb cannot hold: the byte offset and
+/// what was expected or found there (never the text itself).
 public struct JSONSyntaxError: Error, Equatable {
     public let offset: Int
     public let reason: String
+    public var kind: Kind = .syntax
+
+    public enum Kind: Equatable, Sendable {
+        /// The text is not JSON.
+        case syntax
+        /// A string holds U+0000 (written `\u0000`): jsonb's strings are PostgreSQL text.
+        case nul
+        /// A number that PostgreSQL's `numeric`, which jsonb holds numbers in, cannot hold.
+        case numberOutOfRange
+    }
 }
 
 extension JSONValue {
@@ -56,11 +67,15 @@ extension JSONValue {
     public static let maximumColumnDepth = 256
 
     /// The one canonical text of a json document, on every device, in every default and on the
-    /// server's side of the comparison: compact, members sorted by their keys' UTF-8 bytes.
+    /// server's side of the comparison: compact, members sorted by their keys' UTF-8 bytes,
+    /// numbers as jsonb prints them (numeric's text: no exponent, the scale kept, `-0` as `0`).
+    /// What jsonb cannot hold (a NUL, a number beyond numeric) is written as it stands;
+    /// ``canonicalText(of:maximumDepth:)`` refuses it.
     public var canonicalText: String { serialized(sortingKeys: true) }
 
-    /// Compact JSON text. With `sortingKeys`, object members are ordered by key (and duplicate
-    /// keys collapse to the last, as jsonb does): the canonical text of a json column.
+    /// Compact JSON text. With `sortingKeys`, the canonical text of a json column: object members
+    /// ordered by key (duplicate keys collapse to the last, as jsonb does), numbers rewritten as
+    /// numeric prints them. Without it, numbers stay as they came.
     public func serialized(sortingKeys: Bool = false) -> String {
         var output = ""
         write(to: &output, sortingKeys: sortingKeys)
@@ -71,7 +86,7 @@ extension JSONValue {
         switch self {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"
-        case .number(let literal): output += literal
+        case .number(let literal): output += sortingKeys ? JSONValue.canonicalNumber(literal) : literal
         case .string(let value): JSONValue.writeString(value, to: &output)
         case .array(let elements):
             output += "["

@@ -18,9 +18,7 @@ enum ValueCheck {
         let name = "\(table.name).\(column.name)"
         switch value {
         case .text(let text):
-            if text.utf8.contains(0) {
-                throw SyncError(.invalidRequest, "\(name) holds a NUL character, which PostgreSQL text cannot store")
-            }
+            if text.utf8.contains(0) { throw nul(name) }
             if column.type == .timestamp {
                 // The version column stays the exact text the server sent: the guarded replay compares it.
                 guard column.role != .version else { return value }
@@ -30,10 +28,7 @@ enum ValueCheck {
                 return .text(timestamp.text)
             }
             guard column.type == .json else { return value }
-            guard let canonical = try? JSONValue.canonicalText(of: text, maximumDepth: JSONValue.maximumColumnDepth) else {
-                throw SyncError(.invalidRequest, "\(name) is not JSON, or nests deeper than \(JSONValue.maximumColumnDepth) levels")
-            }
-            return .text(canonical)
+            return .text(try canonicalJSON(text, name))
         case .double(let number):
             guard number.isFinite else {
                 throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")
@@ -43,6 +38,26 @@ enum ValueCheck {
             throw SyncError(.invalidRequest, "\(name) cannot be empty")
         default:
             return value
+        }
+    }
+
+    private static func nul(_ name: String) -> SyncError {
+        SyncError(.invalidRequest, "\(name) holds a NUL character, which PostgreSQL text cannot store")
+    }
+
+    /// The text jsonb would hold, canonical; refused as PostgreSQL would refuse it as jsonb.
+    private static func canonicalJSON(_ text: String, _ name: String) throws(SyncError) -> String {
+        do throws(JSONSyntaxError) {
+            return try JSONValue.canonicalText(of: text, maximumDepth: JSONValue.maximumColumnDepth)
+        } catch {
+            let place = "\(error.reason) at byte \(error.offset)"
+            switch error.kind {
+            case .nul: throw nul(name) // \u0000: jsonb's strings are PostgreSQL text
+            case .numberOutOfRange: throw SyncError(.invalidRequest, "\(name) holds \(place), which PostgreSQL's jsonb cannot store")
+            case .syntax:
+                throw SyncError(
+                    .invalidRequest, "\(name) is not JSON, or nests deeper than \(JSONValue.maximumColumnDepth) levels (\(place))")
+            }
         }
     }
 }

@@ -7,14 +7,14 @@ import Foundation
 /// activity.metadata = try SyncJSON.text(of: settings)
 /// ```
 ///
-/// The text written is compact with sorted keys; the store keeps every json column in that
-/// canonical form whatever text it is given, so devices and the server hold the same text.
+/// The text written is the canonical text the store keeps every json column in, whatever text
+/// it is given (compact, keys sorted bytewise, numbers as PostgreSQL's jsonb prints them), so
+/// devices and the server hold the same text.
 public enum SyncJSON {
     /// `value` as JSON text, ready for a json column.
     public static func text<Value: Encodable>(of value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        // The encoder writes 1e-07 where jsonb holds 0.0000001, and sorts keys its own way.
+        try JSONValue(parsing: JSONEncoder().encode(value)).canonicalText
     }
 
     /// A json column's text decoded as `type`.
