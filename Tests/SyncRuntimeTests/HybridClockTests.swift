@@ -40,8 +40,12 @@ import Testing
     }
 
     @Test func aResumedClockKeepsItsOffsetAndLimit() {
-        let clock = HybridClock(resumingAt: server + 40 * day, serverOffsetMs: server, wallMs: 0)
+        let stored = HybridClock.StoredStamps(recorded: 0, newest: server + 40 * day, newestOwn: server + 5)
+        let clock = HybridClock(resumingAt: stored, serverOffsetMs: server, wallMs: 0)
         #expect(clock.last == server + day - HybridClock.headroomMs)
         #expect(clock.physical(wallMs: 10) == server + 10)
+        // Its own stamps, recorded past the limit, are never made again.
+        let past = HybridClock.StoredStamps(recorded: server + day, newest: server + 40 * day, newestOwn: server + day - 1)
+        #expect(HybridClock(resumingAt: past, serverOffsetMs: server, wallMs: 0).last == server + day)
     }
 }

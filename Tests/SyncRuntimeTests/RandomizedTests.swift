@@ -10,8 +10,9 @@ import Testing
 /// (names starting "poison"), rows no client can read, and sign-ins that come and go. After the
 /// faults stop, the refused writes are dismissed and every device syncs twice, all devices hold
 /// the server's rows, and every write acknowledged locally is on the server or lost to a newer
-/// write by the rule (rows ever refused excepted). Runs: SYNC_RANDOM_RUNS (default 200); seed
-/// offset: SYNC_RANDOM_SEED.
+/// write by the rule (rows ever refused excepted). The server keeps its own clock and refuses
+/// claims more than a day past it; devices' clocks are near it, reset to 1970 or 2000, or days
+/// ahead (``DeviceClockKind``). Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct RandomizedTests {
     @Test func devicesConvergeAndKeepEveryAcknowledgedWrite() async throws {
         try await SeededRuns.recordFailures(defaultRuns: 200) { seed in try await RandomRun(seed: seed).run() }
@@ -75,6 +76,7 @@ private struct RandomRun {
     /// Odd seeds pull sessions with the 50-row lookback, even ones with exact ordering.
     let ordering: PullOrdering
     let server: InMemoryServer
+    let serverClock = ManualClock()
     let lww = [HopeFixture.activities, HopeFixture.sessions()]
 
     init(seed: UInt64) {
@@ -82,24 +84,26 @@ private struct RandomRun {
         var generator = SeededGenerator(seed: seed)
         user = generator.uuid()
         ordering = seed % 2 == 1 ? .lookback(50) : .exact
-        server = InMemoryServer.hope(sessionOrdering: ordering)
+        server = InMemoryServer(tables: HopeFixture.app(sessionOrdering: ordering).tables, clock: serverClock.read)
     }
 
     func run() async throws -> [String] {
         var random = SeededGenerator(seed: seed &* 7_919)
-        let base: Int64 = 1_800_000_000_000
         let inFlight = InFlightWrites(seed: seed)
-        var devices = try ["d1", "d2", "d3"].map { name in
-            // Clocks up to an hour apart; some pushes see a write land while they are in flight.
+        var devices: [TestDevice] = []
+        for name in ["d1", "d2", "d3"] {
+            // Some pushes see a write land while they are in flight.
+            let kind = DeviceClockKind.pick(&random)
             let box = StoreBox()
             let transport = HookedTransport(base: server, beforeUpsert: { inFlight.maybeWrite(on: box.store) })
             let device = try TestDevice(
                 name, user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: ordering),
-                clock: ManualClock(base + Int64(random.below(3_600_000)))
+                clock: kind.clock(server: serverClock, &random)
             )
             box.store = device.store
             inFlight.register(box, for: device)
-            return device
+            if kind.syncsBeforeWriting { try await device.sync() }
+            devices.append(device)
         }
         defer { for device in devices { remove(device) } }
         var acknowledged: [AcknowledgedWrite] = []
@@ -126,9 +130,13 @@ private struct RandomRun {
                 devices[index] = try device.restarted()
                 inFlight.rebind(devices[index])
             case 90..<92: await server.insertUndecodableRow(in: random.below(2) == 0 ? "activities" : "sessions", owner: user)
-            case 92..<94:
+            case 92..<93: await server.storeUnchecked(farFutureActivity(random.uuid(), days: 1 + random.below(60)), in: "activities")
+            case 93..<94:
                 device.signIn.credentials = device.signIn.credentials == nil ? Credentials(userID: user, accessToken: "token") : nil
-            default: device.clock.advance(Int64(random.below(2_000)))
+            default:
+                let elapsed = Int64(random.below(2_000))
+                device.clock.advance(elapsed)
+                serverClock.advance(elapsed)
             }
         }
 
@@ -164,6 +172,21 @@ private struct RandomRun {
             )
         }
         return problems
+    }
+
+    /// An activity stamped days past the server's clock, as a row from before the server refused
+    /// such claims would be: no device's edit can win over it, so each one that tries must end
+    /// with the server's row.
+    private func farFutureActivity(_ id: UUID, days: Int) -> ColumnValues {
+        let stamp = WriteStamp(ms: serverClock.now + Int64(days) * 86_400_000, deviceID: "from-the-future")
+        let table = HopeFixture.activities
+        let stamps = ColumnStamps(stamping: RowMerge(table).stamped, with: stamp)
+        let values: [String: SyncValue] = [
+            "id": .text(id.uuidString.lowercased()), "user_id": .text(user.uuidString.lowercased()), "name": .text("from the future"),
+            "color": .text("#000000"), "archived": .bool(false), "sort_order": .double(0), "metadata": .null,
+            "updated_ms": .int(stamp.ms), "deleted_ms": .null, "device_id": .text(stamp.deviceID), "column_stamps": .text(stamps.json),
+        ]
+        return ColumnValues(columns: Array(values.keys), values: Array(values.values))
     }
 
     /// One random local write; returns the rows it changed (closes by the open-row rule too).

@@ -55,20 +55,20 @@ struct Pusher {
             guard let last = batch.last else { break }
             after = last.rowID
             var outcome = Outcome()
-            try await send(batch.map(\.values), table, &report, &outcome)
+            try await send(batch, table, &report, &outcome)
             try await settleOmitted(outcome.omitted, table)
             if let failure = outcome.serverFailures.first {
                 // Failing alone while others landed, or alone pass after pass: the rows' own
                 // fault. Otherwise the server's, and everything stays queued.
                 let previous = failingAlone[table.name] ?? [:]
-                let ids = outcome.serverFailures.map { $0.row[ReservedColumn.id]?.text ?? "" }
+                let ids = outcome.serverFailures.map { $0.row.values[ReservedColumn.id]?.text ?? "" }
                 let counts = Dictionary(ids.map { ($0, (previous[$0] ?? 0) + 1) }, uniquingKeysWith: max)
                 failingAlone[table.name] = counts
                 guard outcome.landed > 0 || counts.values.min() ?? 0 >= Self.passesBeforeSettingAside else {
                     throw failure.error
                 }
                 for (row, error) in outcome.serverFailures {
-                    try storeCall { try store.reject(row, in: table, error: error.serverError!) }
+                    try storeCall { try store.reject(row.values, in: table, error: error.serverError!) }
                     report.rejected += 1
                 }
             }
@@ -85,20 +85,22 @@ struct Pusher {
 
     private struct Outcome {
         var landed = 0
-        var serverFailures: [(row: ColumnValues, error: SyncError)] = []
+        var serverFailures: [(row: SyncStore.DirtyRow, error: SyncError)] = []
         /// Rows the server took but left as they were (nothing of them won): their server copy
         /// is fetched.
-        var omitted: [ColumnValues] = []
+        var omitted: [SyncStore.DirtyRow] = []
     }
 
-    private func send(_ rows: [ColumnValues], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
+    private func send(_ rows: [SyncStore.DirtyRow], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
         async throws(SyncError)
     {
         do {
-            let answer = try await transport.upsert(rows, into: table, as: credentials)
-            try storeCall { try store.settlePushed(rows, server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table) }
+            let answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials)
+            try storeCall {
+                try store.settlePushed(rows.map(\.values), server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table)
+            }
             let answered = Set(answer.rows.map { $0[table.primaryKey] } + answer.undecodable.map { $0.key.map(SyncValue.text) })
-            outcome.omitted += rows.filter { !answered.contains($0[table.primaryKey]) }
+            outcome.omitted += rows.filter { !answered.contains($0.values[table.primaryKey]) }
             report.pushed += rows.count
             report.undecodable += answer.undecodable
             outcome.landed += rows.count
@@ -107,7 +109,7 @@ struct Pusher {
         } catch let error where error.isRowsFault || error.isRowsServerFailure {
             guard rows.count > 1 else {
                 if error.isRowsFault {
-                    try storeCall { try store.reject(rows[0], in: table, error: error.serverError!) }
+                    try storeCall { try store.reject(rows[0].values, in: table, error: error.serverError!) }
                     report.rejected += 1
                 } else {
                     outcome.serverFailures.append((rows[0], error))
@@ -121,9 +123,9 @@ struct Pusher {
     }
 
     /// The server's copy of rows it left unchanged, laid over the local ones.
-    private func settleOmitted(_ rows: [ColumnValues], _ table: TableSchema) async throws(SyncError) {
+    private func settleOmitted(_ rows: [SyncStore.DirtyRow], _ table: TableSchema) async throws(SyncError) {
         for start in stride(from: 0, to: rows.count, by: Self.fetchBatchSize) {
-            let chunk = Array(rows[start..<min(start + Self.fetchBatchSize, rows.count)])
+            let chunk = rows[start..<min(start + Self.fetchBatchSize, rows.count)].map(\.values)
             let ids = chunk.compactMap { $0[table.primaryKey]?.text.flatMap(UUID.init(text:)) }
             let copies = try await transport.fetch(table, ids: ids, columns: table.columnNames, as: credentials)
             try storeCall { try store.settlePushed(chunk, server: copies, serverTimeMs: nil, in: table) }

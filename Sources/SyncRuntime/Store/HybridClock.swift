@@ -30,10 +30,20 @@ struct HybridClock {
         self.serverOffsetMs = serverOffsetMs
     }
 
-    /// Resumed from the largest stamp stored, counted no further than the limit.
-    init(resumingAt stored: Int64, serverOffsetMs: Int64?, wallMs: Int64) {
+    /// What a store holds of the stamps its clock made and saw.
+    struct StoredStamps {
+        /// The clock as last recorded.
+        var recorded: Int64
+        /// The newest row pair of all.
+        var newest: Int64 = 0
+        /// The newest row pair this device wrote.
+        var newestOwn: Int64 = 0
+    }
+
+    /// Resumed past every stamp this device made, and every one it saw as far as the limit.
+    init(resumingAt stored: StoredStamps, serverOffsetMs: Int64?, wallMs: Int64) {
         self.init(last: 0, serverOffsetMs: serverOffsetMs)
-        last = min(stored, limit(wallMs: wallMs))
+        last = max(min(stored.newest, limit(wallMs: wallMs)), stored.recorded, stored.newestOwn)
     }
 
     /// Now, as the server's clock reads it, as far as this device knows.

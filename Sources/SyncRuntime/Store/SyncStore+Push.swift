@@ -7,7 +7,10 @@ import SQLite
 extension SyncStore {
     struct DirtyRow {
         let rowID: Int64
+        /// The row as stored (every column but server_seq).
         let values: ColumnValues
+        /// The row as it is sent: as stored, but for stamps the server would refuse to get back.
+        let sent: ColumnValues
     }
 
     /// Up to `limit` dirty rows of `table` after `rowID`, as whole rows without server_seq.
@@ -17,11 +20,12 @@ extension SyncStore {
         return try access { database in
             let line = state.clock.refusalLine(wallMs: state.wallClock())
             return try database.fetchAll(sql.selectDirty, [.integer(rowID), .integer(Int64(limit))]) { row in
-                var values = ColumnValues(columns: names, values: sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0 + 1) })
+                let values = ColumnValues(columns: names, values: sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0 + 1) })
+                var sent = values
                 if let merge = sql.merge, let pair = values[ReservedColumn.updatedMs]?.int, pair > line {
-                    values = withoutForeignStamps(pastLine: line, values, merge)
+                    sent = withoutForeignStamps(pastLine: line, values, merge)
                 }
-                return DirtyRow(rowID: row.int64(at: 0), values: values)
+                return DirtyRow(rowID: row.int64(at: 0), values: values, sent: sent)
             }
         }
     }
@@ -95,6 +99,7 @@ extension SyncStore {
                         changed = try restamp(id, past: line, sql, database) || changed
                     }
                 }
+                try persistClock(database)
                 return changed
             }
         }

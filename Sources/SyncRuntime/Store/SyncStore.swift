@@ -39,7 +39,7 @@ public final class SyncStore: @unchecked Sendable {
         do {
             queue = try DatabaseQueue(path: path)
             let migrator = StoreMigrator(appMigrations: schema.migrations, syncedTables: schema.tables.map(\.name), nowMs: wallClock())
-            let (device, clock, offset) = try queue.inDatabase { database in
+            let (device, stamps, offset) = try queue.inDatabase { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {
                     try Self.checkOwner(userID, database)
@@ -51,7 +51,7 @@ public final class SyncStore: @unchecked Sendable {
             let changes = try queue.trackChanges()
             readers = ReaderPool(path: path, maximumCount: Self.readerCount)
             state = StoreState(
-                clock: HybridClock(resumingAt: clock, serverOffsetMs: offset, wallMs: wallClock()), wallClock: wallClock, changes: changes)
+                clock: HybridClock(resumingAt: stamps, serverOffsetMs: offset, wallMs: wallClock()), wallClock: wallClock, changes: changes)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -105,7 +105,14 @@ public final class SyncStore: @unchecked Sendable {
         let (result, changed, wroteLocally) = try access { database in
             let before = database.totalChanges
             let writer = StoreWriter(reader: StoreReader(store: self, database: database))
-            let result = try database.inTransaction { try body(writer) }
+            let result = try database.inTransaction {
+                let result = try body(writer)
+                // A stamp past the limit is this device's own (its clock was at the limit): the
+                // rows may not show it on the next launch (a newer stamp seen can hide it), so
+                // the clock keeps it.
+                if state.clock.last > state.clock.limit(wallMs: state.wallClock()) { try persistClock(database) }
+                return result
+            }
             return (result, database.totalChanges != before, writer.wroteLocally)
         }
         if changed { state.notifyObservers() }
@@ -177,20 +184,28 @@ public final class SyncStore: @unchecked Sendable {
 
     /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
     /// remote row is applied only when its stamp is the greater), so the clock resumes from the
-    /// largest of them, or from `_sync_meta` when rows were cleared; no write pays to record it.
-    /// And how far this device's clock was off the server's when last measured.
-    private static func loadMeta(_ database: Database, deviceID: String?, tables: [TableSchema]) throws -> (String, Int64, Int64?) {
+    /// largest of them, or from `_sync_meta` when rows were cleared or its own stamps went past
+    /// the limit; no other write pays to record it. And how far this device's clock was off the
+    /// server's when last measured.
+    private static func loadMeta(
+        _ database: Database, deviceID: String?, tables: [TableSchema]
+    ) throws -> (String, HybridClock.StoredStamps, Int64?) {
         let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
         let device = stored ?? deviceID ?? UUID().lowercasedString
         if stored == nil {
             try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('device_id', ?)", [.text(device)])
         }
         let clock = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'clock'") { $0.text(at: 0) } ?? nil
-        var last = clock.flatMap { Int64($0) } ?? 0
+        var stamps = HybridClock.StoredStamps(recorded: clock.flatMap { Int64($0) } ?? 0)
         for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
-            last = max(last, try database.fetchOne("SELECT max(updated_ms) FROM \(quoted(table.name))") { $0.int64(at: 0) } ?? 0)
+            _ = try database.fetchOne(
+                "SELECT max(updated_ms), max(CASE WHEN device_id = ? THEN updated_ms END) FROM \(quoted(table.name))", [.text(device)]
+            ) { row in
+                stamps.newest = max(stamps.newest, row.int64(at: 0))
+                stamps.newestOwn = max(stamps.newestOwn, row.int64(at: 1))
+            }
         }
         let offset = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'server_offset'") { $0.text(at: 0) } ?? nil
-        return (device, last, offset.flatMap { Int64($0) })
+        return (device, stamps, offset.flatMap { Int64($0) })
     }
 }

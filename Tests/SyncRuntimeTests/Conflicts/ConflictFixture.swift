@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 import SyncRuntimeTesting
+import SyncTestSupport
 import Testing
 
 /// The three versions of seed 000's worked example.
@@ -30,17 +31,21 @@ final class Warnings: @unchecked Sendable {
 /// One user's devices on one in-memory server, with tasks to conflict over.
 struct ConflictScene {
     let user = UUID()
-    let server = InMemoryServer.hope()
+    let server: InMemoryServer
+
+    init(serverClock: ManualClock? = nil) {
+        server = InMemoryServer(tables: HopeFixture.app().tables, clock: serverClock?.read)
+    }
 
     func device(
         _ name: String, resolver: ConflictResolver? = nil, timeout: Duration = .seconds(30),
-        warnings: Warnings? = nil, path: String? = nil, transport: (any SyncTransport)? = nil
+        warnings: Warnings? = nil, path: String? = nil, transport: (any SyncTransport)? = nil, clock: ManualClock = ManualClock()
     ) throws -> TestDevice {
         var configuration = TestDevice.configuration
         configuration.resolver = resolver
         configuration.resolverTimeout = timeout
         if let warnings { configuration.warn = warnings.log }
-        return try TestDevice(name, user: user, transport: transport ?? server, configuration: configuration, path: path)
+        return try TestDevice(name, user: user, transport: transport ?? server, clock: clock, configuration: configuration, path: path)
     }
 
     /// A task made on `device` and synced, which the server stamps `version`.

@@ -7,7 +7,9 @@ import Testing
 /// Three devices of one user edit and delete the same version-table rows at random, through lost
 /// answers, 5xx answers, offline passes and restarts, with the default resolution. Once the faults
 /// stop and every device syncs a few times, every device holds exactly the server's rows and no
-/// write waits anywhere. Runs: SYNC_RANDOM_RUNS (default 100); seed offset: SYNC_RANDOM_SEED.
+/// write waits anywhere. The server keeps its own clock; devices' clocks are near it, reset, or
+/// days ahead (``DeviceClockKind``). Runs: SYNC_RANDOM_RUNS (default 100); seed offset:
+/// SYNC_RANDOM_SEED.
 @Suite struct ConflictRandomTests {
     @Test func devicesEditingTheSameRowsConverge() async throws {
         try await SeededRuns.recordFailures(defaultRuns: 100) { seed in try await Self.run(seed: seed) }
@@ -15,8 +17,11 @@ import Testing
 
     private static func run(seed: UInt64) async throws -> [String] {
         var random = SeededGenerator(seed: seed)
-        let scene = ConflictScene()
-        var devices = try (0..<3).map { try scene.device("d\($0)") }
+        let serverClock = ManualClock()
+        let scene = ConflictScene(serverClock: serverClock)
+        var devices = try (0..<3).map { index in
+            try scene.device("d\(index)", clock: DeviceClockKind.pick(&random).clock(server: serverClock, &random))
+        }
         let ids = (0..<3).map { _ in UUID() }
         try await devices[0].store.write { writer in for id in ids { try writer.save(TaskItem(id: id, title: "start")) } }
         for device in devices + [devices[0]] { try await device.sync() }

@@ -15,15 +15,19 @@ enum SeededRuns {
     static func recordFailures(
         defaultRuns: Int, _ run: @escaping @Sendable (UInt64) async throws -> [String]
     ) async throws {
+        // A run that throws is a failing seed like any other, replayable by its number.
+        @Sendable func outcome(of seed: UInt64) async -> [String] {
+            do { return try await run(seed) } catch { return ["threw \(error)"] }
+        }
         let failures = try await withThrowingTaskGroup(of: (UInt64, [String]).self) { group in
             var failures: [(UInt64, [String])] = []
             var next = seeds(defaultRuns: defaultRuns).makeIterator()
             for _ in 0..<4 {
-                if let seed = next.next() { group.addTask { (seed, try await run(seed)) } }
+                if let seed = next.next() { group.addTask { (seed, await outcome(of: seed)) } }
             }
             while let (seed, problems) = try await group.next() {
                 if !problems.isEmpty { failures.append((seed, problems)) }
-                if let seed = next.next() { group.addTask { (seed, try await run(seed)) } }
+                if let seed = next.next() { group.addTask { (seed, await outcome(of: seed)) } }
             }
             return failures.sorted { $0.0 < $1.0 }
         }

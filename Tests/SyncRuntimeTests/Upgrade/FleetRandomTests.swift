@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import SyncRuntimeTesting
 import SyncTestSupport
 import Testing
 import UpgradeSchemaV1
@@ -7,8 +8,9 @@ import UpgradeSchemaV2
 
 /// Devices on mixed builds (v1, v2, and a v1 that upgrades mid-run) edit random columns of shared
 /// habits, delete and restore them, through offline periods, lost answers, 5xx answers and
-/// restarts. Oracle (issue 14): every column of every row holds, on the server and on every
-/// device, the value written with the largest pair for that column; no device diverges.
+/// restarts. Oracle: every column of every row holds, on the server and on every device, the
+/// value written with the largest pair for that column; no device diverges. The server keeps its
+/// own clock; devices' clocks are near it, reset, or days ahead (``DeviceClockKind``).
 /// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct FleetRandomTests {
     @Test func mixedBuildsKeepEveryColumnsNewestWrite() async throws {
@@ -19,14 +21,23 @@ import UpgradeSchemaV2
 private struct FleetRun {
     let seed: UInt64
     let user = UUID()
-    let server = MixedBuilds.server()
+    let serverClock = ManualClock()
+    let server: InMemoryServer
+
+    init(seed: UInt64) {
+        self.seed = seed
+        server = MixedBuilds.server(clock: serverClock.read)
+    }
 
     func run() async throws -> [String] {
         var random = SeededGenerator(seed: seed &* 6_151)
-        let base: Int64 = 1_800_000_000_000
-        var devices = try [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)].map {
-            name, schema in
-            try TestDevice(name, user: user, transport: server, schema: schema, clock: ManualClock(base + Int64(random.below(600_000))))
+        var devices: [TestDevice] = []
+        for (name, schema) in [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)] {
+            let kind = DeviceClockKind.pick(&random)
+            let device = try TestDevice(
+                name, user: user, transport: server, schema: schema, clock: kind.clock(server: serverClock, &random))
+            if kind.syncsBeforeWriting { try await device.sync() }
+            devices.append(device)
         }
         defer { for device in devices { remove(device) } }
         var acknowledged: [ColumnValues] = []
@@ -44,7 +55,10 @@ private struct FleetRun {
             case 86..<91: devices[index] = try device.restarted()
             case 91..<94 where device.schema.tables.count == MixedBuilds.v1.tables.count && device.deviceID == "d3":
                 devices[index] = try device.upgradedToV2()
-            default: device.clock.advance(Int64(random.below(5_000)))
+            default:
+                let elapsed = Int64(random.below(5_000))
+                device.clock.advance(elapsed)
+                serverClock.advance(elapsed)
             }
         }
         await server.clearFaults()

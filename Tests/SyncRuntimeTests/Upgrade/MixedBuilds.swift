@@ -10,7 +10,7 @@ enum MixedBuilds {
     static let v2 = AppSchema(tables: UpgradeSchemaV2.GeneratedSchema.tables, migrations: UpgradeSchemaV2.GeneratedSchema.migrations)
 
     /// A server already migrated to v2.
-    static func server() -> InMemoryServer { InMemoryServer(tables: v2.tables) }
+    static func server(clock: (@Sendable () -> Int64)? = nil) -> InMemoryServer { InMemoryServer(tables: v2.tables, clock: clock) }
 
     /// What differs between the device's rows and the server's, in the columns the device's
     /// build knows (a v1 device has no emoji to compare).
