@@ -26,6 +26,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
 
+        // The package's one lock box, for state shared between threads.
+        .target(name: "Locking"),
+
         // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
@@ -77,7 +80,7 @@ let package = Package(
         // Test support shared by the test targets: the PostgreSQL cluster; a manual clock,
         // forwarding transports for watching what the engine sends, and the seeded generator.
         .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
-        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting"], path: "Tests/SyncTestSupport"),
+        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncModelTests", dependencies: ["SyncModel", "SyncTestSupport"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(

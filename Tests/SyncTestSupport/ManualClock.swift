@@ -25,18 +25,3 @@ public final class ManualClock: @unchecked Sendable {
 
     public var read: @Sendable () -> Int64 { { self.now } }
 }
-
-/// A value shared between tasks or threads, read and written under a lock.
-public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    public init(_ value: Value) { stored = value }
-
-    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
-
-    public var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
