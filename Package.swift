@@ -76,11 +76,12 @@ let package = Package(
                 "PostgresCluster", "SyncTestSupport",
             ]
         ),
+        // Shared by the tests and bench, so it lives in Sources; not a product: a manual clock
+        // and sleeper, forwarding transports, the seeded generator, and Locking's `Locked`.
+        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking"]),
 
-        // Test support shared by the test targets: the PostgreSQL cluster; a manual clock,
-        // forwarding transports for watching what the engine sends, and the seeded generator.
+        // Test support shared by the test targets: the PostgreSQL cluster.
         .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
-        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking"], path: "Tests/SyncTestSupport"),
         .testTarget(name: "SyncModelTests", dependencies: ["SyncModel", "SyncTestSupport"]),
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(

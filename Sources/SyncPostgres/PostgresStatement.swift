@@ -2,14 +2,14 @@ import SyncRuntime
 
 /// The SQL of each request, with its values as `$n` text parameters (never spliced into the
 /// text), each cast to its column's type as PostgREST casts a JSON value.
-struct PostgresStatement {
-    var sql: String
-    var parameters: [String?]
+package struct PostgresStatement {
+    package var sql: String
+    package var parameters: [String?]
 
     /// The first statement of every request: PostgREST's role and claims for `claims`, the
     /// session settings that make timestamps read as PostgREST writes them, and the server's
     /// clock in milliseconds (the fifth value).
-    static let requestSettings = """
+    package static let requestSettings = """
         select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true), \
         set_config('timezone', 'UTC', true), set_config('statement_timeout', $2, true), \
         (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint
@@ -17,7 +17,7 @@ struct PostgresStatement {
 
     /// `insert ... on conflict (id) do update set c = excluded.c` for every column sent: one
     /// statement for the whole batch.
-    static func upsert(_ rows: [ColumnValues], into table: TableSchema) throws(SyncError) -> PostgresStatement {
+    package static func upsert(_ rows: [ColumnValues], into table: TableSchema) throws(SyncError) -> PostgresStatement {
         let columns = try orderedColumns(of: rows[0], in: table)
         var parameters: [String?] = []
         parameters.reserveCapacity(rows.count * columns.count)
@@ -46,7 +46,7 @@ struct PostgresStatement {
     }
 
     /// The rows past `cursor`, in server_seq order; row-level security keeps them the user's.
-    static func pull(_ table: TableSchema, sequence: String, after cursor: Int64, limit: Int) -> PostgresStatement {
+    package static func pull(_ table: TableSchema, sequence: String, after cursor: Int64, limit: Int) -> PostgresStatement {
         PostgresStatement(
             sql: "select \(selectList(table.columns, of: table)) from \(qualified(table))"
                 + " where \(quoted(sequence)) > $1 order by \(quoted(sequence)) limit $2",
@@ -55,7 +55,7 @@ struct PostgresStatement {
     }
 
     /// `update ... where id = $1 and <version> = $2 [and filters] returning ...`.
-    static func guardedUpdate(
+    package static func guardedUpdate(
         _ table: TableSchema, id: String, version: ColumnSchema, baseVersion: String,
         set values: ColumnValues, filters: [Filter], returning: [ColumnSchema]
     ) throws(SyncError) -> PostgresStatement {
@@ -91,7 +91,7 @@ struct PostgresStatement {
     }
 
     /// Rows by key (`id = any(...)`, PostgREST's `id=in.(...)`).
-    static func fetch(_ table: TableSchema, ids: [String], columns: [ColumnSchema]) -> PostgresStatement {
+    package static func fetch(_ table: TableSchema, ids: [String], columns: [ColumnSchema]) -> PostgresStatement {
         PostgresStatement(
             sql: "select \(selectList(columns, of: table)) from \(qualified(table))"
                 + " where \(quoted(table.primaryKey)) = any($1::uuid[])",
@@ -123,7 +123,7 @@ struct PostgresStatement {
         "public.\(quoted(table.name))"
     }
 
-    static func quoted(_ identifier: String) -> String {
+    package static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

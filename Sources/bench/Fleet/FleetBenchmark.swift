@@ -1,19 +1,16 @@
 import Foundation
 import HopeSchema
-import Postgres
-import PostgresCluster
 import SyncPostgres
 import SyncRuntime
-import SyncTestSupport
 
-/// Issue 13's fleet: 200 devices of 50 users (4 each), every one a real SyncStore and a real
+/// `bench fleet`: 200 devices of 50 users (4 each), every one a real SyncStore and a real
 /// SyncEngine on the engine's own schedule (start(), debounced pushes, polls, backoff), its
-/// intervals divided by a speed-up factor, writing on a random schedule for a bounded minute
-/// of wall time against one PostgreSQL 15 with the generated SQL, through one PostgresTransport
+/// intervals divided by a speed-up factor, writing on a random schedule for a bounded minute of
+/// wall time against one PostgreSQL 15 with the generated SQL, through one PostgresTransport
 /// whose pool all devices share (as PostgREST's db-pool is shared by every client). Then the
 /// writers stop, every device syncs to quiescence on its schedule, and the run checks that every
 /// acknowledged write is on the server (or lost only to a newer pair of the same column) and
-/// that every device holds exactly its user's server rows.
+/// that every device holds exactly its user's server rows; probes end the run.
 ///
 /// The baseline, from the same run: one device alone with the same schedule and write mix, on
 /// the same server and pool: per-request latency without contention, and its server CPU per
@@ -23,67 +20,64 @@ import SyncTestSupport
 /// FLEET_USERS (50), FLEET_DEVICES_PER_USER (4), FLEET_WRITE_SECONDS (15: the mean time between
 /// one device's writes on the real schedule), FLEET_BASELINE_SECONDS (30),
 /// FLEET_BASELINE_WRITE_FACTOR (10), FLEET_IDLE_SECONDS (15), FLEET_SEED (13).
-func runFleetBenchmark() async throws {
-    let settings = FleetBenchmark.Settings()
-    let server = try SyncBenchmark.Server()
-    let directory = FleetBenchmark.deviceDirectory()
-    defer {
-        server.cluster.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-    settings.printHeader(directory: directory)
-    try FleetBenchmark.seed(server.admin, users: settings.users + 1)
-    let probe = try FleetBenchmark.ServerProbe(server)
-    let log = FleetLog()
-    let timings = RequestTimings()
-    let shared = PostgresTransport(
-        configuration: .init(url: server.url, maximumConnections: settings.pool, timings: timings))
-
-    // The baseline: one device alone (the last user's first device), same schedule and mix.
-    log.phase = .baseline
-    let alone = try FleetBenchmark.makeDevices(
-        users: [FleetBenchmark.user(settings.users)], settings: settings, transport: shared, log: log, directory: directory,
-        firstIndex: 10_000)
-    let baseline = try await FleetBenchmark.run(
-        alone, seconds: settings.baselineSeconds, writeSeconds: settings.wallWriteSeconds / settings.baselineWriteFactor,
-        settings: settings,
-        probe: probe, timings: timings)
-    log.phase = .drain
-    let baselineQuiet = await FleetBenchmark.drain(alone, settings: settings, probe: probe)
-    for device in alone { await device.engine.stop() }
-
-    // The fleet.
-    let users = (0..<settings.users).map(FleetBenchmark.user)
-    let openStart = DispatchTime.now().uptimeNanoseconds
-    let devices = try FleetBenchmark.makeDevices(
-        users: users, settings: settings, transport: shared, log: log, directory: directory, firstIndex: 0)
-    let openSeconds = Double(DispatchTime.now().uptimeNanoseconds - openStart) / 1e9
-    print("opened \(devices.count) device stores in \(Measure.format(openSeconds, digits: 1)) s\n")
-    log.phase = .fleet
-    let fleet = try await FleetBenchmark.run(
-        devices, seconds: settings.seconds, writeSeconds: settings.wallWriteSeconds, settings: settings, probe: probe, timings: timings)
-    log.phase = .drain
-    let quiet = await FleetBenchmark.drain(devices, settings: settings, probe: probe)
-    // Then nobody writes: every device only polls (the idle load a fleet puts on a server).
-    log.phase = .idle
-    let idle = try await FleetBenchmark.run(
-        devices, seconds: settings.idleSeconds, writeSeconds: nil, settings: settings, probe: probe, timings: timings)
-    log.phase = .stopping
-    for device in devices { await device.engine.stop() }
-
-    FleetBenchmark.printReport(settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle)
-    print(
-        "\nquiescence after the writers stopped: baseline device \(baselineQuiet.line); fleet \(quiet.line)")
-    let check = try await FleetBenchmark.verify(devices + alone, log: log, server: server)
-    check.print()
-    let numbers = try await FleetBenchmark.sequenceProbe(server, user: FleetBenchmark.user(0))
-    print("\n" + (try await FleetBenchmark.waitingPushesProbe(server, pool: settings.pool)))
-    print(
-        "server_seq numbers one upsert of one activity takes (through PostgresTransport, nothing else running):"
-            + " a new row \(numbers.new), a winning update \(numbers.winning), a losing repeat \(numbers.losing)")
-}
-
 enum FleetBenchmark {
+    static func run() async throws -> [Figure] {
+        let settings = Settings()
+        let cluster = try BenchCluster.start()
+        let directory = Scratch.directory("hope-sync-fleet", inMemory: true) ?? Scratch.directory("hope-sync-fleet", inMemory: false)!
+        defer {
+            cluster.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let database = try cluster.createDatabase("bench", generatedSchema: true)
+        settings.printHeader(directory: directory)
+        try seed(database, users: settings.users + 1)
+        let probe = ServerProbe(url: database.url, postmaster: try cluster.postmasterPID())
+        let log = FleetLog()
+        let timings = RequestTimings()
+        let shared = PostgresTransport(configuration: .init(url: database.url, maximumConnections: settings.pool, timings: timings))
+
+        // The baseline: one device alone (the last user's first device), same schedule and mix.
+        log.phase = .baseline
+        let alone = try makeDevices(
+            users: [user(settings.users)], settings: settings, transport: shared, log: log, directory: directory, firstIndex: 10_000)
+        let baseline = try await runPhase(
+            alone, seconds: settings.baselineSeconds, writeSeconds: settings.wallWriteSeconds / settings.baselineWriteFactor,
+            settings: settings, probe: probe, timings: timings)
+        log.phase = .drain
+        let baselineQuiet = await drain(alone, settings: settings, probe: probe)
+        for device in alone { await device.engine.stop() }
+
+        // The fleet.
+        let openStart = DispatchTime.now().uptimeNanoseconds
+        let devices = try makeDevices(
+            users: (0..<settings.users).map(user), settings: settings, transport: shared, log: log, directory: directory, firstIndex: 0)
+        print("opened \(devices.count) device stores in \(Measure.format(Measure.since(openStart), digits: 1)) s\n")
+        log.phase = .fleet
+        let fleet = try await runPhase(
+            devices, seconds: settings.seconds, writeSeconds: settings.wallWriteSeconds, settings: settings, probe: probe, timings: timings)
+        log.phase = .drain
+        let quiet = await drain(devices, settings: settings, probe: probe)
+        // Then nobody writes: every device only polls (the idle load a fleet puts on a server).
+        log.phase = .idle
+        let idle = try await runPhase(
+            devices, seconds: settings.idleSeconds, writeSeconds: nil, settings: settings, probe: probe, timings: timings)
+        log.phase = .stopping
+        for device in devices { await device.engine.stop() }
+
+        printReport(settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle)
+        print("\nquiescence after the writers stopped: baseline device \(baselineQuiet.line); fleet \(quiet.line)")
+        let check = try await verify(devices + alone, log: log, database: database)
+        check.print()
+        var figures = [
+            Figure("fleet.lost_writes", Double(check.lostWrites), aim: 0, digits: 0),
+            Figure("fleet.diverged_devices", Double(check.devices.count - check.devices.converged), aim: 0, digits: 0),
+            Figure("fleet.idle_cpu_per_device_minute", idle.serverCPU / idle.deviceMinutes / settings.speedup, aim: nil, digits: 4),
+        ]
+        figures += try await probes(database, settings: settings, idleDevice: devices[0])
+        return figures
+    }
+
     struct Settings {
         let speedup: Double
         let seconds: Double
@@ -132,7 +126,7 @@ enum FleetBenchmark {
             let schedule = configuration
             print(
                 """
-                Fleet benchmark (issue 13): \(users * devicesPerUser) devices of \(users) users (\(devicesPerUser) each), real SyncStore + SyncEngine each,
+                Fleet on one server: \(users * devicesPerUser) devices of \(users) users (\(devicesPerUser) each), real SyncStore + SyncEngine each,
                 PostgreSQL 15 with Generated/supabase/schema.sql on this machine (TCP 127.0.0.1), one PostgresTransport shared by all devices
                 with a pool of \(pool) connections (PostgREST's default db-pool); device files in \(directory.path); release build.
                 Time compressed \(Measure.format(speedup, digits: 0))x: poll \(schedule.pollInterval), debounce \(schedule.debounce), backoff \(schedule.backoffBase) doubling to \(schedule.backoffCeiling);

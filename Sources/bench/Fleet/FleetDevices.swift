@@ -1,28 +1,16 @@
 import Foundation
 import HopeSchema
-import Postgres
-import PostgresCluster
 import SyncPostgres
 import SyncRuntime
 import SyncTestSupport
 
 extension FleetBenchmark {
-    // MARK: Devices
-
     struct Device: Sendable {
         let index: Int
         let name: String
         let user: UUID
         let store: SyncStore
         let engine: SyncEngine
-    }
-
-    static func deviceDirectory() -> URL {
-        let memory = URL(fileURLWithPath: "/dev/shm")
-        let root = FileManager.default.isWritableFile(atPath: memory.path) ? memory : FileManager.default.temporaryDirectory
-        let directory = root.appendingPathComponent("hope-sync-fleet-\(ProcessInfo.processInfo.processIdentifier)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
     }
 
     static func makeDevices(
@@ -36,9 +24,10 @@ extension FleetBenchmark {
                 let store = try SyncStore(
                     path: directory.appendingPathComponent("\(name).sqlite").path, schema: GeneratedSchema.app, userID: user, deviceID: name
                 )
-                let engine = SyncEngine(
-                    store: store, transport: FleetTransport(base: transport, log: log, device: name), configuration: settings.configuration
-                ) { Credentials(userID: user, accessToken: "unused") }
+                let watched = WatchedTransport(base: transport) { log.record($0, device: name) }
+                let engine = SyncEngine(store: store, transport: watched, configuration: settings.configuration) {
+                    Credentials(userID: user, accessToken: "unused")
+                }
                 devices.append(Device(index: index, name: name, user: user, store: store, engine: engine))
             }
         }
@@ -65,7 +54,7 @@ extension FleetBenchmark {
     /// Starts every engine (staggered over one poll interval, as a fleet's clocks are), lets
     /// every device write on its random schedule for `seconds`, and stops the writers.
     /// With `writeSeconds` nil nobody writes: the engines (already started) only poll.
-    static func run(
+    static func runPhase(
         _ devices: [Device], seconds: Double, writeSeconds: Double?, settings: Settings, probe: ServerProbe, timings: RequestTimings
     ) async throws -> PhaseResult {
         let writes = WriteCounts()
@@ -93,7 +82,7 @@ extension FleetBenchmark {
                 }
             }
         }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let elapsed = Measure.since(start)
         let serverCPU = probe.cpuSeconds() - serverBefore
         let clientCPU = Measure.cpuSeconds() - clientBefore
         let activity = sampler.stop()
@@ -102,15 +91,14 @@ extension FleetBenchmark {
         return PhaseResult(
             seconds: elapsed, devices: devices.count, serverCPU: serverCPU, clientCPU: clientCPU, counters: (before, after),
             busy: activity.busy, waits: activity.waits, threads: activity.threads, writes: writes.snapshot,
-            queryBusySeconds: timings.seconds(.query),
-            passErrors: passErrors)
+            queryBusySeconds: timings.seconds(.query), passErrors: passErrors)
     }
 
     /// One device's writes: new rows, edits of its user's rows (the same few rows edited on
     /// every device of the user, so merges happen), deletes, over all four tables.
-    static func writeLoop(_ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SeededGenerator, counts: WriteCounts)
-        async
-    {
+    static func writeLoop(
+        _ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SeededGenerator, counts: WriteCounts
+    ) async {
         while true {
             let wait = -log(Double.random(in: Double.ulpOfOne..<1, using: &random)) * meanSeconds
             let now = DispatchTime.now().uptimeNanoseconds
@@ -125,9 +113,7 @@ extension FleetBenchmark {
             let serial = Int(truncatingIfNeeded: random.next() % 1_000_000)
             let name = device.name
             do {
-                let wrote = try await device.store.write { writer in
-                    try action.apply(writer, pick: pick, serial: serial, device: name)
-                }
+                let wrote = try await device.store.write { writer in try action.apply(writer, pick: pick, serial: serial, device: name) }
                 counts.add(action, wrote: wrote)
             } catch {
                 counts.failed(action, error)
@@ -164,9 +150,7 @@ extension FleetBenchmark {
             }
             waiting = []
             for device in devices {
-                let local = try? await device.store.read { reader in
-                    (try reader.dirtyCount(), try reader.pendingMutations().count)
-                }
+                let local = try? await device.store.read { reader in (try reader.dirtyCount(), try reader.pendingMutations().count) }
                 let synced = await device.engine.status.lastSyncedAt
                 guard let local, local == (0, 0), let synced, synced > sequenceMoved.addingTimeInterval(0.05) else {
                     waiting.append(device.name)
@@ -176,5 +160,12 @@ extension FleetBenchmark {
             if waiting.isEmpty { return Quiescence(seconds: Date().timeIntervalSince(start), reached: true, waiting: []) }
         }
         return Quiescence(seconds: Date().timeIntervalSince(start), reached: false, waiting: waiting)
+    }
+}
+
+extension Duration {
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

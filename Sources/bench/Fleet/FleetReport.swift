@@ -1,25 +1,18 @@
 import Foundation
 import HopeSchema
-import Postgres
-import PostgresCluster
-import SyncPostgres
-import SyncRuntime
-import SyncTestSupport
 
 extension FleetBenchmark {
-    // MARK: Report
-
     static func printReport(settings: Settings, log: FleetLog, baseline: PhaseResult, fleet: PhaseResult, idle: PhaseResult) {
-        let alone = log.stats(.baseline)
-        let many = log.stats(.fleet)
-        let quiet = log.stats(.idle)
+        let alone = log.latencies(.baseline)
+        let many = log.latencies(.fleet)
+        let quiet = log.latencies(.idle)
         print(
             "requests             fleet writing: count    per s  p50 ms  p99 ms  max ms │ alone: count  p50 ms  p99 ms │ fleet/alone p50   p99"
         )
         func ratio(_ a: Double, _ b: Double) -> String { b > 0 && a > 0 ? String(format: "%6.2f", a / b) : "     -" }
         for kind in RequestKind.allCases {
-            let f = many[kind] ?? LatencyStats(samples: [])
-            let b = alone[kind] ?? LatencyStats(samples: [])
+            let f = many[kind] ?? Latencies([])
+            let b = alone[kind] ?? Latencies([])
             guard f.count > 0 || b.count > 0 else { continue }
             print(
                 kind.label.padding(toLength: 28, withPad: " ", startingAt: 0)
@@ -29,8 +22,8 @@ extension FleetBenchmark {
                         f.p99 * 1e3, f.max * 1e3, b.count, b.p50 * 1e3, b.p99 * 1e3)
                     + "      \(ratio(f.p50, b.p50)) \(ratio(f.p99, b.p99))")
         }
-        let idlePulls = quiet[.pull] ?? LatencyStats(samples: [])
-        let aloneIdle = alone[.idlePull] ?? LatencyStats(samples: [])
+        let idlePulls = quiet[.pull] ?? Latencies([])
+        let aloneIdle = alone[.idlePull] ?? Latencies([])
         print(
             "pull, fleet idle (nobody writes)".padding(toLength: 28, withPad: " ", startingAt: 0)
                 + String(

@@ -1,13 +1,9 @@
 import Foundation
 import HopeSchema
-import Postgres
-import PostgresCluster
-import SyncPostgres
 import SyncRuntime
 import SyncTestSupport
 
-// MARK: Writes
-
+/// What a device of a time tracker writes, with how often.
 enum WriteAction: String, CaseIterable, Sendable {
     case startSession, stopSession, editSession, deleteSession
     case newActivity, editActivity
@@ -44,12 +40,14 @@ enum WriteAction: String, CaseIterable, Sendable {
     func apply(_ writer: StoreWriter, pick: Int, serial: Int, device: String) throws -> Bool {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let note = "\(device) #\(serial)"
+        // The row `pick` chooses among `rows`, none when there are none.
+        func one<Rows: Collection>(_ rows: Rows) -> Rows.Element? {
+            rows.isEmpty ? nil : rows[rows.index(rows.startIndex, offsetBy: pick % rows.count)]
+        }
         switch self {
         case .startSession:
-            let activities = try writer.fetchAll(Activity.self)
-            guard !activities.isEmpty else { return false }
-            let source = Session.Source.allCases[pick % 3]
-            _ = try writer.save(Session(activityId: activities[pick % activities.count].id, startedMs: now, source: source))
+            guard let activity = one(try writer.fetchAll(Activity.self)) else { return false }
+            _ = try writer.save(Session(activityId: activity.id, startedMs: now, source: Session.Source.allCases[pick % 3]))
         case .stopSession:
             guard var open = try writer.fetchAll(Session.self, where: "ended_ms IS NULL", orderBy: "started_ms DESC").first else {
                 return false
@@ -58,21 +56,17 @@ enum WriteAction: String, CaseIterable, Sendable {
             _ = try writer.save(open)
         case .editSession:
             // The user's few latest sessions: every device of the user edits the same ones.
-            let recent = try writer.fetchAll(Session.self, orderBy: "started_ms DESC").prefix(4)
-            guard !recent.isEmpty else { return false }
-            var session = recent[recent.startIndex + pick % recent.count]
+            guard var session = one(try writer.fetchAll(Session.self, orderBy: "started_ms DESC").prefix(4)) else { return false }
             if pick % 5 == 0 { session.source = Session.Source.allCases[serial % 3] } else { session.note = note }
             _ = try writer.save(session)
         case .deleteSession:
             let older = try writer.fetchAll(Session.self, where: "ended_ms IS NOT NULL", orderBy: "started_ms DESC").dropFirst(2)
-            guard !older.isEmpty else { return false }
-            return try writer.delete(Session.self, id: older[older.startIndex + pick % older.count].id)
+            guard let session = one(older) else { return false }
+            return try writer.delete(Session.self, id: session.id)
         case .newActivity:
             _ = try writer.save(Activity(name: "Activity \(note)", sortOrder: Double(serial % 100)))
         case .editActivity:
-            let activities = try writer.fetchAll(Activity.self)
-            guard !activities.isEmpty else { return false }
-            var activity = activities[pick % activities.count]
+            guard var activity = one(try writer.fetchAll(Activity.self)) else { return false }
             switch serial % 4 {
             case 0: activity.name = "Renamed \(note)"
             case 1: activity.color = String(format: "#%06X", serial % 0xFFFFFF)
@@ -83,9 +77,7 @@ enum WriteAction: String, CaseIterable, Sendable {
         case .newTask:
             _ = try writer.save(TaskItem(title: "Task \(note)"))
         case .editTask:
-            let tasks = try writer.fetchAll(TaskItem.self)
-            guard !tasks.isEmpty else { return false }
-            var task = tasks[pick % tasks.count]
+            guard var task = one(try writer.fetchAll(TaskItem.self)) else { return false }
             switch serial % 3 {
             case 0: task.done.toggle()
             case 1: task.title = "Task renamed \(note)"
@@ -94,14 +86,12 @@ enum WriteAction: String, CaseIterable, Sendable {
             _ = try writer.save(task)
         case .deleteTask:
             let tasks = try writer.fetchAll(TaskItem.self)
-            guard tasks.count > 3 else { return false }
-            return try writer.delete(TaskItem.self, id: tasks[pick % tasks.count].id)
+            guard tasks.count > 3, let task = one(tasks) else { return false }
+            return try writer.delete(TaskItem.self, id: task.id)
         case .newList:
             _ = try writer.save(TaskList(name: "List \(note)", position: Double(serial % 100)))
         case .editList:
-            let lists = try writer.fetchAll(TaskList.self)
-            guard !lists.isEmpty else { return false }
-            var list = lists[pick % lists.count]
+            guard var list = one(try writer.fetchAll(TaskList.self)) else { return false }
             if serial % 2 == 0 { list.position = Double(serial % 1000) / 4 } else { list.name = "List renamed \(note)" }
             _ = try writer.save(list)
         }
@@ -109,16 +99,12 @@ enum WriteAction: String, CaseIterable, Sendable {
     }
 }
 
-final class WriteCounts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done: [WriteAction: Int] = [:]
-    private var skipped = 0
-    private var errors: [String: Int] = [:]
-
+/// How many writes of each action the devices made, found nothing to change, or failed.
+final class WriteCounts: Sendable {
     struct Snapshot {
-        let done: [WriteAction: Int]
-        let skipped: Int
-        let errors: [String: Int]
+        var done: [WriteAction: Int] = [:]
+        var skipped = 0
+        var errors: [String: Int] = [:]
 
         var line: String {
             let total = done.values.reduce(0, +)
@@ -129,26 +115,27 @@ final class WriteCounts: @unchecked Sendable {
         }
     }
 
+    private let counts = Locked(Snapshot())
+
     func add(_ action: WriteAction, wrote: Bool) {
-        lock.withLock {
-            if wrote { done[action, default: 0] += 1 } else { skipped += 1 }
+        counts.withLock { counts in
+            if wrote { counts.done[action, default: 0] += 1 } else { counts.skipped += 1 }
         }
     }
 
     func failed(_ action: WriteAction, _ error: any Error) {
         let code = (error as? SyncError).map { "\($0.code)" } ?? "\(type(of: error))"
-        lock.withLock { errors["\(action.rawValue) \(code)", default: 0] += 1 }
+        counts.withLock { $0.errors["\(action.rawValue) \(code)", default: 0] += 1 }
     }
 
-    var snapshot: Snapshot { lock.withLock { Snapshot(done: done, skipped: skipped, errors: errors) } }
+    var snapshot: Snapshot { counts.value }
 }
 
 /// The errors that ended the engines' passes, read from their status updates: a pass that
 /// fails publishes its error as it leaves `.syncing` (later publishes repeat it and are not
 /// counted again).
-final class PassErrors: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byCode: [String: Int] = [:]
+final class PassErrors: Sendable {
+    private let byCode = Locked([String: Int]())
 
     func watch(_ engine: SyncEngine) {
         let updates = engine.statusUpdates()
@@ -158,10 +145,10 @@ final class PassErrors: @unchecked Sendable {
                 defer { previous = status.phase }
                 guard previous == .syncing, status.phase != .syncing, let error = status.lastError else { continue }
                 let key = "\(error.code) \(error.serverError?.code ?? "")".trimmingCharacters(in: .whitespaces)
-                lock.withLock { byCode[key, default: 0] += 1 }
+                byCode.withLock { $0[key, default: 0] += 1 }
             }
         }
     }
 
-    var counts: [String: Int] { lock.withLock { byCode } }
+    var counts: [String: Int] { byCode.value }
 }

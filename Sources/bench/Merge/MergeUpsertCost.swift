@@ -1,0 +1,94 @@
+import Foundation
+import SyncRuntime
+
+/// What an upsert costs the server under each merge mode beside the same table plain: batches
+/// of 500 rows as a signed-in user's requests (the statements the libpq transport sends); new
+/// rows, winning updates and losing repeats; every variant in every repetition, interleaved.
+enum MergeUpsertCost {
+    static let batchSize = 500
+    static let batches = 20
+    static let repetitions = 5
+
+    struct Variant {
+        let label: String
+        let table: TableSchema
+        /// Whether the rows carry column_stamps, as a column-merge device sends them.
+        let stamps: Bool
+
+        init(_ label: String, _ table: TableSchema, stamps: Bool) {
+            self.label = label
+            self.table = table
+            self.stamps = stamps
+        }
+    }
+
+    /// The first variant is the plain table every ratio is to.
+    static func run(_ variants: [Variant], client: ClientConnection, oldTemplates: String?) throws -> [Figure] {
+        print(
+            """
+
+            Upsert cost: \(batchSize) rows per request, \(batches) requests per phase, one user; median of \(repetitions) runs, \
+            interleaved. plain: the column table's copy with no triggers, policies or row-level
+            security, sent the same rows as column; row: merge: row; whole-row: the column-merge table, a client sending no
+            stamps; column: the column-merge trigger, the device sending column_stamps (a winning update changes one column).
+            new: rows the server lacks; winning: the same rows, newer; losing: the winning push again (a repeat).\
+            \(oldTemplates.map { "\n(old): the same tables with the server code that the templates in \($0) render." } ?? "")
+            Server CPU is the backend's user+system time (steadier than wall time on a shared machine).
+
+            """)
+        let user = UUID()
+        let costs = try client.upsertCosts(repetitions: repetitions, rows: batches * batchSize, targets: variants.map(\.table), as: user) {
+            ids, phase, variant in rows(ids, winning: phase != .new, of: variants[variant], owner: user)
+        }
+        let rowCount = Double(batches * batchSize)
+        let widths = [10] + variants.map { max($0.label.count + 2, 9) }
+        for (title, perRow) in [("server CPU us/row", true), ("rows/s (wall)", false)] {
+            print("\(title)\n" + tableRow(["phase"] + variants.map(\.label), widths: widths))
+            for phase in UpsertPhase.allCases {
+                let medians = variants.indices.map { index in
+                    Measure.median(costs[phase]!.map { perRow ? $0[index].serverCPU : $0[index].wall })
+                }
+                let cells = medians.map {
+                    perRow ? Measure.format($0 / rowCount * 1e6, digits: 1) : Measure.format(rowCount / $0, digits: 0)
+                }
+                print(tableRow([phase.rawValue] + cells, widths: widths))
+            }
+            print("")
+        }
+        print("ratio to plain (server CPU; median of each run's ratio)\n" + tableRow(["phase"] + variants.map(\.label), widths: widths))
+        var figures: [Figure] = []
+        for phase in UpsertPhase.allCases {
+            let ratios = variants.indices.map { index in
+                Measure.median(costs[phase]!.map { $0[index].serverCPU / max($0[0].serverCPU, 1e-9) })
+            }
+            print(tableRow([phase.rawValue] + ratios.map { Measure.format($0, digits: 2) }, widths: widths))
+            for (variant, ratio) in zip(variants, ratios) where variant.label.hasPrefix("column") {
+                let suffix = variant.label.hasSuffix("(old)") ? "_old" : ""
+                figures.append(Figure("merge.\(phase.rawValue)_over_plain\(suffix)", ratio, aim: 1.5))
+            }
+        }
+        return figures
+    }
+
+    /// Every id, a batch a request: new rows, or (`winning`) updates with a newer pair. With
+    /// stamps, a new row has every column at its pair and an update only the changed title at
+    /// the newer pair.
+    static func rows(_ ids: [String], winning: Bool, of variant: Variant, owner: UUID) -> [[ColumnValues]] {
+        let table = variant.table
+        let columns = table.sentColumns(leavingOut: variant.stamps ? [.deletedMs] : [.deletedMs, .columnStamps])
+        let first = WriteStamp(ms: 1, deviceID: "bench-device")
+        let stamp = winning ? WriteStamp(ms: 2, deviceID: first.deviceID) : first
+        var stamps = ColumnStamps(Dictionary(uniqueKeysWithValues: table.stampedColumns.map { ($0.name, first) }))
+        if winning { stamps["title"] = stamp }
+        return stride(from: 0, to: ids.count, by: batchSize).map { start in
+            ids[start..<start + batchSize].enumerated().map { index, id in
+                table.row(
+                    id: id, owner: owner, stamp: stamp,
+                    [
+                        "title": .text(winning ? "item \(start + index) renamed" : "item \(start + index)"), "color": .text("#FF0000"),
+                        "position": .double(Double(index)), ReservedColumn.columnStamps: .text(stamps.json),
+                    ], columns: columns)
+            }
+        }
+    }
+}
