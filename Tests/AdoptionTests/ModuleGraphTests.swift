@@ -75,7 +75,7 @@ struct ModuleGraph {
     /// its layer without this test being edited.
     func layer(of target: Target) -> String {
         if target.kind == "system" { return "C libraries" }
-        if target.path?.hasPrefix("Tests/") == true { return "test support and fixtures" }
+        if target.path?.hasPrefix("Tests/") == true || target.name.hasSuffix("TestSupport") { return "test support and fixtures" }
         if target.kind == "executable" || target.kind == "plugin" { return "tools" }
         let used = dependencies(of: target.name)
         if target.name == "SyncRuntime" || used.contains("SyncRuntime") { return "runtime" }
