@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Locking"),
 
         // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // A throwaway PostgreSQL 15 cluster with Supabase's roles, for tests, benchmarks and the
         // demo; kept out of `Postgres`, which `generate` links.

@@ -1,22 +1,5 @@
 import Foundation
 
-/// The server's refusal, as PostgREST reports it.
-public struct ServerError: Sendable, Equatable, Codable {
-    public var status: Int
-    public var code: String?
-    public var message: String
-    public var details: String?
-    public var hint: String?
-
-    public init(status: Int, code: String?, message: String, details: String? = nil, hint: String? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details
-        self.hint = hint
-    }
-}
-
 /// Every failure the runtime reports. Apps switch on ``code``; messages never carry filter
 /// values or tokens.
 public struct SyncError: Error, Sendable, Equatable, LocalizedError {
@@ -48,6 +31,9 @@ public struct SyncError: Error, Sendable, Equatable, LocalizedError {
         case schemaDrift
         /// The calling task was cancelled: neither a network nor a server failure.
         case cancelled
+        /// The local database failed a read or a write (a full disk, a damaged file); the
+        /// message has SQLite's own.
+        case localDatabase
     }
 
     public var code: Code
