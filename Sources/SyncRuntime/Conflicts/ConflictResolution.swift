@@ -1,4 +1,6 @@
-/// How a conflict is settled.
+/// How a conflict is settled. An enum, unlike the types that may grow: apps build answers and
+/// the runtime reads them, so code that builds them keeps compiling when an answer is added (a
+/// `switch` over one, in a test say, would need the new case).
 public enum ConflictResolution: Sendable, Equatable {
     /// Send the write again over the server's row as it is now.
     case keepLocal

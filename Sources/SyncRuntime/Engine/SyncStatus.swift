@@ -2,19 +2,6 @@ import Foundation
 
 /// What the engine is doing and what waits, as a value apps can draw.
 public struct SyncStatus: Sendable, Equatable {
-    public enum Phase: Sendable, Equatable {
-        case idle
-        case syncing
-        /// The network failed or was switched off; writes queue locally.
-        case offline
-        /// The last attempt failed; the next one is at this time.
-        case backingOff(until: Date)
-        /// The server lacks a column this client has: it needs the generated migration.
-        case schemaDrift(SchemaDrift)
-        /// Nobody (or another user) is signed in: writes queue; syncing resumes at sign-in.
-        case waitingForSignIn
-    }
-
     public var phase: Phase = .idle
     /// Local rows waiting to be pushed.
     public var dirtyCount = 0
