@@ -98,7 +98,7 @@ import Testing
         await a.engine.stop()
     }
 
-    /// Issue 9: an auth library may report nobody signed in for a moment (at launch, say). The
+    /// An auth library may report nobody signed in for a moment (at launch, say). The
     /// engine sends nothing meanwhile, shows it is waiting, and resumes by itself at sign-in.
     @Test func signedOutTheEngineWaitsAndResumesAtSignIn() async throws {
         let signIn = SignIn(user)
