@@ -30,8 +30,8 @@ let package = Package(
         .target(name: "Locking"),
 
         // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // A throwaway PostgreSQL 15 cluster with Supabase's roles, for tests, benchmarks and the
         // demo; kept out of `Postgres`, which `generate` links.
         .target(name: "PostgresCluster", dependencies: ["Postgres"]),
@@ -55,8 +55,8 @@ let package = Package(
         .plugin(name: "CheckGeneratedSync", capability: .buildTool(), dependencies: ["generate"]),
 
         // Runtime: local store, sync engine, transports, conflicts.
-        .target(name: "SyncRuntime", dependencies: ["SyncModel", "SQLite"]),
-        .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres"]),
+        .target(name: "SyncRuntime", dependencies: ["SyncModel", "SQLite", "Locking"]),
+        .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres", "Locking"]),
         // Test doubles for apps' and our own tests: the in-memory server with its fault
         // switches. Kept out of SyncRuntime, so what an iPhone or Watch app links holds none.
         .target(name: "SyncRuntimeTesting", dependencies: ["SyncRuntime"]),
@@ -67,7 +67,8 @@ let package = Package(
         .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
 
         .executableTarget(
-            name: "sync-demo", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "PostgresCluster", "HopeSchema"]
+            name: "sync-demo",
+            dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "PostgresCluster", "HopeSchema", "Locking"]
         ),
         .executableTarget(
             name: "bench",

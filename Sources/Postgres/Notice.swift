@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Locking
 
 /// A message the server sent beside a result (NOTICE, WARNING, INFO ...): `raise notice`, or
 /// "relation already exists, skipping". It never fails the statement.
@@ -19,20 +20,19 @@ public struct Notice: Sendable, Equatable, CustomStringConvertible {
 /// The notices a connection received, newest last, at most `capacity` (the oldest go first),
 /// so a connection that lives long never grows. libpq calls `receive` on the connection's
 /// thread; readers may be on any other.
-final class NoticeLog: @unchecked Sendable {
+final class NoticeLog: Sendable {
     static let capacity = 1_000
-    private let lock = NSLock()
-    private var notices: [Notice] = []
+    private let notices = Locked<[Notice]>([])
 
     func append(_ notice: Notice) {
-        lock.withLock {
+        notices.withLock { notices in
             if notices.count == Self.capacity { notices.removeFirst() }
             notices.append(notice)
         }
     }
 
     func take() -> [Notice] {
-        lock.withLock {
+        notices.withLock { notices in
             defer { notices = [] }
             return notices
         }

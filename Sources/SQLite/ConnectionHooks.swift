@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Locking
 
 /// What SQLite's callbacks tell about one connection: which tables a statement reads (the
 /// authorizer, while it is prepared), and on a connection that tracks changes, which tables
@@ -46,7 +47,7 @@ final class ConnectionHooks {
 
     /// Prepares a statement through `prepare`, recording the tables it reads under `sql`
     /// (nil: a statement for one use, recorded only for the read in progress).
-    func prepare<T>(_ sql: String?, _ prepare: () throws -> T) rethrows -> T {
+    func prepare<T, Failure: Error>(_ sql: String?, _ prepare: () throws(Failure) -> T) throws(Failure) -> T {
         preparing = DatabaseRegion()
         defer { preparing = nil }
         let statement = try prepare()
@@ -146,18 +147,17 @@ final class ConnectionHooks {
 }
 
 /// The tables changed by transactions committed on a connection, until someone takes them.
-public final class CommittedChanges: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tables: Set<String> = []
+public final class CommittedChanges: Sendable {
+    private let tables = Locked<Set<String>>([])
 
     func add(_ changed: Set<String>) {
-        lock.withLock { tables.formUnion(changed) }
+        tables.withLock { $0.formUnion(changed) }
     }
 
     /// The tables changed since the last call (each commit's tables are taken once).
     public func take() -> DatabaseRegion {
         DatabaseRegion(
-            tables: lock.withLock {
+            tables: tables.withLock { tables in
                 defer { tables = [] }
                 return tables
             })

@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection. Not thread-safe: reach it through a ``DatabaseQueue``, which
-/// serializes every access.
+/// One SQLite connection. Not thread-safe: reach it through a ``DatabaseQueue`` or a
+/// ``DatabasePool``, which serialize every access to each connection.
 public final class Database {
     let handle: OpaquePointer
     public let path: String
@@ -11,7 +11,7 @@ public final class Database {
     let hooks = ConnectionHooks()
 
     /// Opens (creating if needed) the database at `path`; ":memory:" for a private in-memory one.
-    public init(path: String) throws {
+    public init(path: String) throws(SQLiteError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -33,7 +33,7 @@ public final class Database {
     }
 
     /// Runs one or more statements with no arguments (migrations, pragmas).
-    public func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws(SQLiteError) {
         hooks.runUnprepared()
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -45,24 +45,24 @@ public final class Database {
     }
 
     /// Runs one statement with arguments, through the statement cache.
-    public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+    public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws(SQLiteError) {
         try cachedStatement(sql).execute(arguments)
     }
 
     /// A prepared statement kept for the life of the connection: prepare once, run many times.
-    public func cachedStatement(_ sql: String) throws -> Statement {
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
             hooks.reuse(sql)
             return statement
         }
-        let statement = try hooks.prepare(sql) { try Statement(database: self, sql: sql) }
+        let statement = try hooks.prepare(sql) { () throws(SQLiteError) in try Statement(database: self, sql: sql) }
         statementCache[sql] = statement
         return statement
     }
 
     /// A statement prepared for one use.
-    public func makeStatement(_ sql: String) throws -> Statement {
-        try hooks.prepare(nil) { try Statement(database: self, sql: sql) }
+    public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        try hooks.prepare(nil) { () throws(SQLiteError) in try Statement(database: self, sql: sql) }
     }
 
     /// Every row of `sql`, mapped.

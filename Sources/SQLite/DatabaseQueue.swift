@@ -1,8 +1,10 @@
 import Foundation
 
-/// A connection that serializes its own access, so it can be shared across tasks.
+/// One connection that serializes its own access, so it can be shared across tasks: a
+/// ``DatabasePool``'s writer, or a database on its own (tests, benchmarks).
 public final class DatabaseQueue: @unchecked Sendable {
     private var database: Database?
+    /// Recursive: a read inside a write, on the same thread, takes the connection again.
     private let lock = NSRecursiveLock()
     /// How deep the accesses in progress are nested (on the thread holding `lock`).
     private var depth = 0
@@ -10,7 +12,7 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// Opens the database at `path` in WAL mode (`journalMode` .wal) with `synchronous = NORMAL`,
     /// the usual pairing: commits are durable across app crashes and cheap.
-    public init(path: String, journalMode: JournalMode = .wal) throws {
+    public init(path: String, journalMode: JournalMode = .wal) throws(SQLiteError) {
         let database = try Database(path: path)
         self.database = database
         self.path = path
@@ -32,7 +34,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard let database else { throw SQLiteError(code: 21, message: "the database is closed") }
+        guard let database else { throw SQLiteError.closed }
         depth += 1
         defer {
             depth -= 1
@@ -43,7 +45,7 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// Whether the calling thread is inside ``inDatabase(_:)`` (a read there should see what
     /// its own write has not committed yet).
-    public var isHeldByCurrentThread: Bool {
+    var isHeldByCurrentThread: Bool {
         // The lock is recursive: taking it succeeds at once on the thread that holds it, and
         // fails on any other while it is held.
         guard lock.try() else { return false }
@@ -53,8 +55,11 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// Starts recording the tables each committed transaction changes, handed over when each
     /// access ends (so after its commits are complete).
-    public func trackChanges() throws -> CommittedChanges {
-        try inDatabase { $0.trackChanges() }
+    public func trackChanges() throws(SQLiteError) -> CommittedChanges {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database else { throw SQLiteError.closed }
+        return database.trackChanges()
     }
 
     /// Closes the connection once every access in progress has finished; later accesses throw.

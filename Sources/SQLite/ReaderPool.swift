@@ -1,9 +1,9 @@
 import Foundation
 
-/// Read-only connections to a WAL database, opened as needed up to `maximumCount`. In WAL mode
-/// a reader never waits for the writer: each read sees the last commit before it began.
-public final class ReaderPool: @unchecked Sendable {
-    public let path: String
+/// A ``DatabasePool``'s read-only connections, opened as needed up to `maximumCount`. In WAL
+/// mode a reader never waits for the writer: each read sees the last commit before it began.
+final class ReaderPool: @unchecked Sendable {
+    let path: String
     private let maximumCount: Int
     private let condition = NSCondition()
     private var idle: [Database] = []
@@ -13,13 +13,13 @@ public final class ReaderPool: @unchecked Sendable {
     /// (instead of waiting for a second connection that a full pool may never free).
     private var holders: [(thread: pthread_t, database: Database)] = []
 
-    public init(path: String, maximumCount: Int) {
+    init(path: String, maximumCount: Int) {
         self.path = path
         self.maximumCount = max(1, maximumCount)
     }
 
     /// Runs `body` in a read transaction: every statement in it sees the same snapshot.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         if let held = heldByCurrentThread() { return try body(held) }
         let database = try checkOut()
         defer { checkIn(database) }
@@ -29,7 +29,7 @@ public final class ReaderPool: @unchecked Sendable {
     }
 
     /// Closes idle connections at once and the others as their reads end; later reads throw.
-    public func close() {
+    func close() {
         condition.withLock {
             closed = true
             idle.removeAll()
@@ -37,18 +37,18 @@ public final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    public var isClosed: Bool { condition.withLock { closed } }
+    var isClosed: Bool { condition.withLock { closed } }
 
     private func heldByCurrentThread() -> Database? {
         let me = pthread_self()
         return condition.withLock { holders.first { pthread_equal($0.thread, me) != 0 }?.database }
     }
 
-    private func checkOut() throws -> Database {
+    private func checkOut() throws(SQLiteError) -> Database {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            guard !closed else { throw SQLiteError(code: 21, message: "the database is closed") }
+            guard !closed else { throw SQLiteError.closed }
             if let database = idle.popLast() {
                 holders.append((pthread_self(), database))
                 return database
@@ -57,7 +57,7 @@ public final class ReaderPool: @unchecked Sendable {
             condition.wait()
         }
         openCount += 1
-        do {
+        do throws(SQLiteError) {
             // Opened under the lock: rare (once per connection), and it keeps the count exact.
             let database = try Database(path: path)
             // A reader never writes: a write here would take the write lock beside the writer.

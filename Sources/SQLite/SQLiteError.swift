@@ -1,4 +1,6 @@
 /// A failure reported by libsqlite3: its result code, its message and the statement it ran.
+/// Everything in this module that fails on its own throws this type; what takes a closure throws
+/// whatever the closure throws as well.
 public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Int32
     public let message: String
@@ -9,6 +11,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
         self.sql = sql
     }
+
+    /// An access after ``DatabaseQueue/close()`` or ``DatabasePool/close()`` (SQLITE_MISUSE).
+    static let closed = SQLiteError(code: 21, message: "the database is closed")
 
     public var description: String {
         let statement = sql.map { " in `\($0)`" } ?? ""

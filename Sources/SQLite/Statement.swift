@@ -14,7 +14,7 @@ public final class Statement {
     let handle: OpaquePointer
     public let sql: String
 
-    init(database: Database, sql: String) throws {
+    init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
         let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else {
@@ -39,7 +39,7 @@ public final class Statement {
     }
 
     /// Resets the statement and binds `arguments` to its parameters, in order.
-    public func bind(_ arguments: [DatabaseValue]) throws {
+    public func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in arguments.enumerated() {
@@ -54,13 +54,13 @@ public final class Statement {
     }
 
     /// Runs to completion with the parameters bound so far, discarding any rows.
-    public func run() throws {
+    public func run() throws(SQLiteError) {
         defer { sqlite3_reset(handle) }
         while try step() != nil {}
     }
 
     /// Binds one parameter (1-based, as SQLite counts).
-    public func bind(_ value: DatabaseValue, at index: Int) throws {
+    public func bind(_ value: DatabaseValue, at index: Int) throws(SQLiteError) {
         let position = Int32(index)
         let code: Int32
         switch value {
@@ -84,7 +84,7 @@ public final class Statement {
     }
 
     /// Advances to the next row; nil when done. The row is valid until the next step.
-    public func step() throws -> Row? {
+    public func step() throws(SQLiteError) -> Row? {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return Row(handle: handle)
         case SQLITE_DONE: return nil
@@ -96,7 +96,7 @@ public final class Statement {
     }
 
     /// Binds and runs to completion, discarding any rows.
-    public func execute(_ arguments: [DatabaseValue] = []) throws {
+    public func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
         try bind(arguments)
         while try step() != nil {}
         sqlite3_reset(handle)

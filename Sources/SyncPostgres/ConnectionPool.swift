@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Postgres
 
 /// Connections to one database, each lent to one request at a time. Concurrent requests get
@@ -133,25 +134,28 @@ private final class Workers: @unchecked Sendable {
 }
 
 /// The connection a request is running on, so another thread can cancel its statement.
-private final class RunningRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: Connection?
-    private var cancelled = false
+private final class RunningRequest: Sendable {
+    private struct State {
+        var connection: Connection?
+        var cancelled = false
+    }
 
-    var isCancelled: Bool { lock.withLock { cancelled } }
+    private let state = Locked(State())
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     func start(on connection: Connection) {
-        lock.withLock { self.connection = connection }
+        state.withLock { $0.connection = connection }
     }
 
     func finish() {
-        lock.withLock { connection = nil }
+        state.withLock { $0.connection = nil }
     }
 
     func cancel() {
-        let running = lock.withLock {
-            cancelled = true
-            return connection
+        let running = state.withLock { state in
+            state.cancelled = true
+            return state.connection
         }
         running?.cancel()
     }

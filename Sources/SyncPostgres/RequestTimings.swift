@@ -1,12 +1,12 @@
 import Dispatch
 import Foundation
+import Locking
 
 /// Time a ``PostgresTransport`` spends, summed over its requests: waiting for the server
 /// (the whole transaction, rows received) and reading the rows into values. For benchmarks and
 /// tuning; a transport without one counts nothing.
-public final class RequestTimings: @unchecked Sendable {
-    private let lock = NSLock()
-    private var nanoseconds: [Part: UInt64] = [:]
+public final class RequestTimings: Sendable {
+    private let nanoseconds = Locked<[Part: UInt64]>([:])
 
     public enum Part: Sendable {
         /// From `begin` to `commit`, the rows in libpq's buffers as text; a pulled page is
@@ -20,16 +20,16 @@ public final class RequestTimings: @unchecked Sendable {
 
     /// The seconds counted for `part` so far.
     public func seconds(_ part: Part) -> Double {
-        Double(lock.withLock { nanoseconds[part] ?? 0 }) / 1e9
+        Double(nanoseconds.withLock { $0[part] ?? 0 }) / 1e9
     }
 
     public func reset() {
-        lock.withLock { nanoseconds = [:] }
+        nanoseconds.value = [:]
     }
 
     fileprivate func add(_ part: Part, since start: UInt64) {
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
-        lock.withLock { nanoseconds[part, default: 0] += elapsed }
+        nanoseconds.withLock { $0[part, default: 0] += elapsed }
     }
 }
 

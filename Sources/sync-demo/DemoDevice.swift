@@ -1,18 +1,18 @@
 import Foundation
 import HopeSchema
+import Locking
 import SyncRuntime
 
 /// One device of the demo's user: its own SQLite file and engine, and a clock the demo sets.
-final class DemoDevice: @unchecked Sendable {
+final class DemoDevice: Sendable {
     let name: String
     let store: SyncStore
     let engine: SyncEngine
-    private let lock = NSLock()
-    private var nowMs: Int64
+    private let nowMs: Locked<Int64>
 
     init(_ name: String, user: UUID, directory: URL, transport: any SyncTransport, startingAt ms: Int64) throws {
         self.name = name
-        nowMs = ms
+        nowMs = Locked(ms)
         let clock = Clock()
         store = try SyncStore(
             path: directory.appendingPathComponent("\(name).sqlite").path,
@@ -25,8 +25,8 @@ final class DemoDevice: @unchecked Sendable {
 
     /// The device's wall clock; the demo moves it so the output is the same every run.
     var now: Int64 {
-        get { lock.withLock { nowMs } }
-        set { lock.withLock { nowMs = newValue } }
+        get { nowMs.value }
+        set { nowMs.value = newValue }
     }
 
     /// Reads `now` for the store, which is made before `self` is whole.

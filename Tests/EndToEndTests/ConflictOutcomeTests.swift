@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// Seed 000's outcome table and its three quiet cases on the real generated SQL. Other devices
@@ -174,10 +175,9 @@ import Testing
 }
 
 /// The conflicts a resolver was shown.
-final class AskedConflicts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [MutationConflict] = []
+final class AskedConflicts: Sendable {
+    private let seen = Locked<[MutationConflict]>([])
 
-    func record(_ conflict: MutationConflict) { lock.withLock { seen.append(conflict) } }
-    var all: [MutationConflict] { lock.withLock { seen } }
+    func record(_ conflict: MutationConflict) { seen.withLock { $0.append(conflict) } }
+    var all: [MutationConflict] { seen.value }
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// The PostgreSQL transport with every guarded write and read by key recorded as the transport
 /// received it, with its answer, and a switch that loses the next guarded write's answer.
-final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
+final class RecordingTransport: ForwardingTransport, Sendable {
     struct Send: Sendable {
         let id: UUID
         let baseVersion: String
@@ -24,12 +24,15 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
         let answer: ColumnValues?
     }
 
+    private struct Record {
+        var sends: [Send] = []
+        var reads: [Read] = []
+        var losesNextAnswer = false
+        var failsReads = false
+    }
+
     let base: any SyncTransport
-    private let lock = NSLock()
-    private var recordedSends: [Send] = []
-    private var recordedReads: [Read] = []
-    private var losesNextAnswer = false
-    private var failsReads = false
+    private let record = Locked(Record())
 
     var forwardee: any SyncTransport { base }
 
@@ -37,22 +40,22 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
         self.base = base
     }
 
-    var sends: [Send] { lock.withLock { recordedSends } }
-    var reads: [Read] { lock.withLock { recordedReads } }
+    var sends: [Send] { record.withLock { $0.sends } }
+    var reads: [Read] { record.withLock { $0.reads } }
 
     func clear() {
-        lock.withLock {
-            recordedSends.removeAll()
-            recordedReads.removeAll()
+        record.withLock { record in
+            record.sends.removeAll()
+            record.reads.removeAll()
         }
     }
 
-    func loseNextAnswer() { lock.withLock { losesNextAnswer = true } }
+    func loseNextAnswer() { record.withLock { $0.losesNextAnswer = true } }
 
     /// Reads by key fail as the network does while set.
     var readsFail: Bool {
-        get { lock.withLock { failsReads } }
-        set { lock.withLock { failsReads = newValue } }
+        get { record.withLock { $0.failsReads } }
+        set { record.withLock { $0.failsReads = newValue } }
     }
 
     func guardedUpdate(
@@ -65,17 +68,17 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
                 table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user
             )
         } catch {
-            lock.withLock {
-                recordedSends.append(
+            record.withLock {
+                $0.sends.append(
                     Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: []))
             }
             throw error
         }
-        let lost = lock.withLock {
-            recordedSends.append(
+        let lost = record.withLock { record in
+            record.sends.append(
                 Send(id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning, answer: answer))
-            defer { losesNextAnswer = false }
-            return losesNextAnswer
+            defer { record.losesNextAnswer = false }
+            return record.losesNextAnswer
         }
         if lost { throw SyncError(.connectivity, "The connection dropped before the answer arrived.") }
         return answer
@@ -84,10 +87,10 @@ final class RecordingTransport: ForwardingTransport, @unchecked Sendable {
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         if readsFail { throw SyncError(.connectivity, "The server cannot be reached.") }
         let answer = try await base.fetch(table, ids: ids, columns: columns, as: user)
-        lock.withLock {
+        record.withLock { record in
             for id in ids {
                 let row = answer.first { $0[table.primaryKey]?.text == id.uuidString.lowercased() }
-                recordedReads.append(Read(id: id, columns: columns, answer: row))
+                record.reads.append(Read(id: id, columns: columns, answer: row))
             }
         }
         return answer

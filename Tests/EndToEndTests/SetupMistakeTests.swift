@@ -7,7 +7,7 @@ import Testing
 
 @testable import SyncPostgres
 
-/// Issue 9: a setup mistake is a configuration error that says what to fix (never the
+/// A setup mistake is a configuration error that says what to fix (never the
 /// password), not "offline" retried for ever.
 @Suite struct SetupMistakeTests {
     func error(connecting url: String) async -> SyncError? {

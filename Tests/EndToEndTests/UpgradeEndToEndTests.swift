@@ -7,7 +7,7 @@ import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
 
-/// Issue 14 on PostgreSQL through the libpq transport: the server migrated to v2 (its Supabase
+/// Upgrades on PostgreSQL through the libpq transport: the server migrated to v2 (its Supabase
 /// migrations in order, as `supabase db push` runs them), a v1 device beside a v2 device, and
 /// the v1 device upgraded. No value of the new columns is lost, and the upgrade shows them.
 @Suite struct UpgradeEndToEndTests {

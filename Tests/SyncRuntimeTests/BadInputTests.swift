@@ -5,7 +5,7 @@ import SyncRuntimeTesting
 import SyncTestSupport
 import Testing
 
-/// Issue 9: one bad row never stops the rest; values the server or another device could not
+/// One bad row never stops the rest; values the server or another device could not
 /// hold exactly are refused at save with the column named; a store file knows its owner; a far
 /// future stamp cannot trap or drag the clock along.
 @Suite struct BadInputTests {
@@ -203,7 +203,7 @@ import Testing
     }
 }
 
-/// Issue 9: the forgotten paste on one table stops only that table, and the error names every
+/// The forgotten paste on one table stops only that table, and the error names every
 /// column the server lacks.
 @Suite struct PerTableDriftTests {
     let user = UUID()

@@ -5,7 +5,7 @@ import SyncRuntimeTesting
 import SyncTestSupport
 import Testing
 
-/// Issue 14's stories on the in-memory server: concurrent edits of different columns both
+/// Column merge on the in-memory server: concurrent edits of different columns both
 /// survive; the same column goes to the larger pair, in either push order.
 @Suite struct ColumnMergeTests {
     let user = UUID()

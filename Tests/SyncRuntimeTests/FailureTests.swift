@@ -130,7 +130,7 @@ import Testing
             (error as? SyncError)?.code == .schemaDrift && (error as? SyncError)?.message.contains("column note") == true
         }
         let status = await a.engine.status
-        guard case .schemaDrift(let drift) = status.phase else {
+        guard let drift = status.phase.schemaDrift else {
             Issue.record("phase is \(status.phase)")
             return
         }

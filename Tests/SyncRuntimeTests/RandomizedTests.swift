@@ -20,34 +20,37 @@ import Testing
 }
 
 /// Writes made while a push is in flight, at random, recorded as acknowledged once committed.
-private final class InFlightWrites: @unchecked Sendable {
-    private let lock = NSLock()
-    private var random: SeededGenerator
-    private var boxes: [String: StoreBox] = [:]
-    private var writes: [AcknowledgedWrite] = []
-    private var stopped = false
+private final class InFlightWrites: Sendable {
+    private struct State {
+        var random: SeededGenerator
+        var boxes: [String: StoreBox] = [:]
+        var writes: [AcknowledgedWrite] = []
+        var stopped = false
+    }
+
+    private let state: Locked<State>
 
     init(seed: UInt64) {
-        random = SeededGenerator(seed: seed &* 104_729)
+        state = Locked(State(random: SeededGenerator(seed: seed &* 104_729)))
     }
 
     func register(_ box: StoreBox, for device: TestDevice) {
-        lock.withLock { boxes[device.deviceID] = box }
+        state.withLock { $0.boxes[device.deviceID] = box }
     }
 
     func rebind(_ device: TestDevice) {
-        lock.withLock { boxes[device.deviceID]?.store = device.store }
+        state.withLock { $0.boxes[device.deviceID]?.store = device.store }
     }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
     }
 
-    var acknowledged: [AcknowledgedWrite] { lock.withLock { writes } }
+    var acknowledged: [AcknowledgedWrite] { state.withLock { $0.writes } }
 
     func maybeWrite(on store: SyncStore?) {
         guard let store else { return }
-        let pick: Int? = lock.withLock { stopped || random.below(3) != 0 ? nil : random.below(1_000) }
+        let pick: Int? = state.withLock { $0.stopped || $0.random.below(3) != 0 ? nil : $0.random.below(1_000) }
         guard let pick else { return }
         let saved = try? store.write { tx -> Activity? in
             let activities = try tx.fetchAll(Activity.self, orderBy: "id")
@@ -61,7 +64,7 @@ private final class InFlightWrites: @unchecked Sendable {
                 $0["id"]?.text == saved.id.uuidString.lowercased()
             })
         else { return }
-        lock.withLock { writes.append(AcknowledgedWrite(table: "activities", row: row)) }
+        state.withLock { $0.writes.append(AcknowledgedWrite(table: "activities", row: row)) }
     }
 }
 

@@ -4,7 +4,7 @@ import SyncRuntime
 import SyncRuntimeTesting
 import Testing
 
-/// Issue 11: `timestamp` columns are ``SyncTimestamp`` values, kept to the server's microsecond
+/// `timestamp` columns are ``SyncTimestamp`` values, kept to the server's microsecond
 /// and held in one canonical text on the device, the server and every other device.
 @Suite struct TimestampTests {
     let user = UUID()

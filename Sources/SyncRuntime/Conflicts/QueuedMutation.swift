@@ -52,14 +52,3 @@ struct QueuedMutation: Sendable {
             id: id, table: table.name, operation: operation, rowID: rowID, body: body, baseVersion: baseVersion, createdAtMs: createdMs)
     }
 }
-
-extension SyncValue {
-    /// A version as the exact text the server sent (integers as their digits).
-    public var versionText: String? {
-        switch self {
-        case .text(let text): text
-        case .int(let int): String(int)
-        default: nil
-        }
-    }
-}

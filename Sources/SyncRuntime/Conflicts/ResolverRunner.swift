@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// Asks the app's resolver about a conflict in a task of its own, off the caller's actor and
 /// outside every database transaction. A throw (but a cancellation) or no answer in time reads
@@ -47,7 +48,7 @@ struct ResolverRunner: Sendable {
 }
 
 /// The first of the resolver's answer, the timer, or a cancellation; later ones are dropped.
-private final class ResolverAnswer: @unchecked Sendable {
+private final class ResolverAnswer: Sendable {
     enum Outcome: Sendable {
         case answered(ConflictResolution)
         case failed(String)
@@ -55,25 +56,28 @@ private final class ResolverAnswer: @unchecked Sendable {
         case cancelled
     }
 
-    private let lock = NSLock()
-    private var outcome: Outcome?
-    private var waiter: CheckedContinuation<Outcome, Never>?
+    private struct State {
+        var outcome: Outcome?
+        var waiter: CheckedContinuation<Outcome, Never>?
+    }
+
+    private let state = Locked(State())
 
     func finish(_ value: Outcome) {
-        let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
-            guard outcome == nil else { return nil }
-            outcome = value
-            defer { waiter = nil }
-            return waiter
+        let waiting: CheckedContinuation<Outcome, Never>? = state.withLock { state in
+            guard state.outcome == nil else { return nil }
+            state.outcome = value
+            defer { state.waiter = nil }
+            return state.waiter
         }
         waiting?.resume(returning: value)
     }
 
     func value() async -> Outcome {
         await withCheckedContinuation { continuation in
-            let ready: Outcome? = lock.withLock {
-                if let outcome { return outcome }
-                waiter = continuation
+            let ready: Outcome? = state.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }

@@ -15,11 +15,11 @@ struct GuardedReplay {
         // A write whose row an earlier write of this pass touched is read again just before it is
         // sent: that one's answer may have moved its base.
         var touched: Set<String> = []
-        for queued in try storeCall({ try store.read { try $0.queuedMutations() } }) {
+        for queued in try store.queuedMutations() {
             let row = queued.table.name + "/" + queued.rowID.lowercasedString
             var write: QueuedMutation? = queued
             if !touched.insert(row).inserted {
-                write = try storeCall { try store.read { try $0.queuedMutations(id: queued.id).first } }
+                write = try store.queuedMutations(id: queued.id).first
             }
             if let write { try await replay(write, &report) }
         }
@@ -36,14 +36,14 @@ struct GuardedReplay {
                     extraFilters: write.filters, returning: write.returning, as: credentials
                 )
             } catch  where error.isRowsFault {
-                try storeCall { try store.settleRejected(write, serverError: error.serverError, message: error.message) }
+                try store.settleRejected(write, serverError: error.serverError, message: error.message)
                 report.rejected += 1
                 return
             } catch {
                 throw Self.stopped(error, write)
             }
             if let row = answer.first {
-                try storeCall { try store.settleApplied(write, server: row) }
+                try store.settleApplied(write, server: row)
                 report.synced += 1
                 if settledConflict { report.conflictsResolved += 1 }
                 return
@@ -58,17 +58,17 @@ struct GuardedReplay {
             let lastSend = send == Self.maxSendsPerPass
             switch outcome {
             case .gone where write.operation == .delete, .filterMissed:
-                try storeCall { try store.settleSynced(write) }
+                try store.settleSynced(write)
                 report.synced += 1
                 if write.operation == .delete { report.alreadyOnServer += 1 }
                 return
             case .policyDenied:
                 let message = "A policy on the server refused this write to \(write.table.name)"
-                try storeCall { try store.settleRejected(write, serverError: nil, message: message) }
+                try store.settleRejected(write, serverError: nil, message: message)
                 report.rejected += 1
                 return
             case .alreadyApplied(let row):
-                try storeCall { try store.settleApplied(write, server: row) }
+                try store.settleApplied(write, server: row)
                 report.synced += 1
                 report.alreadyOnServer += 1
                 return
@@ -111,7 +111,7 @@ struct GuardedReplay {
             return nil
         case .keepServer:
             let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
-            try storeCall { try store.settleKeptServer(write, server: server, deleted: deleted) }
+            try store.settleKeptServer(write, server: server, deleted: deleted)
             report.conflictsKeptServer += 1
             return nil
         case .keepLocal:
@@ -139,8 +139,8 @@ struct GuardedReplay {
     }
 
     private func park(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ report: inout SyncReport) throws(SyncError) {
-        try storeCall { try store.settleParked(write, conflict) }
-        if let entry = try storeCall({ try store.conflictedMutations().first { $0.id == write.id } }) {
+        try store.settleParked(write, conflict)
+        if let entry = try store.conflictedMutations().first(where: { $0.id == write.id }) {
             report.conflicted.append(entry)
         }
     }

@@ -1,17 +1,21 @@
 import Foundation
+import Locking
 
 /// Pages fetched ahead of the apply, at most `capacity` waiting. The apply takes every page that
 /// has arrived: while the local disk keeps up, each page is its own transaction; when it falls
 /// behind, the pages that queued meanwhile go in one, so a first sync writes each index page
 /// fewer times. Memory stays bounded by `capacity` pages whatever the table's size.
-final class PageBuffer: @unchecked Sendable {
-    private let lock = NSLock()
+final class PageBuffer: Sendable {
+    private struct State {
+        var pages: [PulledPage] = []
+        /// Set once the fetching ends: nil error for the table's last page.
+        var end: SyncError??
+        var consumer: CheckedContinuation<Void, Never>?
+        var producer: CheckedContinuation<Void, Never>?
+    }
+
     private let capacity: Int
-    private var pages: [PulledPage] = []
-    /// Set once the fetching ends: nil error for the table's last page.
-    private var end: SyncError??
-    private var consumer: CheckedContinuation<Void, Never>?
-    private var producer: CheckedContinuation<Void, Never>?
+    private let state = Locked(State())
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -20,16 +24,16 @@ final class PageBuffer: @unchecked Sendable {
     /// Adds a page, waiting while `capacity` pages wait already (or until the buffer is closed).
     func put(_ page: PulledPage) async {
         while true {
-            let added = lock.withLock {
-                guard pages.count < capacity || end != nil else { return false }
-                pages.append(page)
-                wake(&consumer)
+            let added = state.withLock { state in
+                guard state.pages.count < capacity || state.end != nil else { return false }
+                state.pages.append(page)
+                Self.wake(&state.consumer)
                 return true
             }
             if added { return }
             await withCheckedContinuation { continuation in
-                lock.withLock {
-                    if pages.count < capacity || end != nil { continuation.resume() } else { producer = continuation }
+                state.withLock { state in
+                    if state.pages.count < capacity || state.end != nil { continuation.resume() } else { state.producer = continuation }
                 }
             }
         }
@@ -37,10 +41,10 @@ final class PageBuffer: @unchecked Sendable {
 
     /// Ends the buffer: with nil after the last page, or with the error that stopped the fetching.
     func finish(_ error: SyncError?) {
-        lock.withLock {
-            if end == nil { end = .some(error) }
-            wake(&consumer)
-            wake(&producer)
+        state.withLock { state in
+            if state.end == nil { state.end = .some(error) }
+            Self.wake(&state.consumer)
+            Self.wake(&state.producer)
         }
     }
 
@@ -48,27 +52,27 @@ final class PageBuffer: @unchecked Sendable {
     /// was taken. Throws the error that stopped the fetching, after the pages before it.
     func takeAll() async throws(SyncError) -> [PulledPage] {
         while true {
-            let taken: Result<[PulledPage], SyncError>? = lock.withLock {
-                if !pages.isEmpty {
+            let taken: Result<[PulledPage], SyncError>? = state.withLock { state in
+                if !state.pages.isEmpty {
                     defer {
-                        pages.removeAll(keepingCapacity: true)
-                        wake(&producer)
+                        state.pages.removeAll(keepingCapacity: true)
+                        Self.wake(&state.producer)
                     }
-                    return .success(pages)
+                    return .success(state.pages)
                 }
-                guard let end else { return nil }
+                guard let end = state.end else { return nil }
                 return end.map { .failure($0) } ?? .success([])
             }
             if let taken { return try taken.get() }
             await withCheckedContinuation { continuation in
-                lock.withLock {
-                    if !pages.isEmpty || end != nil { continuation.resume() } else { consumer = continuation }
+                state.withLock { state in
+                    if !state.pages.isEmpty || state.end != nil { continuation.resume() } else { state.consumer = continuation }
                 }
             }
         }
     }
 
-    private func wake(_ waiting: inout CheckedContinuation<Void, Never>?) {
+    private static func wake(_ waiting: inout CheckedContinuation<Void, Never>?) {
         waiting?.resume()
         waiting = nil
     }

@@ -50,7 +50,7 @@ struct Puller {
     static let pagesAhead = 8
 
     private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
-        let cursor = try storeCall { try store.cursor(for: table) }
+        let cursor = try store.cursor(for: table)
         let start: Int64
         switch table.ordering {
         case .exact: start = cursor
@@ -88,7 +88,7 @@ struct Puller {
                 while true {
                     let pages = try await buffer.takeAll()
                     guard !pages.isEmpty else { return }
-                    let page = try storeCall { try store.apply(pages, to: table) }
+                    let page = try store.apply(pages, to: table)
                     applied.pulled += page.applied
                     applied.undecodable += page.undecodable
                 }

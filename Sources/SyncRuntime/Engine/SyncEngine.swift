@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// Keeps one user's store in sync with the server: a full push and pull on start and on
 /// reconnect, a pull every poll interval, a push shortly after local writes, backing off on
@@ -8,7 +9,8 @@ public actor SyncEngine {
     public nonisolated let configuration: SyncConfiguration
     let transport: SwitchedTransport
     let credentials: @Sendable () async -> Credentials?
-    let network = NetworkSwitch()
+    /// The app's "simulate offline" switch, checked before every request.
+    let networkEnabled = Locked(true)
 
     public internal(set) var status = SyncStatus()
     var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
@@ -32,7 +34,7 @@ public actor SyncEngine {
         credentials: @escaping @Sendable () async -> Credentials?
     ) {
         self.store = store
-        self.transport = SwitchedTransport(base: transport, network: network)
+        self.transport = SwitchedTransport(base: transport, networkEnabled: networkEnabled)
         self.configuration = configuration
         self.credentials = credentials
         // What waits is known before the first pass (rows written in an earlier launch).
@@ -59,7 +61,7 @@ public actor SyncEngine {
         debounce?.cancel()
         debounce = nil
         wakeUp()
-        status.phase = network.isEnabled ? .idle : .offline
+        status.phase = networkEnabled.value ? .idle : .offline
         publish()
     }
 
@@ -72,8 +74,8 @@ public actor SyncEngine {
     /// The "simulate offline" switch. Off: writes queue locally and anything that needs the
     /// server fails with `SyncError(.networkDisabled)`. On again: a full sync (a reconnect).
     public func setNetworkEnabled(_ enabled: Bool) {
-        guard network.isEnabled != enabled else { return }
-        network.isEnabled = enabled
+        guard networkEnabled.value != enabled else { return }
+        networkEnabled.value = enabled
         if enabled {
             failures = 0
             wakeUp()
@@ -83,12 +85,12 @@ public actor SyncEngine {
         }
     }
 
-    public var isNetworkEnabled: Bool { network.isEnabled }
+    public var isNetworkEnabled: Bool { networkEnabled.value }
 
     /// Stops syncing and empties this user's local data (sign-out).
     public func clearLocalData() throws(SyncError) {
         stop()
-        try storeCall { try store.clearLocalData() }
+        try store.clearLocalData()
         publish()
     }
 
@@ -132,7 +134,7 @@ public actor SyncEngine {
     }
 
     private func performPass() async throws(SyncError) -> SyncReport {
-        guard network.isEnabled else {
+        guard networkEnabled.value else {
             throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
         }
         guard let user = await credentials() else {
@@ -151,15 +153,13 @@ public actor SyncEngine {
         // or replay the server fails does not keep the pull from running.
         var drifts: [ServerError] = []
         var held: SyncError?
-        let upgraded = try storeCall { try store.tablesAwaitingRepull() }
+        let upgraded = try store.tablesAwaitingRepull()
         if !upgraded.isEmpty {
             var first = puller
             first.tables = upgraded
             let drifted = try await first.pull(into: &report)
             drifts += drifted
-            try storeCall {
-                try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
-            }
+            try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
         }
         var pusher = Pusher(
             store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone
@@ -178,15 +178,15 @@ public actor SyncEngine {
         } catch  where error.code == .server {
             held = held ?? error
         }
-        for (table, rowID) in try storeCall({ try store.rowsToRefresh() }) {
+        for (table, rowID) in try store.rowsToRefresh() {
             let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
-            try storeCall { try store.refresh(table, rowID: rowID, with: server) }
+            try store.refresh(table, rowID: rowID, with: server)
         }
         drifts += try await puller.pull(into: &report)
         if !pusher.refusedForTheClock.isEmpty {
             // The pull told the store the server's time: the claims the server refused go again
             // as made now. A second refusal is the rows' own.
-            _ = try storeCall { try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock) }
+            _ = try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock)
             var again = pusher
             again.tables = pusher.refusedForTheClock
             again.clockRefusalIsTheRows = true

@@ -93,10 +93,3 @@ struct HybridClock {
         last = min(last, line)
     }
 }
-
-extension SyncStore {
-    /// Milliseconds since 1970 from the system clock: the default wall clock.
-    public static let systemClock: @Sendable () -> Int64 = {
-        Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
-    }
-}

@@ -92,7 +92,7 @@ enum RuntimeMigrations {
             """)
 
     /// Rows to fetch again by key: after the user settles a write the server never took, the
-    /// device may hold values no pull will bring back (see RowRefresh.swift).
+    /// device may hold values no pull will bring back (see SyncStore+Refresh.swift).
     static let rowRefresh = LocalMigration(
         version: 3, name: "row_refresh",
         sql: """

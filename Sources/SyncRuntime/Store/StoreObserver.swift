@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import SQLite
 
 /// One observation's schedule, after GRDB's ValueObservation on a database pool (at table
@@ -6,16 +7,18 @@ import SQLite
 /// changed one of them. Fetches after the first run on the store's observation queue, on a
 /// reader connection, never on the thread that wrote. While a fetch runs, commits only mark it
 /// stale: at most one fetch runs and one waits, however many commits or pages land meanwhile.
-final class StoreObserver: @unchecked Sendable {
-    private let lock = NSLock()
-    /// The tables the last fetch read. Until the first fetch ends: everything.
-    private var region = DatabaseRegion.fullDatabase
-    /// The first fetch starts with the observation, so nothing starts a second one beside it.
-    private var isFetching = true
-    /// What commits changed while a fetch ran: its snapshot may have come before them.
-    private var changedMeanwhile = DatabaseRegion()
-    private var isStopped = false
+final class StoreObserver: Sendable {
+    private struct Schedule {
+        /// The tables the last fetch read. Until the first fetch ends: everything.
+        var region = DatabaseRegion.fullDatabase
+        /// The first fetch starts with the observation, so nothing starts a second one beside it.
+        var isFetching = true
+        /// What commits changed while a fetch ran: its snapshot may have come before them.
+        var changedMeanwhile = DatabaseRegion()
+        var isStopped = false
+    }
 
+    private let schedule = Locked(Schedule())
     /// Fetches and emits; returns the tables read, or nil when the observation has ended.
     private let fetch: @Sendable () -> DatabaseRegion?
     private let queue: DispatchQueue
@@ -35,27 +38,27 @@ final class StoreObserver: @unchecked Sendable {
 
     /// Commits changed `changed`.
     func databaseChanged(_ changed: DatabaseRegion) {
-        let fetchNow = lock.withLock {
-            if isStopped { return false }
-            if isFetching {
-                changedMeanwhile.formUnion(changed)
+        let fetchNow = schedule.withLock { schedule in
+            if schedule.isStopped { return false }
+            if schedule.isFetching {
+                schedule.changedMeanwhile.formUnion(changed)
                 return false
             }
-            guard region.intersects(changed) else { return false }
-            isFetching = true
+            guard schedule.region.intersects(changed) else { return false }
+            schedule.isFetching = true
             return true
         }
-        if fetchNow { schedule() }
+        if fetchNow { fetchLater() }
     }
 
     /// Iteration ended or the stream finished: no fetch starts after this.
     func stop() {
-        lock.withLock { isStopped = true }
+        schedule.withLock { $0.isStopped = true }
     }
 
-    private func schedule() {
+    private func fetchLater() {
         queue.async {
-            guard !self.lock.withLock({ self.isStopped }) else { return }
+            guard !self.schedule.withLock({ $0.isStopped }) else { return }
             self.completed(self.fetch())
         }
     }
@@ -64,16 +67,16 @@ final class StoreObserver: @unchecked Sendable {
     /// a table it read: a table it did not read cannot change its value, since the same data
     /// would take the query down the same path again.
     private func completed(_ read: DatabaseRegion?) {
-        let again = lock.withLock {
-            guard let read, !isStopped else {
-                isStopped = true
+        let again = schedule.withLock { schedule in
+            guard let read, !schedule.isStopped else {
+                schedule.isStopped = true
                 return false
             }
-            region = read
-            isFetching = read.intersects(changedMeanwhile)
-            changedMeanwhile = DatabaseRegion()
-            return isFetching
+            schedule.region = read
+            schedule.isFetching = read.intersects(schedule.changedMeanwhile)
+            schedule.changedMeanwhile = DatabaseRegion()
+            return schedule.isFetching
         }
-        if again { schedule() }
+        if again { fetchLater() }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import SQLite
 
 /// Typed reads inside ``SyncStore/read(_:)`` or ``SyncStore/write(_:)``. Soft-deleted rows are
-/// left out unless asked for.
+/// left out unless asked for. The local database's failures are `SyncError`s; a row that does not
+/// decode as the asked type throws its decoding error.
 public struct StoreReader {
     let store: SyncStore
     let database: Database
@@ -10,8 +11,8 @@ public struct StoreReader {
     /// The row with `id`, deleted or not; nil when there is none.
     public func fetchOne<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Record? {
         let sql = try store.tableSQL(Record.table.name)
-        return try database.fetchOne(sql.selectByID, [.text(id.lowercasedString)]) { row in
-            try decode(Record.self, row, sql)
+        return try SyncError.reportingSQLite {
+            try database.fetchOne(sql.selectByID, [.text(id.lowercasedString)]) { row in try decode(Record.self, row, sql) }
         }
     }
 
@@ -26,8 +27,8 @@ public struct StoreReader {
     ) throws -> [Record] {
         let sql = try store.tableSQL(Record.table.name)
         let query = sql.select + clauses(sql.table, condition, orderBy: orderBy, includingDeleted: includingDeleted)
-        return try database.fetchAll(query, arguments.map(\.databaseValue)) { row in
-            try decode(Record.self, row, sql)
+        return try SyncError.reportingSQLite {
+            try database.fetchAll(query, arguments.map(\.databaseValue)) { row in try decode(Record.self, row, sql) }
         }
     }
 
@@ -37,30 +38,34 @@ public struct StoreReader {
         where condition: String? = nil,
         _ arguments: [SyncValue] = [],
         includingDeleted: Bool = false
-    ) throws -> Int {
+    ) throws(SyncError) -> Int {
         let table = Record.table
         let query =
             "SELECT count(*) FROM \(quoted(table.name))"
             + clauses(table, condition, orderBy: nil, includingDeleted: includingDeleted)
-        return try database.fetchOne(query, arguments.map(\.databaseValue)) { Int($0.int64(at: 0)) } ?? 0
+        return try SyncError.local { try database.fetchOne(query, arguments.map(\.databaseValue)) { Int($0.int64(at: 0)) } ?? 0 }
     }
 
     /// Every row of `table` (deleted ones too) with every column, as the server holds them.
-    public func rowValues(of table: String) throws -> [ColumnValues] {
+    public func rowValues(of table: String) throws(SyncError) -> [ColumnValues] {
         let sql = try store.tableSQL(table)
         let names = sql.table.columnNames
-        return try database.fetchAll(sql.select) { row in
-            ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) })
+        return try SyncError.local {
+            try database.fetchAll(sql.select) { row in
+                ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) })
+            }
         }
     }
 
     /// Rows waiting to be pushed, over every table.
-    public func dirtyCount() throws -> Int {
-        try store.schema.tables.reduce(0) { count, table in
-            count
-                + (try database.fetchOne(
-                    "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.dirty.sql)"
-                ) { Int($0.int64(at: 0)) } ?? 0)
+    public func dirtyCount() throws(SyncError) -> Int {
+        try SyncError.local {
+            try store.schema.tables.reduce(0) { count, table in
+                count
+                    + (try database.fetchOne(
+                        "SELECT count(*) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.dirty.sql)"
+                    ) { Int($0.int64(at: 0)) } ?? 0)
+            }
         }
     }
 

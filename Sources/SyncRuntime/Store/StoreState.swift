@@ -1,7 +1,9 @@
 import Foundation
+import Locking
 import SQLite
 
-/// The store's mutable state, guarded by the store's database queue (observers by their own lock).
+/// The store's mutable state: the clock, guarded by the pool's writer; the observers and the
+/// write handler, by their own locks.
 final class StoreState: @unchecked Sendable {
     var clock: HybridClock
     let wallClock: @Sendable () -> Int64
@@ -11,9 +13,8 @@ final class StoreState: @unchecked Sendable {
     /// observers hold one reader connection between them and leave the other to the app.
     let observationQueue = DispatchQueue(label: "hope-sync.observation", qos: .userInitiated)
 
-    private let observerLock = NSLock()
-    private var observers: [UUID: StoreObserver] = [:]
-    private var writeHandler: (@Sendable () -> Void)?
+    private let observers = Locked<[UUID: StoreObserver]>([:])
+    private let writeHandler = Locked<(@Sendable () -> Void)?>(nil)
 
     init(clock: HybridClock, wallClock: @escaping @Sendable () -> Int64, changes: CommittedChanges) {
         self.clock = clock
@@ -31,30 +32,30 @@ final class StoreState: @unchecked Sendable {
     func now() -> Int64 { clock.physical(wallMs: wallClock()) }
 
     var localWriteHandler: (@Sendable () -> Void)? {
-        get { observerLock.withLock { writeHandler } }
-        set { observerLock.withLock { writeHandler = newValue } }
+        get { writeHandler.value }
+        set { writeHandler.value = newValue }
     }
 
     func addObserver(_ id: UUID, _ observer: StoreObserver) {
-        observerLock.withLock { observers[id] = observer }
+        observers.withLock { $0[id] = observer }
     }
 
     func removeObserver(_ id: UUID) {
-        _ = observerLock.withLock { observers.removeValue(forKey: id) }
+        _ = observers.withLock { $0.removeValue(forKey: id) }
     }
 
-    var observerCount: Int { observerLock.withLock { observers.count } }
+    var observerCount: Int { observers.withLock { $0.count } }
 
     /// Tells the observers what the commits since the last call changed; each re-runs only if
     /// it read one of those tables. Called after each write, page or list change commits.
     func notifyObservers() {
         let changed = changes.take()
         guard !changed.isEmpty else { return }
-        for observer in observerLock.withLock({ Array(observers.values) }) { observer.databaseChanged(changed) }
+        for observer in observers.withLock({ Array($0.values) }) { observer.databaseChanged(changed) }
     }
 
     func finishObservers() {
-        let all = observerLock.withLock {
+        let all = observers.withLock { observers in
             defer { observers.removeAll() }
             return Array(observers.values)
         }

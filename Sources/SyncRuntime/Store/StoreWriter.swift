@@ -2,10 +2,11 @@ import Foundation
 import SQLite
 
 /// Typed writes inside ``SyncStore/write(_:)``: each write is stamped (updated_ms from the hybrid
-/// clock, device_id, user_id) and marked dirty for the next push.
+/// clock, device_id, user_id) and marked dirty for the next push. The local database's failures
+/// are `SyncError`s; a row that does not encode throws its encoding error.
 public struct StoreWriter {
     public let reader: StoreReader
-    let flags = WriteFlags()
+    let flags = Flags()
 
     init(reader: StoreReader) {
         self.reader = reader
@@ -19,6 +20,10 @@ public struct StoreWriter {
     /// server-owned columns (server_seq, the version) keep their stored values on an update.
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
+        try SyncError.reportingSQLite { try saveRecord(record) }
+    }
+
+    private func saveRecord<Record: SyncRecord>(_ record: Record) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         if sql.merge != nil {
@@ -47,8 +52,11 @@ public struct StoreWriter {
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
-        try stamp(&values, sql)
-        guard try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self) else {
+        let queued = try SyncError.local {
+            try stamp(&values, sql)
+            return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
+        }
+        guard queued else {
             throw SyncError(.invalidRequest, "A conditional edit needs a row of a version table this device has synced")
         }
         flags.wroteLocally = true
@@ -58,8 +66,17 @@ public struct StoreWriter {
     /// Marks the row with `id` deleted (a soft delete: a write like any other, which can lose to
     /// a newer one). Returns false when there is no such row.
     @discardableResult
-    public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Bool {
+    public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws(SyncError) -> Bool {
         let sql = try store.tableSQL(Record.table.name)
+        return try SyncError.local { try softDelete(id, sql) }
+    }
+
+    @discardableResult
+    public func delete<Record: SyncRecord>(_ record: Record) throws(SyncError) -> Bool {
+        try delete(Record.self, id: record.id)
+    }
+
+    private func softDelete(_ id: UUID, _ sql: TableSQL) throws -> Bool {
         let key = DatabaseValue.text(id.lowercasedString)
         if sql.merge != nil {
             return try writeColumns([ReservedColumn.deletedMs: .int(store.state.now())], of: id.lowercasedString, sql) != nil
@@ -83,11 +100,6 @@ public struct StoreWriter {
         return found
     }
 
-    @discardableResult
-    public func delete<Record: SyncRecord>(_ record: Record) throws -> Bool {
-        try delete(Record.self, id: record.id)
-    }
-
     // Reads see this transaction's writes.
     public func fetchOne<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws -> Record? {
         try reader.fetchOne(type, id: id)
@@ -102,7 +114,7 @@ public struct StoreWriter {
 
     public func fetchCount<Record: SyncRecord>(
         _ type: Record.Type, where condition: String? = nil, _ arguments: [SyncValue] = [], includingDeleted: Bool = false
-    ) throws -> Int {
+    ) throws(SyncError) -> Int {
         try reader.fetchCount(type, where: condition, arguments, includingDeleted: includingDeleted)
     }
 
@@ -164,9 +176,9 @@ public struct StoreWriter {
         }
         flags.wroteLocally = true
     }
-}
 
-/// What a write transaction did, for the store to act on after it commits.
-final class WriteFlags {
-    var wroteLocally = false
+    /// What a write transaction did, for the store to act on after it commits.
+    final class Flags {
+        var wroteLocally = false
+    }
 }

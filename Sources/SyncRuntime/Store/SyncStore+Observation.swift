@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import SQLite
 
 extension SyncStore {
@@ -25,14 +26,18 @@ extension SyncStore {
     ) -> AsyncThrowingStream<T, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: T.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        let last = LastValue<T>()
+        // The last value emitted, shared by the fetches of writers on any thread.
+        let last = Locked<T?>(nil)
         let fetch: @Sendable () -> DatabaseRegion? = { [weak self] in
             guard let self else { return nil }
             do {
-                let (value, region) = try self.readAccess { database in
-                    try database.recordingReads { try query(StoreReader(store: self, database: database)) }
+                let (value, region) = try self.observedRead(query)
+                let isNew = last.withLock { last in
+                    if let last, isDuplicate(last, value) { return false }
+                    last = value
+                    return true
                 }
-                if last.replace(with: value, isDuplicate: isDuplicate) { continuation.yield(value) }
+                if isNew { continuation.yield(value) }
                 return region
             } catch {
                 continuation.finish(throwing: error)
@@ -50,19 +55,14 @@ extension SyncStore {
         observer.start()
         return stream
     }
-}
 
-/// The last value an observation emitted, shared by the callbacks of writers on any thread.
-private final class LastValue<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-
-    /// Stores `new` and says whether to emit it.
-    func replace(with new: T, isDuplicate: (T, T) -> Bool) -> Bool {
-        lock.withLock {
-            if let value, isDuplicate(value, new) { return false }
-            value = new
-            return true
+    /// One fetch of an observation, with the tables it read; the local database's failures as
+    /// SyncErrors.
+    private func observedRead<T>(_ query: (StoreReader) throws -> T) throws -> (T, DatabaseRegion) {
+        try SyncError.reportingSQLite(closed: pool.isClosed) {
+            try pool.read { database in
+                try database.recordingReads { try query(StoreReader(store: self, database: database)) }
+            }
         }
     }
 }

@@ -4,8 +4,8 @@ import SQLite
 /// Pulled pages in: the server's rows applied with its comparison, and the cursor moved past them.
 extension SyncStore {
     /// The largest server_seq applied (or reported) for `table`.
-    func cursor(for table: TableSchema) throws -> Int64 {
-        try access { database in
+    func cursor(for table: TableSchema) throws(SyncError) -> Int64 {
+        try withWriter { database in
             try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
                 $0.int64(at: 0)
             } ?? 0
@@ -20,12 +20,12 @@ extension SyncStore {
 
     /// Applies a pulled page with the server's comparison and moves the cursor, in one
     /// transaction. A row SQLite refuses is reported, not applied, and does not stop the others.
-    func apply(_ page: PulledPage, to table: TableSchema) throws -> AppliedPage {
+    func apply(_ page: PulledPage, to table: TableSchema) throws(SyncError) -> AppliedPage {
         try apply([page], to: table)
     }
 
     /// Applies consecutive pages of one table, and moves the cursor past them, in one transaction.
-    func apply(_ pages: [PulledPage], to table: TableSchema) throws -> AppliedPage {
+    func apply(_ pages: [PulledPage], to table: TableSchema) throws(SyncError) -> AppliedPage {
         let sql = try tableSQL(table.name)
         let names = table.columnNames
         let stampIndex = sql.index(of: ReservedColumn.updatedMs)
@@ -33,58 +33,42 @@ extension SyncStore {
             sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
         }
         var result = AppliedPage(undecodable: pages.flatMap(\.undecodable))
-        let outcome = try access { database in
-            try database.inTransaction {
-                try observeServerTime(pages.compactMap(\.serverTimeMs).last, database)
-                let statement = try database.cachedStatement(sql.applyServerRow)
-                var newest: Int64 = 0
-                var openArrived = false
-                for row in pages.lazy.flatMap(\.rows) {
-                    let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
-                    do {
-                        if try applyServerRow(values, sql, statement, database) { result.applied += 1 }
-                    } catch {
-                        result.undecodable.append(
-                            UndecodableRow(
-                                table: table.name, key: values.first.flatMap(\.text),
-                                serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
-                                reason: "the local database refused it: \(error)"
-                            ))
-                        continue
-                    }
-                    if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
-                    if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
+        let outcome = try writeTransaction { database in
+            try observeServerTime(pages.compactMap(\.serverTimeMs).last, database)
+            let statement = try database.cachedStatement(sql.applyServerRow)
+            var newest: Int64 = 0
+            var openArrived = false
+            for row in pages.lazy.flatMap(\.rows) {
+                let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
+                do {
+                    if try applyServerRow(values, sql, statement, database) { result.applied += 1 }
+                } catch {
+                    result.undecodable.append(
+                        UndecodableRow(
+                            table: table.name, key: values.first.flatMap(\.text),
+                            serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
+                            reason: "the local database refused it: \(error)"
+                        ))
+                    continue
                 }
-                for page in pages { try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database) }
-                let cursor = max(try currentCursor(table, database), pages.compactMap(\.lastServerSeq).max() ?? 0)
-                try database.execute(
-                    "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
-                    [.text(table.name), .integer(cursor)]
-                )
-                result.cursor = cursor
-                state.clock.observe(newest, wallMs: state.wallClock())
-                let writer = StoreWriter(reader: StoreReader(store: self, database: database))
-                if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
-                return (result, writer.wroteLocally)
+                if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
+                if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
             }
+            for page in pages { try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database) }
+            let cursor = max(try currentCursor(table, database), pages.compactMap(\.lastServerSeq).max() ?? 0)
+            try database.execute(
+                "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
+                [.text(table.name), .integer(cursor)]
+            )
+            result.cursor = cursor
+            state.clock.observe(newest, wallMs: state.wallClock())
+            let writer = StoreWriter(reader: StoreReader(store: self, database: database))
+            if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
+            return (result, writer.wroteLocally)
         }
         if outcome.0.applied > 0 || outcome.1 { state.notifyObservers() }
         if outcome.1 { state.localWriteHandler?() }
         return outcome.0
-    }
-
-    /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
-    /// clock stay, so later writes still stamp forward.
-    public func clearLocalData() throws {
-        try access { database in
-            try database.inTransaction {
-                try persistClock(database)
-                for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
-                try database.execute("DELETE FROM _sync_cursors")
-                try RuntimeMigrations.clearBookkeeping(of: userID, database)
-            }
-        }
-        state.notifyObservers()
     }
 
     /// One row as the server holds it, applied with the server's comparison (`statement` is
@@ -148,5 +132,23 @@ extension SyncStore {
         try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
             $0.int64(at: 0)
         } ?? 0
+    }
+
+    /// Tables whose local migration added columns: pulled again from the start before anything
+    /// of theirs is pushed, so the device shows the server's values of the new columns.
+    func tablesAwaitingRepull() throws(SyncError) -> [TableSchema] {
+        let keys = Set(
+            try withWriter { database in
+                try database.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { $0.text(at: 0) ?? "" }
+            })
+        return schema.tables.filter { keys.contains(StoreMigrator.repullKey($0.name)) }
+    }
+
+    func finishRepull(of tables: [TableSchema]) throws(SyncError) {
+        try withWriter { database in
+            for table in tables {
+                try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(StoreMigrator.repullKey(table.name))])
+            }
+        }
     }
 }

@@ -14,10 +14,10 @@ extension SyncStore {
     }
 
     /// Up to `limit` dirty rows of `table` after `rowID`, as whole rows without server_seq.
-    func dirtyRows(in table: TableSchema, after rowID: Int64, limit: Int) throws -> [DirtyRow] {
+    func dirtyRows(in table: TableSchema, after rowID: Int64, limit: Int) throws(SyncError) -> [DirtyRow] {
         let sql = try tableSQL(table.name)
         let names = sql.pushedColumns.map(\.name)
-        return try access { database in
+        return try withWriter { database in
             let line = state.clock.refusalLine(wallMs: state.wallClock())
             return try database.fetchAll(sql.selectDirty, [.integer(rowID), .integer(Int64(limit))]) { row in
                 let values = ColumnValues(columns: names, values: sql.pushedColumns.enumerated().map { $1.syncValue(row, at: $0 + 1) })
@@ -50,31 +50,29 @@ extension SyncStore {
     /// again since it was sent becomes the server's copy, clean; one written meanwhile takes the
     /// server's copy as a pulled row and stays dirty for what it holds that is newer. A sent row
     /// without a server copy is left as it is (still dirty).
-    func settlePushed(_ sent: [ColumnValues], server: [ColumnValues], serverTimeMs: Int64?, in table: TableSchema) throws {
+    func settlePushed(_ sent: [ColumnValues], server: [ColumnValues], serverTimeMs: Int64?, in table: TableSchema) throws(SyncError) {
         let sql = try tableSQL(table.name)
         let names = table.columnNames
         let held = Dictionary(server.map { ($0[table.primaryKey]?.text ?? "", $0) }, uniquingKeysWith: { _, last in last })
         let stampIndex = sql.index(of: ReservedColumn.updatedMs)
-        try access { database in
-            try database.inTransaction {
-                try observeServerTime(serverTimeMs, database)
-                let apply = try database.cachedStatement(sql.applyServerRow)
-                let replace = try database.cachedStatement(sql.writeRow)
-                var newest: Int64 = 0
-                for row in sent {
-                    let id = row.values[0]
-                    guard let copy = held[id.text ?? ""] else { continue }
-                    let values = copy.columns == names ? copy.values : names.map { copy[$0] ?? .null }
-                    if try currentPushedValues(of: id.databaseValue, sql, database) == row.values {
-                        try replace.execute(values.map(\.databaseValue) + [.integer(DirtyState.clean.rawValue)])
-                    } else {
-                        _ = try applyServerRow(values, sql, apply, database)
-                    }
-                    if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
+        try writeTransaction { database in
+            try observeServerTime(serverTimeMs, database)
+            let apply = try database.cachedStatement(sql.applyServerRow)
+            let replace = try database.cachedStatement(sql.writeRow)
+            var newest: Int64 = 0
+            for row in sent {
+                let id = row.values[0]
+                guard let copy = held[id.text ?? ""] else { continue }
+                let values = copy.columns == names ? copy.values : names.map { copy[$0] ?? .null }
+                if try currentPushedValues(of: id.databaseValue, sql, database) == row.values {
+                    try replace.execute(values.map(\.databaseValue) + [.integer(DirtyState.clean.rawValue)])
+                } else {
+                    _ = try applyServerRow(values, sql, apply, database)
                 }
-                try guardedWrites.restoreQueuedWrites(over: server, sql, database)
-                state.clock.observe(newest, wallMs: state.wallClock())
+                if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
             }
+            try guardedWrites.restoreQueuedWrites(over: server, sql, database)
+            state.clock.observe(newest, wallMs: state.wallClock())
         }
         state.notifyObservers()
     }
@@ -83,25 +81,23 @@ extension SyncStore {
     /// stamp of this device on a dirty row of `tables` that is past what the server takes, now
     /// that the clock follows the server's, is replaced by a new one (in their order), so the
     /// writes go again as made now. Returns whether any was replaced.
-    func restampClaimsPastServerClock(in tables: [TableSchema]) throws -> Bool {
-        let changed = try access { database in
-            try database.inTransaction {
-                let line = state.clock.refusalLine(wallMs: state.wallClock())
-                state.clock.forgetStamps(pastLine: line)
-                var changed = false
-                for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
-                    let sql = try tableSQL(table.name)
-                    // A row's pair is its newest stamp: a row with a stamp past the line has its pair there.
-                    let ids = try database.fetchAll(
-                        "SELECT id FROM \(sql.quotedName) WHERE _dirty = \(DirtyState.dirty.sql) AND updated_ms > ?", [.integer(line)]
-                    ) { $0.text(at: 0) ?? "" }
-                    for id in ids {
-                        changed = try restamp(id, past: line, sql, database) || changed
-                    }
+    func restampClaimsPastServerClock(in tables: [TableSchema]) throws(SyncError) -> Bool {
+        let changed = try writeTransaction { database in
+            let line = state.clock.refusalLine(wallMs: state.wallClock())
+            state.clock.forgetStamps(pastLine: line)
+            var changed = false
+            for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
+                let sql = try tableSQL(table.name)
+                // A row's pair is its newest stamp: a row with a stamp past the line has its pair there.
+                let ids = try database.fetchAll(
+                    "SELECT id FROM \(sql.quotedName) WHERE _dirty = \(DirtyState.dirty.sql) AND updated_ms > ?", [.integer(line)]
+                ) { $0.text(at: 0) ?? "" }
+                for id in ids {
+                    changed = try restamp(id, past: line, sql, database) || changed
                 }
-                try persistClock(database)
-                return changed
             }
+            try persistClock(database)
+            return changed
         }
         if changed {
             state.notifyObservers()

@@ -4,18 +4,17 @@ import SQLite
 /// One user's local database: the app's synced tables plus the runtime's bookkeeping, in one
 /// SQLite file (WAL). Writes are serialized on one connection; reads and observers' fetches run
 /// on reader connections beside it. A store can be shared freely.
-public final class SyncStore: @unchecked Sendable {
+public final class SyncStore: Sendable {
     public let schema: AppSchema
     public let userID: UUID
     /// This device's id for this user's rows, made once and kept in the database.
     public let deviceID: String
     public let path: String
 
-    /// The writing connection: writes, the engine's work, and reads inside a write.
-    let queue: DatabaseQueue
-    /// Reads: WAL lets them run while a write or a pulled page is in progress.
-    let readers: ReaderPool
-    /// Mutable state; touched only while `queue` is held.
+    /// The file's connections: writes, the engine's work and pulled pages on the writer; reads
+    /// and observers' fetches on readers beside it (a read inside a write on the writer).
+    let pool: DatabasePool
+    /// Mutable state; touched only while the pool's writer is held.
     let state: StoreState
     let tables: [String: TableSQL]
     /// Where version tables' edits of synced rows go instead of the next push (the layer above).
@@ -37,9 +36,9 @@ public final class SyncStore: @unchecked Sendable {
         self.path = path
         tables = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, TableSQL($0)) })
         do {
-            queue = try DatabaseQueue(path: path)
+            pool = try DatabasePool(path: path, maximumReaderCount: Self.readerCount)
             let migrator = StoreMigrator(appMigrations: schema.migrations, syncedTables: schema.tables.map(\.name), nowMs: wallClock())
-            let (device, stamps, offset) = try queue.inDatabase { database in
+            let (device, stamps, offset) = try pool.writeWithoutTransaction { database in
                 try migrator.migrate(database)
                 return try database.inTransaction {
                     try Self.checkOwner(userID, database)
@@ -48,8 +47,7 @@ public final class SyncStore: @unchecked Sendable {
             }
             self.deviceID = device
             // Tracked from here on: what opening wrote is nobody's news.
-            let changes = try queue.trackChanges()
-            readers = ReaderPool(path: path, maximumCount: Self.readerCount)
+            let changes = try pool.trackChanges()
             state = StoreState(
                 clock: HybridClock(resumingAt: stamps, serverOffsetMs: offset, wallMs: wallClock()), wallClock: wallClock, changes: changes)
         } catch let error as SyncError {
@@ -64,17 +62,23 @@ public final class SyncStore: @unchecked Sendable {
         // Observers first: a fetch still running then ends its stream quietly, not with the
         // closed database's error.
         state.finishObservers()
-        queue.close()
-        readers.close()
+        pool.close()
     }
 
     /// Reader connections: one for the observers' fetches (they run one at a time) and one for
     /// the app's reads, so neither waits for the other.
     static let readerCount = 2
 
+    /// Milliseconds since 1970 from the system clock: the default wall clock.
+    public static let systemClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
+    }
+
     // MARK: Access
 
-    /// Reads with a consistent view of the database.
+    /// Reads with a consistent view of the database: one snapshot of the last commit, never
+    /// waiting for a write in progress (inside a write, that write's view). The local database's
+    /// failures are `SyncError`s; what `body` throws of its own passes as it is.
     public func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
         try performRead(body)
     }
@@ -97,115 +101,79 @@ public final class SyncStore: @unchecked Sendable {
         try performWrite(body)
     }
 
-    func performRead<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        try readAccess { database in try body(StoreReader(store: self, database: database)) }
+    /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
+    /// clock stay, so later writes still stamp forward.
+    public func clearLocalData() throws(SyncError) {
+        try writeTransaction { database in
+            try persistClock(database)
+            for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
+            try database.execute("DELETE FROM _sync_cursors")
+            try RuntimeMigrations.clearBookkeeping(of: userID, database)
+        }
+        state.notifyObservers()
     }
 
-    func performWrite<T>(_ body: (StoreWriter) throws -> T) throws -> T {
-        let (result, changed, wroteLocally) = try access { database in
-            let before = database.totalChanges
-            let writer = StoreWriter(reader: StoreReader(store: self, database: database))
-            let result = try database.inTransaction {
-                let result = try body(writer)
-                // A stamp past the limit is this device's own (its clock was at the limit): the
-                // rows may not show it on the next launch (a newer stamp seen can hide it), so
-                // the clock keeps it.
-                if state.clock.last > state.clock.limit(wallMs: state.wallClock()) { try persistClock(database) }
-                return result
+    private func performRead<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        try SyncError.reportingSQLite(closed: pool.isClosed) {
+            try pool.read { database in try body(StoreReader(store: self, database: database)) }
+        }
+    }
+
+    private func performWrite<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        let (result, changed, wroteLocally) = try SyncError.reportingSQLite(closed: pool.isClosed) {
+            try pool.writeWithoutTransaction { database in
+                let before = database.totalChanges
+                let writer = StoreWriter(reader: StoreReader(store: self, database: database))
+                let result = try database.inTransaction {
+                    let result = try body(writer)
+                    // A stamp past the limit is this device's own (its clock was at the limit):
+                    // the rows may not show it on the next launch (a newer stamp seen can hide
+                    // it), so the clock keeps it.
+                    if state.clock.last > state.clock.limit(wallMs: state.wallClock()) { try persistClock(database) }
+                    return result
+                }
+                return (result, database.totalChanges != before, writer.wroteLocally)
             }
-            return (result, database.totalChanges != before, writer.wroteLocally)
         }
         if changed { state.notifyObservers() }
         if wroteLocally { state.localWriteHandler?() }
         return result
     }
 
-    /// Runs `body` on the connection, mapping SQLite's failures to ``SyncError``.
-    func access<T>(_ body: (Database) throws -> T) throws -> T {
+    // MARK: The store's own access
+
+    /// Runs `body` on the writer, outside any transaction: the store's own work, serialized with
+    /// every write.
+    func withWriter<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
         do {
-            return try queue.inDatabase(body)
-        } catch let error as SQLiteError where queue.isClosed {
-            throw SyncError(.clientClosed, "The local database is closed (\(error.message)).")
+            return try pool.writeWithoutTransaction(body)
+        } catch {
+            throw SyncError(local: error, closed: pool.isClosed)
         }
     }
 
-    /// Runs `body` on a reader connection, in one snapshot: the last commit before it began, never
-    /// waiting for a write in progress. On a thread inside an access to the writer (a read within
-    /// `write`), on the writer instead, which holds that write's uncommitted rows.
-    func readAccess<T>(_ body: (Database) throws -> T) throws -> T {
-        if queue.isHeldByCurrentThread { return try access(body) }
+    /// Runs `body` in one transaction on the writer.
+    func writeTransaction<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
         do {
-            return try readers.read(body)
-        } catch let error as SQLiteError where readers.isClosed {
-            throw SyncError(.clientClosed, "The local database is closed (\(error.message)).")
+            return try pool.write(body)
+        } catch {
+            throw SyncError(local: error, closed: pool.isClosed)
         }
     }
 
-    /// Records the clock in `_sync_meta`, for when the rows that hold its stamps are deleted.
-    func persistClock(_ database: Database) throws {
-        try database.execute(
-            "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES ('clock', ?)", [.text(String(state.clock.last))]
-        )
+    /// Runs `body` in one snapshot on a reader (inside an access to the writer, on the writer).
+    func withReader<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw SyncError(local: error, closed: pool.isClosed)
+        }
     }
 
-    /// The server said its clock read `serverMs` just now: the clock's physical part follows it,
-    /// and the offset is kept for the next launch (a device may start offline).
-    func observeServerTime(_ serverMs: Int64?, _ database: Database) throws {
-        guard let serverMs, state.clock.observeServerTime(serverMs, wallMs: state.wallClock()),
-            let offset = state.clock.serverOffsetMs
-        else { return }
-        try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES ('server_offset', ?)", [.text(String(offset))])
-    }
-
-    func tableSQL(_ name: String) throws -> TableSQL {
+    func tableSQL(_ name: String) throws(SyncError) -> TableSQL {
         guard let sql = tables[name] else {
             throw SyncError(.configuration, "The table \(name) is not in this store's schema.")
         }
         return sql
-    }
-
-    /// A store file belongs to the user it was made for: opened for anyone else it would show
-    /// them that user's rows and send that user's writes with their credentials.
-    private static func checkOwner(_ userID: UUID, _ database: Database) throws {
-        let owner = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'user_id'") { $0.text(at: 0) } ?? nil
-        guard let owner else {
-            try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('user_id', ?)", [.text(userID.lowercasedString)])
-            return
-        }
-        guard owner == userID.lowercasedString else {
-            throw SyncError(
-                .configuration,
-                """
-                This database belongs to another user; it was left unchanged. Open each user's own file \
-                (SyncStore(directory:schema:userID:) names it after the user).
-                """)
-        }
-    }
-
-    /// The device id, and the clock: every stamp it made or saw is the updated_ms of a row (a
-    /// remote row is applied only when its stamp is the greater), so the clock resumes from the
-    /// largest of them, or from `_sync_meta` when rows were cleared or its own stamps went past
-    /// the limit; no other write pays to record it. And how far this device's clock was off the
-    /// server's when last measured.
-    private static func loadMeta(
-        _ database: Database, deviceID: String?, tables: [TableSchema]
-    ) throws -> (String, HybridClock.StoredStamps, Int64?) {
-        let stored = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'device_id'") { $0.text(at: 0) } ?? nil
-        let device = stored ?? deviceID ?? UUID().lowercasedString
-        if stored == nil {
-            try database.execute("INSERT INTO _sync_meta (key, value) VALUES ('device_id', ?)", [.text(device)])
-        }
-        let clock = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'clock'") { $0.text(at: 0) } ?? nil
-        var stamps = HybridClock.StoredStamps(recorded: clock.flatMap { Int64($0) } ?? 0)
-        for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
-            _ = try database.fetchOne(
-                "SELECT max(updated_ms), max(CASE WHEN device_id = ? THEN updated_ms END) FROM \(quoted(table.name))", [.text(device)]
-            ) { row in
-                stamps.newest = max(stamps.newest, row.int64(at: 0))
-                stamps.newestOwn = max(stamps.newestOwn, row.int64(at: 1))
-            }
-        }
-        let offset = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = 'server_offset'") { $0.text(at: 0) } ?? nil
-        return (device, stamps, offset.flatMap { Int64($0) })
     }
 }

@@ -109,11 +109,6 @@ struct TableSQL: Sendable {
     func index(of column: String) -> Int? { indexByName[column] }
 }
 
-extension DirtyState {
-    /// The state as the store's SQL spells it: statements name states, never bare numbers.
-    var sql: String { String(rawValue) }
-}
-
 func quoted(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

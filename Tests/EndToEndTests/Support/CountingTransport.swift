@@ -3,10 +3,9 @@ import SyncRuntime
 import SyncTestSupport
 
 /// A transport that counts the upserts it passes on, per table.
-final class CountingTransport: ForwardingTransport, @unchecked Sendable {
+final class CountingTransport: ForwardingTransport, Sendable {
     let base: any SyncTransport
-    private let lock = NSLock()
-    private var upserts: [String: Int] = [:]
+    private let upserts = Locked<[String: Int]>([:])
 
     var forwardee: any SyncTransport { base }
 
@@ -15,12 +14,12 @@ final class CountingTransport: ForwardingTransport, @unchecked Sendable {
     }
 
     func upserts(into table: String) -> Int {
-        lock.withLock { upserts[table] ?? 0 }
+        upserts.withLock { $0[table] ?? 0 }
     }
 
     @discardableResult
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
-        lock.withLock { upserts[table.name, default: 0] += 1 }
+        upserts.withLock { $0[table.name, default: 0] += 1 }
         return try await base.upsert(rows, into: table, as: user)
     }
 }

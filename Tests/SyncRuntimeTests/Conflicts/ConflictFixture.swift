@@ -20,12 +20,11 @@ let holdTitleConflicts: ConflictResolver = { conflict in
 }
 
 /// The warnings the engine logged.
-final class Warnings: @unchecked Sendable {
-    private let lock = NSLock()
-    private var messages: [String] = []
+final class Warnings: Sendable {
+    private let messages = Locked<[String]>([])
 
-    var log: @Sendable (String) -> Void { { message in self.lock.withLock { self.messages.append(message) } } }
-    var all: [String] { lock.withLock { messages } }
+    var log: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
+    var all: [String] { messages.value }
 }
 
 /// One user's devices on one in-memory server, with tasks to conflict over.

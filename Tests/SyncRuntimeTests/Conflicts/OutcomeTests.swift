@@ -247,19 +247,17 @@ import Testing
 }
 
 /// The conflicts a resolver was shown.
-final class ConflictSeen: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [MutationConflict] = []
+final class ConflictSeen: Sendable {
+    private let seen = Locked<[MutationConflict]>([])
 
-    func record(_ conflict: MutationConflict) { lock.withLock { seen.append(conflict) } }
-    var all: [MutationConflict] { lock.withLock { seen } }
+    func record(_ conflict: MutationConflict) { seen.withLock { $0.append(conflict) } }
+    var all: [MutationConflict] { seen.value }
 }
 
 /// The in-memory server, except that reads by key fail as the network does while `failing`.
-final class FailingReads: ForwardingTransport, @unchecked Sendable {
+final class FailingReads: ForwardingTransport, Sendable {
     let base: InMemoryServer
-    private let lock = NSLock()
-    private var fails = false
+    private let fails = Locked(false)
 
     var forwardee: any SyncTransport { base }
 
@@ -268,8 +266,8 @@ final class FailingReads: ForwardingTransport, @unchecked Sendable {
     }
 
     var failing: Bool {
-        get { lock.withLock { fails } }
-        set { lock.withLock { fails = newValue } }
+        get { fails.value }
+        set { fails.value = newValue }
     }
 
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {

@@ -117,12 +117,11 @@ import Testing
     }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Locked(0)
 
     func next() -> Int {
-        lock.withLock {
+        value.withLock { value in
             value += 1
             return value
         }

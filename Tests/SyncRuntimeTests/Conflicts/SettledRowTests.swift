@@ -3,7 +3,7 @@ import HopeSchema
 import SyncRuntime
 import Testing
 
-/// Issue 14: every way the user settles a write the server never took (keep theirs, dismissing
+/// Every way the user settles a write the server never took (keep theirs, dismissing
 /// a conflicted or a rejected write, discarding a queued one) ends, after a sync, with the
 /// device holding exactly the server's rows.
 @Suite struct SettledRowTests {

@@ -4,28 +4,26 @@ import SyncRuntimeTesting
 import SyncTestSupport
 
 /// Sizes of the upserts a transport saw.
-final class BatchSizes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sizes: [Int] = []
+final class BatchSizes: Sendable {
+    private let sizes = Locked<[Int]>([])
 
-    func append(_ size: Int) { lock.withLock { sizes.append(size) } }
-    var values: [Int] { lock.withLock { sizes } }
+    func append(_ size: Int) { sizes.withLock { $0.append(size) } }
+    var values: [Int] { sizes.value }
 }
 
 /// A late-bound reference for hooks that act on a device built after them.
-final class StoreBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: SyncStore?
-    private var used = false
+final class StoreBox: Sendable {
+    private let stored = Locked<SyncStore?>(nil)
+    private let used = Locked(false)
 
     var store: SyncStore? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.value }
+        set { stored.value = newValue }
     }
 
     /// True the first time only.
     func takeOnce() -> Bool {
-        lock.withLock {
+        used.withLock { used in
             defer { used = true }
             return !used
         }
@@ -33,13 +31,12 @@ final class StoreBox: @unchecked Sendable {
 }
 
 /// Rows each table's pulls returned, by table.
-final class PulledSizes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [String: Int] = [:]
+final class PulledSizes: Sendable {
+    private let counts = Locked<[String: Int]>([:])
 
-    func add(_ count: Int, _ table: String) { lock.withLock { counts[table, default: 0] += count } }
-    func clear() { lock.withLock { counts.removeAll() } }
-    var rows: [String: Int] { lock.withLock { counts } }
+    func add(_ count: Int, _ table: String) { counts.withLock { $0[table, default: 0] += count } }
+    func clear() { counts.withLock { $0.removeAll() } }
+    var rows: [String: Int] { counts.value }
 }
 
 /// A transport that counts the rows pulls return.

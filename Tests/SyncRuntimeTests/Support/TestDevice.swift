@@ -5,17 +5,16 @@ import SyncRuntimeTesting
 import SyncTestSupport
 
 /// Who is signed in, changeable mid-test.
-final class SignIn: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Credentials?
+final class SignIn: Sendable {
+    private let current: Locked<Credentials?>
 
     init(_ user: UUID?) {
-        current = user.map { Credentials(userID: $0, accessToken: "token-\($0.uuidString.lowercased())") }
+        current = Locked(user.map { Credentials(userID: $0, accessToken: "token-\($0.uuidString.lowercased())") })
     }
 
     var credentials: Credentials? {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { current.value }
+        set { current.value = newValue }
     }
 
     var provider: @Sendable () async -> Credentials? { { self.credentials } }

@@ -5,7 +5,7 @@ import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
 
-/// Issue 14: a device on the previous build keeps every value of the new columns, and a device
+/// A device on the previous build keeps every value of the new columns, and a device
 /// that upgrades shows the server's values of them before its first push and never blanks them.
 @Suite struct UpgradeTests {
     let user = UUID()

@@ -24,7 +24,7 @@ struct RecordedRequest: Sendable {
 
 /// A fake server behind a URLProtocol: answers requests to its host in order, and records them.
 /// Each test uses its own host, so tests running in parallel never share one.
-final class StubServer: @unchecked Sendable {
+final class StubServer: Sendable {
     enum Answer: Sendable {
         case respond(status: Int, body: String, headers: [String: String] = [:])
         case fail(URLError.Code)
@@ -32,24 +32,27 @@ final class StubServer: @unchecked Sendable {
         case hang
     }
 
+    private struct Exchange {
+        var answers: [Answer]
+        var recorded: [RecordedRequest] = []
+        var abandonedCount = 0
+    }
+
     let host: String
-    private let lock = NSLock()
-    private var answers: [Answer]
-    private var recorded: [RecordedRequest] = []
-    private var abandonedCount = 0
+    private let exchange: Locked<Exchange>
 
     init(host: String = "stub-\(UUID().uuidString.lowercased()).supabase.test", answers: [Answer]) {
         self.host = host
-        self.answers = answers
+        exchange = Locked(Exchange(answers: answers))
         // A later server for the same host replaces the earlier one (serialized suites reuse a host).
         Self.registry.withLock { $0[host] = self }
     }
 
     var projectURL: URL { URL(string: "https://\(host)")! }
 
-    var requests: [RecordedRequest] { lock.withLock { recorded } }
+    var requests: [RecordedRequest] { exchange.withLock { $0.recorded } }
     /// How many unanswered (hanging) requests URLSession took back: cancelled or timed out.
-    var abandonedRequests: Int { lock.withLock { abandonedCount } }
+    var abandonedRequests: Int { exchange.withLock { $0.abandonedCount } }
 
     /// Waits (up to two seconds) for URLSession to take back an unanswered request: it does so
     /// on its own queue, a moment after the caller has its error.
@@ -68,15 +71,15 @@ final class StubServer: @unchecked Sendable {
     }
 
     fileprivate func answer(_ request: RecordedRequest) -> Answer {
-        lock.withLock {
-            recorded.append(request)
+        exchange.withLock { exchange in
+            exchange.recorded.append(request)
             // The last answer repeats, so a test that expects no more requests sees them anyway.
-            return answers.count > 1 ? answers.removeFirst() : answers[0]
+            return exchange.answers.count > 1 ? exchange.answers.removeFirst() : exchange.answers[0]
         }
     }
 
     fileprivate func abandoned() {
-        lock.withLock { abandonedCount += 1 }
+        exchange.withLock { $0.abandonedCount += 1 }
     }
 
     fileprivate static let registry = Locked<[String: StubServer]>([:])

@@ -1,7 +1,7 @@
 /// What the server lacks that the client has, read from PostgREST's and PostgreSQL's refusals
 /// (PGRST204, 42703, PGRST205, 42P01): the server needs the generated migration. Reported as
 /// a status, never retried every few seconds.
-public struct SchemaDrift: Sendable, Equatable, CustomStringConvertible {
+public struct SchemaDrift: Sendable, Hashable, CustomStringConvertible {
     public let table: String?
     public let column: String?
 

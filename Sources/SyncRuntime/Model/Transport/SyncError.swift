@@ -1,55 +1,8 @@
 import Foundation
 
-/// The server's refusal, as PostgREST reports it.
-public struct ServerError: Sendable, Equatable, Codable {
-    public var status: Int
-    public var code: String?
-    public var message: String
-    public var details: String?
-    public var hint: String?
-
-    public init(status: Int, code: String?, message: String, details: String? = nil, hint: String? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
-        self.details = details
-        self.hint = hint
-    }
-}
-
-/// Every failure the runtime reports. Apps switch on ``code``; messages never carry filter
-/// values or tokens.
+/// Every failure the runtime reports. Apps switch on ``code`` (with a `default`: codes may be
+/// added); messages never carry filter values or tokens.
 public struct SyncError: Error, Sendable, Equatable, LocalizedError {
-    public enum Code: String, Sendable, Equatable {
-        /// `setNetworkEnabled(false)` is in force and the call needed the server.
-        case networkDisabled
-        /// No connection, or no answer in time.
-        case connectivity
-        /// The server refused the request; ``serverError`` says why.
-        case server
-        /// A sync pass stopped with writes still queued (status and code only).
-        case syncFailed
-        /// The local database is closed.
-        case clientClosed
-        /// No access token could be had, or the server refused it.
-        case accessToken
-        /// Nobody is signed in (or another user is): nothing was sent. The engine waits for
-        /// this store's user and resumes by itself.
-        case signedOut
-        /// The request cannot be sent as written.
-        case invalidRequest
-        /// The server's answer could not be read.
-        case decoding
-        /// A value could not be written out.
-        case encoding
-        /// The library was set up wrongly (an unknown table, a database from a newer schema).
-        case configuration
-        /// The server lacks a column the client has (PGRST204): the server needs a migration.
-        case schemaDrift
-        /// The calling task was cancelled: neither a network nor a server failure.
-        case cancelled
-    }
-
     public var code: Code
     public var message: String
     public var serverError: ServerError?

@@ -1,23 +1,14 @@
 import Foundation
+import Locking
 
-/// The app's "simulate offline" switch, checked before every request.
-final class NetworkSwitch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var enabled = true
-
-    var isEnabled: Bool {
-        get { lock.withLock { enabled } }
-        set { lock.withLock { enabled = newValue } }
-    }
-}
-
-/// A transport that refuses every request while the switch is off.
+/// A transport that refuses every request while the app's "simulate offline" switch is off.
 struct SwitchedTransport: SyncTransport {
     let base: any SyncTransport
-    let network: NetworkSwitch
+    /// The switch: on (true) unless the app turned the network off.
+    let networkEnabled: Locked<Bool>
 
     private func check() throws(SyncError) {
-        guard network.isEnabled else {
+        guard networkEnabled.value else {
             throw SyncError(.networkDisabled, "The network is switched off in this app; the write stays queued.")
         }
     }

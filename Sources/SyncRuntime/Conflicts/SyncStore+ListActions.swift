@@ -6,7 +6,7 @@ import SQLite
 extension SyncStore {
     /// Settles a parked write: keepLocal or apply queue it again, preconditioned on the server's
     /// version the entry recorded; keepServer drops it and shows the server's values.
-    public func resolveConflictedMutation(id: Int64, resolution: ConflictResolution) throws {
+    public func resolveConflictedMutation(id: Int64, resolution: ConflictResolution) throws(SyncError) {
         guard let entry = try conflictedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
@@ -34,23 +34,21 @@ extension SyncStore {
             }
             resent = columns
         }
-        try access { database in
-            try database.inTransaction {
-                try database.execute("DELETE FROM _sync_conflicted WHERE id = ?", [.integer(id)])
-                if let resent, let server = entry.server, let version = entry.serverVersion {
-                    let base = server.subset(resent.columns + [versionColumn])
-                    let filters = entry.operation == .delete ? [Filter(ReservedColumn.deletedMs, .isNull)] : []
-                    try requeue(entry.table, entry.operation, entry.rowID, resent, version, base, filters, entry.createdAtMs, database)
-                    try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
-                } else if let server = entry.server {
-                    try LocalRow.write(server.withoutColumns([versionColumn]), to: entry.rowID, sql, database)
-                    try requestRefresh(table: entry.table, rowID: entry.rowID, database)
-                } else {
-                    try database.execute(
-                        "DELETE FROM \(sql.quotedName) \(sql.whereKey) AND _dirty <> \(DirtyState.queued.sql)",
-                        [.text(entry.rowID.lowercasedString)]
-                    )
-                }
+        try writeTransaction { database in
+            try database.execute("DELETE FROM _sync_conflicted WHERE id = ?", [.integer(id)])
+            if let resent, let server = entry.server, let version = entry.serverVersion {
+                let base = server.subset(resent.columns + [versionColumn])
+                let filters = entry.operation == .delete ? [Filter(ReservedColumn.deletedMs, .isNull)] : []
+                try requeue(entry.table, entry.operation, entry.rowID, resent, version, base, filters, entry.createdAtMs, database)
+                try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
+            } else if let server = entry.server {
+                try LocalRow.write(server.withoutColumns([versionColumn]), to: entry.rowID, sql, database)
+                try requestRefresh(table: entry.table, rowID: entry.rowID, database)
+            } else {
+                try database.execute(
+                    "DELETE FROM \(sql.quotedName) \(sql.whereKey) AND _dirty <> \(DirtyState.queued.sql)",
+                    [.text(entry.rowID.lowercasedString)]
+                )
             }
         }
         state.notifyObservers()
@@ -58,7 +56,7 @@ extension SyncStore {
     }
 
     /// Forgets a parked write; the next sync shows the server's copy of the row.
-    public func dismissConflictedMutation(id: Int64) throws {
+    public func dismissConflictedMutation(id: Int64) throws(SyncError) {
         guard let entry = try conflictedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No conflicted write has id \(id)")
         }
@@ -67,8 +65,8 @@ extension SyncStore {
 
     /// Queues a refused write again at the back of the queue (a row's upsert: the row is pushed
     /// again); a second refusal comes back on this list.
-    public func retryRejectedMutation(id: Int64) throws {
-        let stored = try access { database in
+    public func retryRejectedMutation(id: Int64) throws(SyncError) {
+        let stored = try withWriter { database in
             try database.fetchOne(
                 "SELECT table_name, operation, row_id, body, base_version, base, filters, retryable, created_ms FROM _sync_rejected WHERE id = ?",
                 [.integer(id)]
@@ -88,27 +86,25 @@ extension SyncStore {
             throw SyncError(.invalidRequest, "This write was too long to keep, so it cannot be retried")
         }
         let sql = try tableSQL(entry.table)
-        try access { database in
-            try database.inTransaction {
-                try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(id)])
-                try requeue(
-                    entry.table, entry.operation, entry.rowID, try StoredValues.decode(body), version,
-                    try StoredValues.decode(base), try StoredValues.decodeFilters(entry.filters ?? "[]"), entry.createdMs, database)
-                try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
-            }
+        try writeTransaction { database in
+            try database.execute("DELETE FROM _sync_rejected WHERE id = ?", [.integer(id)])
+            try requeue(
+                entry.table, entry.operation, entry.rowID, try StoredValues.decode(body), version,
+                try StoredValues.decode(base), try StoredValues.decodeFilters(entry.filters ?? "[]"), entry.createdMs, database)
+            try LocalRow.overlayQueuedWrites(on: entry.rowID, sql, database)
         }
         state.notifyObservers()
         state.localWriteHandler?()
     }
 
     /// Forgets a refused write (a row's upsert: the row stops waiting).
-    public func dismissRejectedMutation(id: Int64) throws {
+    public func dismissRejectedMutation(id: Int64) throws(SyncError) {
         guard let entry = try rejectedMutations().first(where: { $0.id == id }) else {
             throw SyncError(.invalidRequest, "No rejected write has id \(id)")
         }
         if entry.operation == .upsert {
             try setRejected(entryID: id, table: entry.table, rowID: entry.rowID, to: .clean)
-            try access { database in try requestRefresh(table: entry.table, rowID: entry.rowID, database) }
+            try withWriter { database in try requestRefresh(table: entry.table, rowID: entry.rowID, database) }
         } else {
             try deleteEntry(id, from: "_sync_rejected", refreshing: (entry.table, entry.rowID))
         }
@@ -116,13 +112,11 @@ extension SyncStore {
 
     /// Removes a list entry; the row it held is fetched from the server again on the next pass
     /// (the device may show values the server never took).
-    private func deleteEntry(_ id: Int64, from list: String, refreshing row: (table: String, id: UUID)) throws {
-        try access { database in
-            try database.inTransaction {
-                try database.execute(
-                    "DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
-                try requestRefresh(table: row.table, rowID: row.id, database)
-            }
+    private func deleteEntry(_ id: Int64, from list: String, refreshing row: (table: String, id: UUID)) throws(SyncError) {
+        try writeTransaction { database in
+            try database.execute(
+                "DELETE FROM \(list) WHERE id = ? AND user_id IN (?, '')", [.integer(id), .text(userID.lowercasedString)])
+            try requestRefresh(table: row.table, rowID: row.id, database)
         }
         state.notifyObservers()
     }

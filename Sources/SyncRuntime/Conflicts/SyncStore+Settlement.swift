@@ -6,7 +6,7 @@ import SQLite
 extension SyncStore {
     /// The write landed and `server` (key, version, set columns) is the row now: cached, and its
     /// version and values become the base of this user's later queued writes to the row.
-    func settleApplied(_ write: QueuedMutation, server: ColumnValues) throws {
+    func settleApplied(_ write: QueuedMutation, server: ColumnValues) throws(SyncError) {
         try settle(write) { database, sql in
             try LocalRow.write(server, to: write.rowID, sql, database)
             try forward(server, after: write, database)
@@ -14,14 +14,14 @@ extension SyncStore {
     }
 
     /// The write needs nothing more (its row no longer meets its filter, or it was gone already).
-    func settleSynced(_ write: QueuedMutation) throws {
+    func settleSynced(_ write: QueuedMutation) throws(SyncError) {
         try settle(write) { _, _ in }
     }
 
     /// keepServer: the write is dropped and the server's values shown (under the version the
     /// device saw); a row deleted on the server is shown deleted, at its version; a row gone
     /// altogether (or hidden) leaves the cache.
-    func settleKeptServer(_ write: QueuedMutation, server: ColumnValues?, deleted: ColumnValues? = nil) throws {
+    func settleKeptServer(_ write: QueuedMutation, server: ColumnValues?, deleted: ColumnValues? = nil) throws(SyncError) {
         try settle(write) { database, sql in
             if let server {
                 try LocalRow.write(server.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
@@ -35,9 +35,9 @@ extension SyncStore {
 
     /// Parked on the conflicted list: the row shows the server's values for the columns read,
     /// under the version the device saw (so a later write to it still meets the move).
-    func settleParked(_ write: QueuedMutation, _ conflict: ConflictedEntry) throws {
+    func settleParked(_ write: QueuedMutation, _ conflict: ConflictedEntry) throws(SyncError) {
         try settle(write) { database, sql in
-            try recordConflict(write, conflict, database)
+            try conflict.record(write, for: userID, atMs: state.wallClock(), database)
             if let server = conflict.server {
                 try LocalRow.write(server.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
             }
@@ -46,22 +46,21 @@ extension SyncStore {
 
     /// Refused: on the rejected list with the server's answer (none for a policy's silent denial);
     /// the row shows what the device saw before the write, as the server still holds it.
-    func settleRejected(_ write: QueuedMutation, serverError: ServerError?, message: String) throws {
+    func settleRejected(_ write: QueuedMutation, serverError: ServerError?, message: String) throws(SyncError) {
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
-            try recordRejection(
-                RejectedEntry(
-                    table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
-                    body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
-                    serverError: serverError, message: message, createdMs: write.createdMs
-                ), database)
+            let entry = RejectedEntry(
+                table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
+                body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
+                serverError: serverError, message: message, createdMs: write.createdMs)
+            try entry.record(for: userID, atMs: state.wallClock(), database)
         }
     }
 
     /// Removes a queued write unsent (one the server keeps failing with 5xx, say), so the writes
     /// behind it go. The row shows again what the device saw before the write.
-    public func discardPendingMutation(id: Int64) throws {
-        let write = try read { reader in try reader.queuedMutations().first { $0.id == id } }
+    public func discardPendingMutation(id: Int64) throws(SyncError) {
+        let write = try queuedMutations().first { $0.id == id }
         guard let write else { throw SyncError(.invalidRequest, "No queued write has id \(id)") }
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
@@ -74,14 +73,12 @@ extension SyncStore {
         try LocalRow.write(write.base.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
     }
 
-    private func settle(_ write: QueuedMutation, _ body: (Database, TableSQL) throws -> Void) throws {
+    private func settle(_ write: QueuedMutation, _ body: (Database, TableSQL) throws -> Void) throws(SyncError) {
         let sql = try tableSQL(write.table.name)
-        try access { database in
-            try database.inTransaction {
-                try database.execute("DELETE FROM _sync_mutations WHERE id = ?", [.integer(write.id)])
-                try body(database, sql)
-                try LocalRow.overlayQueuedWrites(on: write.rowID, sql, database)
-            }
+        try writeTransaction { database in
+            try database.execute("DELETE FROM _sync_mutations WHERE id = ?", [.integer(write.id)])
+            try body(database, sql)
+            try LocalRow.overlayQueuedWrites(on: write.rowID, sql, database)
         }
         state.notifyObservers()
     }
@@ -100,11 +97,5 @@ extension SyncStore {
                 [.text(version), .text(StoredValues.encode(base.merging(server.subset(base.columns)))), .integer(id)]
             )
         }
-    }
-}
-
-extension ColumnValues {
-    func withoutColumns(_ names: [String]) -> ColumnValues {
-        subset(columns.filter { !names.contains($0) })
     }
 }

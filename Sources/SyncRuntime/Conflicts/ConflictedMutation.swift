@@ -1,0 +1,21 @@
+import Foundation
+
+/// A write parked on the conflicted list until the app keeps one side or dismisses it.
+public struct ConflictedMutation: Sendable, Equatable, Identifiable {
+    public let id: Int64
+    public let table: String
+    public let operation: MutationOperation
+    public let rowID: UUID
+    /// What the write sets; nil when it was too long to keep (then only `apply` can resend it).
+    public let body: ColumnValues?
+    public let base: ColumnValues
+    /// The server's row when the replay read it; nil when it was gone.
+    public let server: ColumnValues?
+    public let serverVersion: String?
+    public let changedOnServer: [String]
+    public let conflictingColumns: [String]
+    /// Why it was parked.
+    public let message: String
+    public let createdAtMs: Int64
+    public let conflictedAtMs: Int64
+}
