@@ -52,12 +52,13 @@ struct TableTests {
         context.rowMerge = lww && !table.mergesColumns
         switch table.conflict.versionKind {
         case .integer:
-            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["version = 41"], pair: nil)
-            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and version = 1"
+            let version = VersionKind.integer.columnName
+            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + ["\(version) = 41"], pair: nil)
+            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and \(version) = 1"
         case .timestamp:
-            context.versionSentUpdate = update(
-                row: 0, set: changed(row: 0, variant: 2) + ["updated_at = '2000-01-01T00:00:00Z'"], pair: nil)
-            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and updated_at = '2000-01-01T00:00:00Z'"
+            let old = "\(VersionKind.timestamp.columnName) = '2000-01-01T00:00:00Z'"
+            context.versionSentUpdate = update(row: 0, set: changed(row: 0, variant: 2) + [old], pair: nil)
+            context.staleUpdate = update(row: 0, set: changed(row: 0, variant: 0), pair: nil) + " and \(old)"
         case nil:
             break
         }
@@ -99,11 +100,11 @@ struct TableTests {
         func write(_ values: [String: String], _ stamps: [String: String], pair: (Int, String)) -> String {
             let set =
                 table.columns.map { "\($0.name) = \(values[$0.name] ?? Self.value($0, row: row, variant: 0))" }
-                + ["deleted_ms = \(values["deleted_ms"] ?? "null")"]
-            let stamped = (table.columns.map(\.name) + ["deleted_ms"]).map { "\"\($0)\": \"\(stamps[$0] ?? base)\"" }
-            return update(row: row, set: set + ["column_stamps = '{\(stamped.joined(separator: ", "))}'"], pair: pair)
+                + ["\(ReservedColumn.deletedMs) = \(values[ReservedColumn.deletedMs] ?? "null")"]
+            let stamped = table.stampedColumns.map { "\"\($0.name)\": \"\(stamps[$0.name] ?? base)\"" }
+            return update(row: row, set: set + ["\(ReservedColumn.columnStamps) = '{\(stamped.joined(separator: ", "))}'"], pair: pair)
         }
-        let bName = b?.name ?? "deleted_ms"
+        let bName = b?.name ?? ReservedColumn.deletedMs
         let bEdited = b.map { Self.value($0, row: row, variant: 1) } ?? "2000::bigint"
         context.columnMerge = true
         context.a = a.name
@@ -160,10 +161,10 @@ struct TableTests {
     }
 
     private func insert(row: Int, values: [String: String], pair: (Int, String)?, owner: String? = nil) -> String {
-        var names = ["id"] + (owner == nil ? [] : ["user_id"]) + table.columns.map(\.name)
+        var names = [ReservedColumn.id] + (owner == nil ? [] : [ReservedColumn.owner]) + table.columns.map(\.name)
         var list = ["'\(id(row))'"] + (owner.map { ["'\($0)'"] } ?? []) + table.columns.map { values[$0.name]! }
         if let pair {
-            names += ["updated_ms", "device_id"]
+            names += [ReservedColumn.updatedMs, ReservedColumn.deviceId]
             list += [String(pair.0), "'\(pair.1)'"]
         }
         return "insert into public.\(table.name) (\(names.joined(separator: ", "))) values (\(list.joined(separator: ", ")))"
@@ -174,17 +175,17 @@ struct TableTests {
         var names = table.columns.map(\.name)
         var values = table.columns.map { Self.value($0, row: row, variant: variant) }
         if let pair {
-            names += ["updated_ms", "device_id"]
+            names += [ReservedColumn.updatedMs, ReservedColumn.deviceId]
             values += [String(pair.0), "'\(pair.1)'"]
         }
         return
-            "insert into public.\(table.name) (id, \(names.joined(separator: ", "))) values ('\(id(row))', \(values.joined(separator: ", ")))"
-            + " on conflict (id) do update set " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            "insert into public.\(table.name) (\(ReservedColumn.id), \(names.joined(separator: ", "))) values ('\(id(row))', \(values.joined(separator: ", ")))"
+            + " on conflict (\(ReservedColumn.id)) do update set " + names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
     }
 
     private func update(row: Int, set: [String], pair: (Int, String)?) -> String {
-        let assignments = set + (pair.map { ["updated_ms = \($0.0)", "device_id = '\($0.1)'"] } ?? [])
-        return "update public.\(table.name) set \(assignments.joined(separator: ", ")) where id = '\(id(row))'"
+        let assignments = set + (pair.map { ["\(ReservedColumn.updatedMs) = \($0.0)", "\(ReservedColumn.deviceId) = '\($0.1)'"] } ?? [])
+        return "update public.\(table.name) set \(assignments.joined(separator: ", ")) where \(ReservedColumn.id) = '\(id(row))'"
     }
 
     /// Every user column of `row` set to `variant`.
