@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SyncGenerator
+@testable import SyncGeneratorCore
 
 @Suite struct TemplateTests {
     func render(_ source: String, _ context: TemplateValue) throws -> String {
