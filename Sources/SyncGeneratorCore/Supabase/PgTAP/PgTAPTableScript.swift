@@ -18,20 +18,6 @@ struct PgTAPTableScript {
         self.quote = quote
     }
 
-    /// How many tests the template makes for `table`: the plan must say so up front.
-    static func count(for table: Table) -> Int {
-        var count = 9 + 1 // row-level security, server_seq
-        switch table.conflict.versionKind {
-        case .integer: count += 4
-        case .timestamp: count += 3
-        case nil: break
-        }
-        if table.mergesColumns, mergeColumns(of: table) != nil { count += 5 }
-        if table.conflict == .lww, !table.mergesColumns { count += 4 }
-        if table.openRowRule != nil { count += 5 }
-        return count
-    }
-
     var context: TableTestsContext {
         let lww = table.conflict == .lww
         var context = TableTestsContext()

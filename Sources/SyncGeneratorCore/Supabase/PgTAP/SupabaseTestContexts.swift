@@ -10,7 +10,7 @@ struct TestsContext: TemplateContext {
 
     static var fields: [TemplateField<Self>] {
         [
-            .init("plan", "how many tests the file runs (pgTAP's plan)", \.plan),
+            .init("plan", "how many tests the file runs (pgTAP's plan), counted from the rendered file", \.plan),
             .init("alice", "the first test user's id", \.alice),
             .init("bob", "the second test user's id", \.bob),
             .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
@@ -24,7 +24,7 @@ struct TestsContext: TemplateContext {
 /// rows. A statement's text holds no final `;`.
 struct TableTestsContext: TemplateContext {
     static let template = "supabase/table_tests.sql.mustache"
-    static let summary = "one table's pgTAP tests (the plan count must match what it makes)"
+    static let summary = "one table's pgTAP tests (the plan counts the tests they call)"
 
     var table = ""
     var q = ""
