@@ -150,6 +150,17 @@ enum BuiltInTemplates {
         {{name}} {{type}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
 
         """#,
+        "supabase/column_stamps.sql.mustache": #"""
+        {{! The row's stamps from the s_ variables, in both branches of triggers.sql. }}
+        new.column_stamps := case
+          when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
+          then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
+        end;
+
+        """#,
         "supabase/create_table.sql.mustache": #"""
         create table if not exists public.{{table}} (
         {{#columns}}
@@ -167,6 +178,32 @@ enum BuiltInTemplates {
         "supabase/index.sql.mustache": #"""
         {{#replacing}}drop index if exists public.{{name}};
         {{/replacing}}create {{#unique}}unique {{/unique}}index if not exists {{name}} on public.{{table}} ({{#columns}}{{.}}{{^@last}}, {{/@last}}{{/columns}});
+
+        """#,
+        "supabase/json_depth_guard.sql.mustache": #"""
+        {{! The json columns' nesting check, in both branches of triggers.sql. }}
+        {{#jsonColumns}}
+          -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
+          -- would be stored here and unreadable everywhere else.
+          if new.{{name}} is not null and pg_catalog.jsonb_path_exists(new.{{name}}, '$.**{256 to last}') then
+            raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
+          end if;
+        {{/jsonColumns}}
+
+        """#,
+        "supabase/later_start.sql.mustache": #"""
+        {{! The variable the one-open-row rule reads a later row's start into, in both branches of triggers.sql. }}
+        {{#openRow}}
+          later_start public.{{table}}.{{start}}%type;
+        {{/openRow}}
+
+        """#,
+        "supabase/lock_owner.sql.mustache": #"""
+        {{! The owner's lock, taken before nextval wherever triggers.sql takes a row's server_seq. }}
+        {{#locksOwner}}
+        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        end if;
+        {{/locksOwner}}
 
         """#,
         "supabase/migration.sql.mustache": #"""
@@ -391,17 +428,9 @@ enum BuiltInTemplates {
         {{#stamped}}
           t_{{name}} text;
         {{/stamped}}
-        {{#openRow}}
-          later_start public.{{table}}.{{start}}%type;
-        {{/openRow}}
+        {{> supabase/later_start.sql.mustache}}
         begin
-        {{#jsonColumns}}
-          -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
-          -- would be stored here and unreadable everywhere else.
-          if new.{{name}} is not null and pg_catalog.jsonb_path_exists(new.{{name}}, '$.**{256 to last}') then
-            raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
-          end if;
-        {{/jsonColumns}}
+        {{> supabase/json_depth_guard.sql.mustache}}
           -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
           -- returns only where the full rules further down would give the same row and raise nothing;
           -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
@@ -426,10 +455,7 @@ enum BuiltInTemplates {
                   and (new.deleted_ms is null{{#written}}{{#@first}} or greatest({{/@first}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{#@last}}) <= s_deleted_ms collate "C"{{/@last}}{{/written}})
                   and new.column_stamps - array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}] = '{}'::jsonb{{#openRow}}
                   and (new.{{end}} is not null or new.deleted_ms is not null){{/openRow}} then
-        {{#locksOwner}}
-                if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
-                end if;
-        {{/locksOwner}}
+                {{> supabase/lock_owner.sql.mustache}}
                 new.server_seq := pg_catalog.nextval('public.sync_server_seq');
                 return new;
               end if;
@@ -461,21 +487,12 @@ enum BuiltInTemplates {
                 end if;
         {{/stamped}}
                 new.user_id := old.user_id;
-        {{#locksOwner}}
-                if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
-                end if;
-        {{/locksOwner}}
+                {{> supabase/lock_owner.sql.mustache}}
                 new.server_seq := pg_catalog.nextval('public.sync_server_seq');
                 newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
                 new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
                 new.device_id := pg_catalog.substr(newest, 17);
-                new.column_stamps := case
-                  when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
-                  then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-                    array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
-                  else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-                    array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
-                end;
+                {{> supabase/column_stamps.sql.mustache}}
                 return new;
               end if;
             end if;
@@ -559,16 +576,10 @@ enum BuiltInTemplates {
         {{^columnMerge}}
         {{#openRow}}
         declare
-          later_start public.{{table}}.{{start}}%type;
         {{/openRow}}
+        {{> supabase/later_start.sql.mustache}}
         begin
-        {{#jsonColumns}}
-          -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
-          -- would be stored here and unreadable everywhere else.
-          if new.{{name}} is not null and pg_catalog.jsonb_path_exists(new.{{name}}, '$.**{256 to last}') then
-            raise exception using errcode = '22023', message = '{{name}} nests deeper than 256 levels';
-          end if;
-        {{/jsonColumns}}
+        {{> supabase/json_depth_guard.sql.mustache}}
         {{#lww}}
           -- A day past the server's clock at most (see the column-merge branch).
           if new.updated_ms > (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000 then
@@ -602,9 +613,8 @@ enum BuiltInTemplates {
           -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
           -- in server_seq order. Held already when the request is the owner's own. An IF, not
           -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-          if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
-          end if;
         {{/locksOwner}}
+          {{> supabase/lock_owner.sql.mustache}}
           new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         {{#openRow}}
           -- One open row per owner: an open row that arrives after a later-started open row of its
@@ -639,13 +649,7 @@ enum BuiltInTemplates {
           new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
           -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
           -- a column never written has no stamp, not a null one.
-          new.column_stamps := case
-            when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
-            then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-              array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
-            else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-              array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
-          end;
+          {{> supabase/column_stamps.sql.mustache}}
         {{/columnMerge}}
           return new;
         end

@@ -11,6 +11,12 @@ protocol TemplateContext: TemplateObject {
     static var template: String { get }
     /// One line for Templates/README.md: what the template makes.
     static var summary: String { get }
+    /// For a partial (`{{> …}}`), the template that includes it, whose variables it sees.
+    static var partialOf: String? { get }
+}
+
+extension TemplateContext {
+    static var partialOf: String? { nil }
 }
 
 extension TemplateObject {

@@ -9,6 +9,7 @@ enum TemplateReference {
             AccessContext.self, AddColumnContext.self, ColumnContext.self, CreateTableContext.self, IndexContext.self,
             SupabaseMigrationContext.self, SchemaContext.self, SequenceContext.self, TableContext.self, TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
+            JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,
         ]
     }
@@ -25,7 +26,11 @@ enum TemplateReference {
             lines.append(context.summary.prefix(1).uppercased() + context.summary.dropFirst() + ".")
             lines.append("")
             let fields = context.describedFields
-            if fields.isEmpty {
+            if let includer = context.partialOf {
+                lines.append(
+                    "A partial of `\(includer)` (`{{> \(context.template)}}`): it sees the variables that template sees where it includes it."
+                )
+            } else if fields.isEmpty {
                 lines.append("No variables.")
             } else {
                 lines += describe(fields, depth: 0)
