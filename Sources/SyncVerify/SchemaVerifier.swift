@@ -6,8 +6,9 @@ import SyncSchema
 /// policy, index, grant, the sequence and row-level security. What it expects of triggers,
 /// policies, grants, security and the sequence is read from the SQL the templates render, so
 /// overridden templates verify as they are. Each finding carries the migration that makes the
-/// missing object and the exact SQL of it, rendered by the same templates as the migration files. Extra server columns are notes: old columns are kept on
-/// purpose, since clients in the field may still send them.
+/// missing object and the exact SQL of it, rendered by the same templates as the migration
+/// files. Extra server columns are notes: old columns are kept on purpose, since clients in the
+/// field may still send them.
 package struct SchemaVerifier: Sendable {
     package let renderer: SupabaseRenderer
 
@@ -36,7 +37,7 @@ package struct SchemaVerifier: Sendable {
     func verify(_ schema: Schema, history: MigrationHistory, connection: Connection) throws -> VerificationReport {
         let catalog = try LiveCatalog(reading: connection)
         let policies = try schema.tables.flatMap { RenderedObjects(parsing: try renderer.accessSQL($0)).policies }
-        let check = Check(
+        let check = CatalogCheck(
             renderer: renderer, catalog: catalog, history: history,
             renderedPolicies: try PolicyDeparser.deparse(policies, tables: Set(catalog.tables.keys), on: connection))
         var findings = try check.shared()

@@ -4,7 +4,7 @@ import SyncSchema
 import Testing
 
 /// What `generate` refuses rather than write something that would not compile, apply or
-/// migrate (issue 10), and what it writes instead of a repeated stamp.
+/// migrate, and what it writes instead of a repeated stamp.
 @Suite struct GenerateRefusalTests {
     static let base = """
         tables:

@@ -4,7 +4,7 @@ import SyncSchema
 /// One verification: the live catalog against the schema, object by object. What is expected
 /// is read from the SQL the templates render (``RenderedObjects``), and every finding names the
 /// migration that makes the object and carries that SQL as its fix.
-struct Check {
+struct CatalogCheck {
     let renderer: SupabaseRenderer
     let catalog: LiveCatalog
     let history: MigrationHistory
