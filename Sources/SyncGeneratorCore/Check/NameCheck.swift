@@ -33,32 +33,25 @@ enum NameCheck {
     static func problems(in parsed: ParsedSchema) -> [Diagnostic] {
         var problems: [Diagnostic] = []
         let locations = parsed.locations
-        var constants: [String: String] = [:]
-        var files: [String: String] = [:]
+        var constants = Names()
+        var files = Names()
         for table in parsed.schema.tables {
             problems += swiftMemberProblems(table, locations: locations)
+            let place = locations.location(table: table.name)
             let constant = RustNames.constant(table)
-            if let first = constants[constant] {
+            if let first = constants.take(constant, for: table.name) {
                 problems.append(
                     Diagnostic(
-                        locations.location(table: table.name),
-                        "table '\(table.name)' would be the Rust constant '\(constant)', as table '\(first)' is",
-                        hint: "rename one of the tables"
-                    ))
-            } else {
-                constants[constant] = table.name
+                        place, "table '\(table.name)' would be the Rust constant '\(constant)', as table '\(first)' is",
+                        hint: "rename one of the tables"))
             }
             // macOS and Windows file systems ignore case: two row types must not share a file.
-            let file = table.swiftTypeName.lowercased()
-            if let first = files[file] {
+            if let first = files.take(table.swiftTypeName.lowercased(), for: table.name) {
                 problems.append(
                     Diagnostic(
-                        locations.location(table: table.name),
+                        place,
                         "table '\(table.name)' would be written to the Swift file '\(table.swiftTypeName).swift', which differs only in case from table '\(first)''s",
-                        hint: "file systems that ignore case would keep one of them; give '\(table.name)' another swift_name"
-                    ))
-            } else {
-                files[file] = table.name
+                        hint: "file systems that ignore case would keep one of them; give '\(table.name)' another swift_name"))
             }
         }
         return problems
@@ -67,33 +60,39 @@ enum NameCheck {
     /// The row type's properties and nested enum types: each name once.
     private static func swiftMemberProblems(_ table: Table, locations: SourceLocations) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        var properties: [String: String] = [:]
-        var types: [String: String] = [:]
+        var properties = Names()
+        var types = Names()
         for column in table.syncedColumns {
+            let place = locations.location(table: table.name, column: column.name)
             let property = SwiftNames.propertyName(column.name)
-            if let first = properties[property] {
+            if let first = properties.take(property, for: column.name) {
                 problems.append(
                     Diagnostic(
-                        locations.location(table: table.name, column: column.name),
-                        "column '\(table.name).\(column.name)' would be the Swift property '\(property)', as column '\(first)' is",
-                        hint: "rename one of the columns"
-                    ))
-            } else {
-                properties[property] = column.name
+                        place, "column '\(table.name).\(column.name)' would be the Swift property '\(property)', as column '\(first)' is",
+                        hint: "rename one of the columns"))
             }
             guard case .enumeration = column.type else { continue }
             let type = SwiftNames.enumTypeName(column.name)
-            if let first = types[type] {
+            if let first = types.take(type, for: column.name) {
                 problems.append(
                     Diagnostic(
-                        locations.location(table: table.name, column: column.name),
+                        place,
                         "enum column '\(table.name).\(column.name)' would be the Swift type '\(table.swiftTypeName).\(type)', as enum column '\(first)' is",
-                        hint: "rename one of the columns"
-                    ))
-            } else {
-                types[type] = column.name
+                        hint: "rename one of the columns"))
             }
         }
         return problems
+    }
+
+    /// Derived names and the schema name that took each first.
+    private struct Names {
+        private var owners: [String: String] = [:]
+
+        /// Nil when `name` is free (it is now `owner`'s), else the schema name that has it.
+        mutating func take(_ name: String, for owner: String) -> String? {
+            if let first = owners[name] { return first }
+            owners[name] = owner
+            return nil
+        }
     }
 }
