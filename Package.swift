@@ -42,7 +42,12 @@ let package = Package(
 
         // Generator: schema.yaml -> Schema -> plan -> rendered files -> Generated/.
         .target(name: "SyncSchema", dependencies: ["SyncModel", "CYaml"]),
-        .target(name: "SyncGenerator", dependencies: ["SyncSchema", "Postgres"]),
+        // The pipeline's stages after parsing (check, plan, render, write): pure, no database.
+        .target(name: "SyncGeneratorCore", dependencies: ["SyncSchema", "Locking"]),
+        // `generate verify`: a live database against what the templates render, over libpq.
+        .target(name: "SyncVerify", dependencies: ["SyncGeneratorCore", "Postgres"]),
+        // The `generate` command, callable in-process, and the core it re-exports for tools.
+        .target(name: "SyncGenerator", dependencies: ["SyncGeneratorCore", "SyncVerify", "Locking"]),
         .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
         .plugin(
             name: "GenerateSyncCommand",
@@ -87,7 +92,10 @@ let package = Package(
         .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
             name: "SyncGeneratorTests",
-            dependencies: ["SyncGenerator", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres", "SyncTestSupport"],
+            dependencies: [
+                "SyncGenerator", "SyncGeneratorCore", "SyncVerify", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres",
+                "SyncTestSupport",
+            ],
             exclude: ["References"]
         ),
         // One small app's generated code at schema v1 and at v2 (a column more in each table), for
@@ -104,7 +112,10 @@ let package = Package(
         // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(
             name: "PostgresTests",
-            dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncSchema", "SyncTestSupport"]),
+            dependencies: [
+                "PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncGeneratorCore", "SyncVerify", "SyncSchema",
+                "SyncTestSupport",
+            ]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo.
         .testTarget(name: "AdoptionTests"),

@@ -3,6 +3,7 @@ import Postgres
 import PostgresFixture
 import SyncGenerator
 import SyncSchema
+import SyncVerify
 import Testing
 
 /// `unique: true` is unique per owner on the server, as each device (one owner's rows) enforces

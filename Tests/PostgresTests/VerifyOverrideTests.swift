@@ -3,6 +3,7 @@ import Postgres
 import PostgresFixture
 import SyncGenerator
 import SyncSchema
+import SyncVerify
 import Testing
 
 /// `verify` expects what the templates render, not what the built-in ones would: a project

@@ -2,9 +2,10 @@ import Foundation
 import Postgres
 import PostgresFixture
 import SyncSchema
+import SyncVerify
 import Testing
 
-@testable import SyncGenerator
+@testable import SyncGeneratorCore
 
 /// `generate verify` knows the past from Generated/schema.snapshot.json, which records each
 /// migration's changes by name: it names the same migrations as the full plan does.

@@ -3,6 +3,7 @@ import Postgres
 import PostgresFixture
 import SyncGenerator
 import SyncSchema
+import SyncVerify
 import Testing
 
 @Suite struct VerifyTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SyncGenerator
+@testable import SyncGeneratorCore
 
 /// The built-in templates are compiled into `generate` (BuiltInTemplates.swift), so an
 /// installed binary needs no files beside it. Templates/ is their source; this test fails when
@@ -9,7 +9,7 @@ import Testing
 /// rewrites the Swift file from Templates/.
 @Suite struct BuiltInTemplatesTests {
     static let templates = packageRoot.appendingPathComponent("Templates")
-    static let source = packageRoot.appendingPathComponent("Sources/SyncGenerator/Render/BuiltInTemplates.swift")
+    static let source = packageRoot.appendingPathComponent("Sources/SyncGeneratorCore/Templating/BuiltInTemplates.swift")
 
     @Test func theCompiledTemplatesEqualTemplatesFolder() throws {
         let files = try Self.templateFiles()

@@ -4,7 +4,7 @@ import SyncSchema
 import Testing
 
 /// What `generate` refuses rather than write something that would not compile, apply or
-/// migrate (issue 10), and what it writes instead of a repeated stamp.
+/// migrate, and what it writes instead of a repeated stamp.
 @Suite struct GenerateRefusalTests {
     static let base = """
         tables:
@@ -37,10 +37,10 @@ import Testing
 
     @Test func aNewStampIsAlwaysLaterThanEveryShippedOne() {
         // Same second, a clock behind, and SOURCE_DATE_EPOCH behind all give the next second.
-        #expect(Generator.nextStamp("20261130090000", after: ["20261130090000"]) == "20261130090001")
-        #expect(Generator.nextStamp("20250101000000", after: ["20261130090000", "20261231235959"]) == "20270101000000")
-        #expect(Generator.nextStamp("20261130090005", after: ["20261130090000"]) == "20261130090005")
-        #expect(Generator.nextStamp("20261130090005", after: []) == "20261130090005")
+        #expect(MigrationStamp.next("20261130090000", after: ["20261130090000"]) == "20261130090001")
+        #expect(MigrationStamp.next("20250101000000", after: ["20261130090000", "20261231235959"]) == "20270101000000")
+        #expect(MigrationStamp.next("20261130090005", after: ["20261130090000"]) == "20261130090005")
+        #expect(MigrationStamp.next("20261130090005", after: []) == "20261130090005")
     }
 
     @Test func aStampBehindTheShippedOnesMakesTheNextSecond() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import SyncGeneratorCore
 import SyncSchema
 import Testing
 
-@testable import SyncGenerator
+@testable import SyncVerify
 
 /// `verify` reads what it expects from the rendered SQL: statements cut where PostgreSQL would
 /// cut them, and triggers, policies and grants read back as the catalog keeps them.

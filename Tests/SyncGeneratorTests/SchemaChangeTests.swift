@@ -39,7 +39,7 @@ import Testing
         let migration = try #require(second.newMigration)
         let table = migration.schema.tables[0]
         #expect(migration.name == "notes_add_column_stamps")
-        #expect(migration.changes == [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)])
+        #expect(migration.changes == [.addColumn(SyncedColumn(.columnStamps), to: table), .replaceTriggers(table)])
         #expect(second.snapshot.migrations.last?.changes == ["column notes.column_stamps", "triggers notes"])
     }
 }

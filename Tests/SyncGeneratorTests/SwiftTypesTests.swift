@@ -2,8 +2,8 @@ import Foundation
 import SyncGenerator
 import Testing
 
-/// Issue 11: generated rows hold timestamps as `SyncRuntime.SyncTimestamp`, the version column
-/// as the server's exact text, and `default: now` is the initializer's default.
+/// Generated rows hold timestamps as `SyncRuntime.SyncTimestamp`, the version column as the
+/// server's exact text, and `default: now` is the initializer's default.
 @Suite struct SwiftTypesTests {
     @Test func timestampColumnsAreSyncTimestampsAndDefaultNowIsTheInitializersDefault() throws {
         let project = try ScratchProject()

@@ -1,6 +1,7 @@
+import Foundation
 import Testing
 
-@testable import SyncGenerator
+@testable import SyncGeneratorCore
 
 @Suite struct TemplateTests {
     func render(_ source: String, _ context: TemplateValue) throws -> String {
@@ -71,5 +72,59 @@ import Testing
             SHA256.hex(String(repeating: "a", count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
         )
+    }
+}
+
+/// Partials: `{{> name}}` renders another template of the set in place.
+@Suite struct PartialTests {
+    /// A folder of user templates, removed when the test ends.
+    final class Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hope-partials-\(UUID().uuidString)")
+
+        func write(_ name: String, _ text: String) throws {
+            let file = url.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    @Test func aPartialOfTheUsersOwnRendersInPlaceIndentedAsItsTag() throws {
+        let folder = Folder()
+        try folder.write(
+            "supabase/access.sql.mustache", "begin\n  {{> supabase/mine.sql.mustache}}\nend {{> supabase/inline.sql.mustache}}!\n")
+        try folder.write("supabase/mine.sql.mustache", "{{! a comment }}\ngrant {{table}};\n\n{{#table}}\nrevoke {{.}};\n{{/table}}\n")
+        try folder.write("supabase/inline.sql.mustache", "{{table}}")
+        let templates = try TemplateSet(directory: folder.url)
+        #expect(
+            try templates.render("supabase/access.sql.mustache", ["table": "notes"])
+                == "begin\n  grant notes;\n\n  revoke notes;\nend notes!\n")
+    }
+
+    @Test func aBuiltInPartialFallsBackOrIsOverridden() throws {
+        let folder = Folder()
+        let builtIn = try TemplateSet(directory: folder.url)
+        let context: TemplateValue = ["locksOwner": true]
+        #expect(try builtIn.render("supabase/lock_owner.sql.mustache", context).hasPrefix("if pg_catalog.pg_advisory_xact_lock("))
+        try folder.write("supabase/lock_owner.sql.mustache", "{{#locksOwner}}\nperform lock();\n{{/locksOwner}}\n")
+        try folder.write("supabase/access.sql.mustache", "  {{> supabase/lock_owner.sql.mustache}}\n")
+        let overridden = try TemplateSet(directory: folder.url)
+        #expect(try overridden.render("supabase/access.sql.mustache", context) == "  perform lock();\n")
+    }
+
+    @Test func aMissingOrSelfIncludingPartialFailsBeforeRendering() throws {
+        let folder = Folder()
+        try folder.write("supabase/access.sql.mustache", "x\n{{> supabase/nothing.sql.mustache}}\n")
+        #expect(
+            throws: TemplateError(
+                template: "supabase/access.sql.mustache", line: 2, message: "no template 'supabase/nothing.sql.mustache' to include")
+        ) { try TemplateSet(directory: folder.url) }
+        try folder.write("supabase/access.sql.mustache", "{{> supabase/loop.sql.mustache}}\n")
+        try folder.write("supabase/loop.sql.mustache", "{{#a}}\n{{> supabase/access.sql.mustache}}\n{{/a}}\n")
+        #expect(
+            throws: TemplateError(
+                template: "supabase/loop.sql.mustache", line: 2, message: "'{{> supabase/access.sql.mustache}}' includes itself")
+        ) { try TemplateSet(directory: folder.url) }
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import SyncGeneratorCore
 import SyncSchema
+import SyncVerify
 
 /// The `generate` command, callable in-process so tests see exactly what users see.
 public struct GenerateCommand: Sendable {
@@ -10,42 +12,6 @@ public struct GenerateCommand: Sendable {
         /// Bad usage, or a file or folder that cannot be read or written.
         public static let usage: Int32 = 2
         public static let invalidSchema: Int32 = 65
-    }
-
-    /// Where the command prints: standard output and error by default, a buffer in tests.
-    public struct Console: Sendable {
-        public var out: @Sendable (String) -> Void
-        public var error: @Sendable (String) -> Void
-
-        public init(out: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
-            self.out = out
-            self.error = error
-        }
-
-        public static let standard = Console(
-            out: { print($0) },
-            error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-        )
-
-        /// A console that keeps what is printed, for embedding `generate` in other tools.
-        public static func recording() -> (Console, Transcript) {
-            let transcript = Transcript()
-            return (Console(out: { transcript.append($0, error: false) }, error: { transcript.append($0, error: true) }), transcript)
-        }
-    }
-
-    /// What a recording console was given, line by line.
-    public final class Transcript: @unchecked Sendable {
-        private let lock = NSLock()
-        private var outLines: [String] = []
-        private var errorLines: [String] = []
-
-        func append(_ line: String, error: Bool) {
-            lock.withLock { error ? errorLines.append(line) : outLines.append(line) }
-        }
-
-        public var out: String { lock.withLock { outLines.joined(separator: "\n") } }
-        public var error: String { lock.withLock { errorLines.joined(separator: "\n") } }
     }
 
     let console: Console
@@ -77,6 +43,8 @@ public struct GenerateCommand: Sendable {
         }
     }
 
+    /// Reads and parses schema.yaml, the pipeline's first stage: before the templates and
+    /// Generated/ are read, so a bad schema is reported first.
     private func readSchema(_ options: CommandLineOptions) -> Result<ParsedSchema, Failure> {
         let bytes: Data
         do {
@@ -85,8 +53,7 @@ public struct GenerateCommand: Sendable {
             return .failure(Failure("error: cannot read \(options.schemaPath): \(error.localizedDescription)", ExitCode.usage))
         }
         do {
-            let source = try SourceText.decode(Array(bytes), file: options.schemaPath)
-            return .success(try SchemaParser.parse(source, file: options.schemaPath))
+            return .success(try ParseStage().run(SchemaFile(bytes: Array(bytes), name: options.schemaPath)))
         } catch {
             return .failure(Failure(error.description, ExitCode.invalidSchema))
         }

@@ -32,7 +32,7 @@ public enum SchemaDiff {
             if oldTable.conflict == .lww, table.conflict == .lww, oldTable.merge != table.merge {
                 if table.merge == .column {
                     // Both databases add the stamps; the server's trigger learns to merge.
-                    changes += [.addColumn(table.columnStampsColumn, to: table), .replaceTriggers(table)]
+                    changes += [.addColumn(SyncedColumn(.columnStamps), to: table), .replaceTriggers(table)]
                 } else {
                     problems.append(
                         Diagnostic(

@@ -54,9 +54,6 @@ public struct Table: Codable, Equatable, Sendable {
         columns.first { $0.name == name }
     }
 
-    /// Whether the server and the devices keep a stamp per column (`column_stamps`).
-    public var mergesColumns: Bool { conflict == .lww && merge == .column }
-
     /// How far behind its cursor a pull starts: every client renders it from here, so the
     /// Swift and Rust table lists cannot disagree.
     public var pullOrdering: PullOrdering { exactOrdering ? .exact : .lookback(PullOrdering.defaultLookback) }

@@ -1,5 +1,6 @@
-/// A column as both databases hold it: the user's columns with the implicit ones around them.
-public struct SyncedColumn: Equatable, Sendable {
+/// A column as both databases hold it: the user's columns with the implicit ones around them,
+/// each with the default and the reference schema.yaml gave it.
+public struct SyncedColumn: SyncColumn, Equatable, Sendable {
     public var name: String
     public var type: ColumnType
     public var isNullable: Bool
@@ -7,11 +8,11 @@ public struct SyncedColumn: Equatable, Sendable {
     public var role: ColumnRole
     public var references: String?
 
-    init(_ name: String, _ type: ColumnType, nullable: Bool = false, role: ColumnRole) {
-        self.name = name
-        self.type = type
-        self.isNullable = nullable
-        self.role = role
+    public init(_ column: ImplicitColumn) {
+        self.name = column.name
+        self.type = column.type
+        self.isNullable = column.isNullable
+        self.role = column.role
     }
 
     public init(user column: Column) {
@@ -28,35 +29,15 @@ extension Table {
     /// Every column the server and the device share, in table order: id, owner, the user's
     /// columns, the conflict columns, server_seq.
     public var syncedColumns: [SyncedColumn] {
-        var result = [
-            SyncedColumn(ReservedColumn.id, .uuid, role: .id),
-            SyncedColumn(ReservedColumn.owner, .uuid, role: .owner),
-        ]
-        result += columns.map(SyncedColumn.init(user:))
-        switch conflict {
-        case .lww:
-            result.append(SyncedColumn(ReservedColumn.updatedMs, .int, role: .updatedMs))
-            result.append(SyncedColumn(ReservedColumn.deletedMs, .int, nullable: true, role: .deletedMs))
-            result.append(SyncedColumn(ReservedColumn.deviceId, .text, role: .deviceId))
-            if merge == .column { result.append(columnStampsColumn) }
-        case .version(let kind):
-            result.append(SyncedColumn(ReservedColumn.deletedMs, .int, nullable: true, role: .deletedMs))
-            result.append(SyncedColumn(kind.columnName, kind == .timestamp ? .timestamp : .int, role: .version))
-        }
-        result.append(SyncedColumn(ReservedColumn.serverSeq, .int, nullable: true, role: .serverSeq))
-        return result
+        ImplicitColumn.leading.map(SyncedColumn.init) + columns.map(SyncedColumn.init(user:))
+            + ImplicitColumn.trailing(conflict: conflict, merge: merge).map(SyncedColumn.init)
     }
 
-    /// The columns that are each a register of their own under column merge: the user's
-    /// columns and `deleted_ms`.
-    public var stampedColumns: [SyncedColumn] {
-        syncedColumns.filter { $0.role == .user || $0.role == .deletedMs }
-    }
+    /// Whether the server and the devices keep a stamp per column (`column_stamps`).
+    public var mergesColumns: Bool { syncedColumns.mergesColumns }
 
-    /// The stamps of a column-merge table, kept by the server's trigger and by every device.
-    public var columnStampsColumn: SyncedColumn {
-        SyncedColumn(ReservedColumn.columnStamps, .json, nullable: true, role: .columnStamps)
-    }
+    /// The columns that are each a register of their own under column merge.
+    public var stampedColumns: [SyncedColumn] { syncedColumns.stampedColumns }
 
     /// The rule that keeps one open row per owner, if the table declares it.
     public var openRowRule: (start: String, end: String)? {

@@ -35,10 +35,10 @@ public struct TableSchema: Sendable, Equatable {
     public var columnNames: [String] { columns.map(\.name) }
 
     /// Whether each column is its own last-writer-wins register (the table has `column_stamps`).
-    public var mergesColumns: Bool { columns.contains { $0.role == .columnStamps } }
+    public var mergesColumns: Bool { columns.mergesColumns }
 
     /// The registers of a column-merge table: the user's columns and `deleted_ms`.
-    public var stampedColumns: [ColumnSchema] { columns.filter { $0.role == .user || $0.role == .deletedMs } }
+    public var stampedColumns: [ColumnSchema] { columns.stampedColumns }
 
     /// The version column a guarded update of `values` is sent against; a table without one, or
     /// an update that sets nothing, is refused before anything is sent.
@@ -65,7 +65,9 @@ public struct TableSchema: Sendable, Equatable {
     }
 }
 
-public struct ColumnSchema: Sendable, Equatable {
+/// A column as the generated table list declares it; the rules over a table's columns are
+/// SyncModel's (``SyncColumn``), shared with the generator.
+public struct ColumnSchema: SyncColumn, Sendable, Equatable {
     public let name: String
     public let type: ColumnType
     public let isNullable: Bool

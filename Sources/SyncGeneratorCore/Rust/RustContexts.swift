@@ -1,0 +1,49 @@
+/// `rust/tables.rs.mustache`: the Rust table lists and migrations.
+struct RustTablesContext: TemplateContext {
+    static let template = "rust/tables.rs.mustache"
+    static let summary = "`Generated/rust/tables.rs`: table lists and local migrations as constants, no crates"
+
+    var tables: [Table]
+    var migrations: [EmbeddedMigration]
+
+    struct Table: TemplateObject {
+        var name: String
+        var constant: String
+        var columns: [Column]
+        var conflict: String
+        var lookback: String
+        var openRowRule: String
+
+        struct Column: TemplateObject {
+            var name: String
+            var type: String
+            var nullable: String
+
+            static var fields: [TemplateField<Self>] {
+                [
+                    .init("name", "the column's name", \.name),
+                    .init("type", "its SQLite type", \.type),
+                    .init("nullable", "`true` or `false`: whether the device's column may be NULL", \.nullable),
+                ]
+            }
+        }
+
+        static var fields: [TemplateField<Self>] {
+            [
+                .init("name", "the table's name", \.name),
+                .init("constant", "the Rust constant naming it", \.constant),
+                .init("columns", "every synced column, in table order", \.columns),
+                .init("conflict", "a `ConflictMode::…` expression", \.conflict),
+                .init("lookback", "sequence numbers a pull starts behind its cursor (0: exact ordering)", \.lookback),
+                .init("openRowRule", "`Some((start, end))` or `None`", \.openRowRule),
+            ]
+        }
+    }
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("tables", "each table, in schema order", \.tables),
+            .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
+        ]
+    }
+}

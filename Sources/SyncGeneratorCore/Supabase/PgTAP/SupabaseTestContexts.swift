@@ -1,0 +1,124 @@
+/// `supabase/tests.sql.mustache`: the pgTAP file.
+struct TestsContext: TemplateContext {
+    static let template = "supabase/tests.sql.mustache"
+    static let summary = "`Generated/supabase/tests/sync_test.sql`, pgTAP tests of the server schema"
+
+    var plan: String
+    var alice: String
+    var bob: String
+    var tables: [RenderedSQL]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("plan", "how many tests the file runs (pgTAP's plan), counted from the rendered file", \.plan),
+            .init("alice", "the first test user's id", \.alice),
+            .init("bob", "the second test user's id", \.bob),
+            .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
+        ]
+    }
+}
+
+/// `supabase/table_tests.sql.mustache`: one table's tests. The renderer writes every statement
+/// (values typed, stamps spelled out); the template says what each test proves. Rows: the
+/// row-level security row (Alice's), the row Bob tries to add as Alice, the merge row, the open
+/// rows. A statement's text holds no final `;`.
+struct TableTestsContext: TemplateContext {
+    static let template = "supabase/table_tests.sql.mustache"
+    static let summary = "one table's pgTAP tests (the plan counts the tests they call)"
+
+    var table = ""
+    var q = ""
+    var alice = ""
+    var aliceClaims = ""
+    var bobClaims = ""
+    var rowId = ""
+    var columns = ""
+    var rowValues = ""
+    var insertRow = ""
+    var bobUpdate = ""
+    var bobUpsert = ""
+    var bobInsertAsAlice = ""
+    var aliceUpdate = ""
+    var versionInteger = false
+    var versionTimestamp = false
+    var versionSentUpdate: String?
+    var staleUpdate: String?
+    var mergeRowId: String?
+    var insertMergeRow: String?
+    var columnMerge = false
+    var a: String?
+    var b: String?
+    var aEdited: String?
+    var bEdited: String?
+    var editA: String?
+    var editB: String?
+    var aLarger: String?
+    var aLargerStamp: String?
+    var largerA: String?
+    var smallerA: String?
+    var rowMerge = false
+    var newerRow: String?
+    var newerValues: String?
+    var olderRow: String?
+    var tiedRow: String?
+    var openRow = false
+    var end: String?
+    var firstId: String?
+    var secondId: String?
+    var lateId: String?
+    var secondStart: String?
+    var openFirst: String?
+    var openSecond: String?
+    var openLate: String?
+    var openBob: String?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("q", "a dollar quote no enum value contains, for statements inside pgTAP calls", \.q),
+            .init("alice", "Alice's user id", \.alice),
+            .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),
+            .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
+            .init("rowId", "the id of Alice's row", \.rowId),
+            .init("columns", "the user's columns, comma-separated", \.columns),
+            .init("rowValues", "Alice's row's values of those columns", \.rowValues),
+            .init("insertRow", "Alice inserts her row", \.insertRow),
+            .init("bobUpdate", "Bob updates Alice's row", \.bobUpdate),
+            .init("bobUpsert", "Bob upserts over Alice's row", \.bobUpsert),
+            .init("bobInsertAsAlice", "Bob inserts a row owned by Alice", \.bobInsertAsAlice),
+            .init("aliceUpdate", "Alice updates her row", \.aliceUpdate),
+            .init("versionInteger", "an integer version table", \.versionInteger),
+            .init("versionTimestamp", "an updated_at version table", \.versionTimestamp),
+            .init("versionSentUpdate", "version tables: an update that sends its own version", \.versionSentUpdate),
+            .init("staleUpdate", "version tables: an update guarded by a stale version", \.staleUpdate),
+            .init("mergeRowId", "lww: the id of the merge row", \.mergeRowId),
+            .init("insertMergeRow", "lww: inserts the merge row", \.insertMergeRow),
+            .init("columnMerge", "merges column by column (and has a column the tests can edit)", \.columnMerge),
+            .init("a", "column merge: the first edited column", \.a),
+            .init("b", "column merge: the second (deleted_ms when no other can change)", \.b),
+            .init("aEdited", "column merge: a's edited value", \.aEdited),
+            .init("bEdited", "column merge: b's edited value", \.bEdited),
+            .init("editA", "column merge: one device edits a", \.editA),
+            .init("editB", "column merge: another edits b", \.editB),
+            .init("aLarger", "column merge: a's value from the larger device id", \.aLarger),
+            .init("aLargerStamp", "column merge: that write's stamp", \.aLargerStamp),
+            .init("largerA", "column merge: the larger device id sets a", \.largerA),
+            .init("smallerA", "column merge: the smaller one sets a at the same ms", \.smallerA),
+            .init("rowMerge", "lww, the whole row at once", \.rowMerge),
+            .init("newerRow", "row merge: a newer whole-row write", \.newerRow),
+            .init("newerValues", "row merge: its values", \.newerValues),
+            .init("olderRow", "row merge: an older write", \.olderRow),
+            .init("tiedRow", "row merge: a write at the same ms from a smaller device id", \.tiedRow),
+            .init("openRow", "the table keeps one open row per owner", \.openRow),
+            .init("end", "open row: the end column", \.end),
+            .init("firstId", "open row: the first open row's id", \.firstId),
+            .init("secondId", "open row: the second's", \.secondId),
+            .init("lateId", "open row: the id of the row that arrives late with an earlier start", \.lateId),
+            .init("secondStart", "open row: the second row's start", \.secondStart),
+            .init("openFirst", "open row: inserts the first open row", \.openFirst),
+            .init("openSecond", "open row: inserts the second", \.openSecond),
+            .init("openLate", "open row: inserts the late one", \.openLate),
+            .init("openBob", "open row: Bob's open row, which closes none of Alice's", \.openBob),
+        ]
+    }
+}

@@ -1,0 +1,93 @@
+/// `supabase/triggers.sql.mustache`.
+struct TriggersContext: TemplateContext {
+    static let template = "supabase/triggers.sql.mustache"
+    static let summary = "a table's server functions and triggers (also the fix `verify` proposes for them)"
+
+    var server: ServerTable
+    var replacing: Bool
+
+    static var fields: [TemplateField<Self>] {
+        fields(of: \.server) + [.init("replacing", "re-created over an older version: drop what the table no longer has", \.replacing)]
+    }
+}
+
+/// `supabase/table.sql.mustache`.
+struct TableContext: TemplateContext {
+    static let template = "supabase/table.sql.mustache"
+    static let summary = "a table with everything it needs, from its other fragments"
+
+    var server: ServerTable
+    var createTable: String
+    var indexes: [RenderedSQL]
+    var access: String
+    var triggers: String
+
+    static var fields: [TemplateField<Self>] {
+        fields(of: \.server) + [
+            .init("createTable", "the rendered create_table.sql", \.createTable),
+            .init("indexes", "each index, rendered by index.sql (the pull index first)", \.indexes),
+            .init("access", "the rendered access.sql", \.access),
+            .init("triggers", "the rendered triggers.sql", \.triggers),
+        ]
+    }
+}
+
+/// `supabase/access.sql.mustache`.
+struct AccessContext: TemplateContext {
+    static let template = "supabase/access.sql.mustache"
+    static let summary = "grants, row-level security and policies of a table (`verify` expects what it renders)"
+
+    var table: String
+
+    static var fields: [TemplateField<Self>] { [.init("table", "the table's name", \.table)] }
+}
+
+/// `supabase/sequence.sql.mustache`.
+struct SequenceContext: TemplateContext {
+    static let template = "supabase/sequence.sql.mustache"
+    static let summary = "what every table shares: the server_seq sequence and the owner-lock function"
+
+    static var fields: [TemplateField<Self>] { [] }
+}
+
+/// `supabase/migration.sql.mustache`.
+struct SupabaseMigrationContext: TemplateContext {
+    static let template = "supabase/migration.sql.mustache"
+    static let summary = "one server migration, `Generated/supabase/migrations/<stamp>_NNNN_name.sql`"
+
+    var number: String
+    var name: String
+    var createsSequence: Bool
+    var sequence: String
+    var steps: [RenderedSQL]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("number", "the migration's number", \.number),
+            .init("name", "its name", \.name),
+            .init("createsSequence", "it creates a table, so it also makes what tables share", \.createsSequence),
+            .init("sequence", "the rendered sequence.sql", \.sequence),
+            .init("steps", "each change, rendered by its fragment", \.steps),
+        ]
+    }
+}
+
+/// `supabase/schema.sql.mustache`.
+struct SchemaContext: TemplateContext {
+    static let template = "supabase/schema.sql.mustache"
+    static let summary = "`Generated/supabase/schema.sql`, the whole server schema, idempotent"
+
+    var sequence: String
+    var tables: [RenderedSQL]
+
+    static var fields: [TemplateField<Self>] {
+        [.init("sequence", "the rendered sequence.sql", \.sequence), .init("tables", "each table, rendered by table.sql", \.tables)]
+    }
+}
+
+/// A rendered piece of SQL placed by a frame template (`{{#steps}}{{sql}}{{/steps}}`).
+struct RenderedSQL: TemplateObject {
+    var sql: String
+
+    static var fields: [TemplateField<Self>] { [.init("sql", "the rendered SQL, without its final newline", \.sql)] }
+}
