@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The generator is a pipeline (parse -> model -> plan -> render -> write); the runtime is
+// The generator is a pipeline (parse -> check -> plan -> render -> write); the runtime is
 // store / engine / transport / conflicts. Only the toolchain's modules and three system C
 // libraries are used: nothing here needs a package registry.
 let package = Package(

@@ -394,7 +394,7 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
     }
 
     // (i) What is not a stamp is refused.
-    /// Issue 9: one device whose clock is far ahead cannot win a column for good: a claim more
+    /// One device whose clock is far ahead cannot win a column for good: a claim more
     /// than a day past the server's clock is refused (22008), on an update and on a new row, in
     /// both merge modes; a claim an hour ahead still lands.
     @Test func aStampMoreThanADayAheadOfTheServerIsRefused() throws {
@@ -410,7 +410,7 @@ func storedStamps(_ server: ServerDatabase, _ table: String, _ id: UUID) throws 
         #expect(sqlState(baseActivity.setting("color", to: "#333333", at: now + 3_600_000, by: "b").row) == nil)
     }
 
-    /// Issue 9: JSON nested deeper than the devices read (256 levels) is refused on the server
+    /// JSON nested deeper than the devices read (256 levels) is refused on the server
     /// too, so no client can store a value the others cannot read.
     @Test func jsonNestedDeeperThanDevicesReadIsRefused() throws {
         let server = try ServerDatabase.make()

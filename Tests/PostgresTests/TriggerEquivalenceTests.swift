@@ -4,7 +4,7 @@ import PostgresFixture
 import SyncTestSupport
 import Testing
 
-/// Issue 13: the column-merge trigger's fast paths (migration 0003) store exactly what the full
+/// The column-merge trigger's fast paths (migration 0003) store exactly what the full
 /// rules before them (migration 0002) store, and refuse exactly what those refuse: a divergence
 /// would lose a user's edit.
 ///
