@@ -152,9 +152,7 @@ extension JSONParser {
         if value.utf8.contains(0) {
             throw JSONSyntaxError(offset: start, reason: "a NUL character (\\u0000)", kind: .nul)
         }
-        var text = ""
-        JSONValue.writeString(value, to: &text)
-        output += text.utf8
+        JSONValue.writeString(value, to: &output)
         return ArraySlice(value.utf8)
     }
 }
