@@ -3,6 +3,8 @@ import Foundation
 /// The statements the store runs against one synced table, written once from its schema.
 struct TableSQL: Sendable {
     let table: TableSchema
+    /// The column names in table order (``TableSchema/columnNames`` makes a new array each time).
+    let names: [String]
     /// Column indexes by name, for decoding and for the roles below.
     let indexByName: [String: Int]
     /// Every column but server_seq, in table order: what a push sends.
@@ -36,7 +38,7 @@ struct TableSQL: Sendable {
 
     init(_ table: TableSchema) {
         self.table = table
-        let names = table.columnNames
+        names = table.columnNames
         indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         pushedColumns = table.columns.filter { $0.role != .serverSeq }
         pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }

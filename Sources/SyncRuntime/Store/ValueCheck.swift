@@ -15,7 +15,8 @@ enum ValueCheck {
     }
 
     private static func checked(_ value: SyncValue, _ column: ColumnSchema, _ table: TableSchema) throws(SyncError) -> SyncValue {
-        let name = "\(table.name).\(column.name)"
+        // Made only for an error: every value of every save passes here.
+        var name: String { "\(table.name).\(column.name)" }
         switch value {
         case .text(let text):
             if text.utf8.contains(0) { throw nul(name) }

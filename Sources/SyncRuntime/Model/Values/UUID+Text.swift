@@ -27,24 +27,28 @@ extension UUID {
     /// Reads a UUID's 36-character text in either case; nil for anything else.
     package init?(text: String) {
         var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed: Bool = withUnsafeMutableBytes(of: &bytes) { output in
-            var utf8 = text.utf8.makeIterator()
-            var count = 0
-            for position in 0..<36 {
-                guard let character = utf8.next() else { return false }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard character == UInt8(ascii: "-") else { return false }
-                    continue
+        var text = text
+        // Through the text's own bytes: every row a read decodes has a uuid or two.
+        let parsed: Bool = text.withUTF8 { utf8 in
+            guard utf8.count == 36 else { return false }
+            return withUnsafeMutableBytes(of: &bytes) { output in
+                var count = 0
+                for position in 0..<36 {
+                    let character = utf8[position]
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        guard character == UInt8(ascii: "-") else { return false }
+                        continue
+                    }
+                    guard let nibble = Self.nibble(character) else { return false }
+                    if count % 2 == 0 {
+                        output[count / 2] = nibble << 4
+                    } else {
+                        output[count / 2] |= nibble
+                    }
+                    count += 1
                 }
-                guard let nibble = Self.nibble(character) else { return false }
-                if count % 2 == 0 {
-                    output[count / 2] = nibble << 4
-                } else {
-                    output[count / 2] |= nibble
-                }
-                count += 1
+                return true
             }
-            return utf8.next() == nil
         }
         guard parsed else { return nil }
         self.init(uuid: bytes)
