@@ -113,6 +113,7 @@ enum PostgRESTRowCoding {
             guard let timestamp = SyncTimestamp(text) else { throw mismatch("a timestamp with an offset") }
             return .text(timestamp.text) // the canonical form, whatever the server's time zone
         case (.uuid, .string(let text)):
+            if UUID.isLowercaseText(text) { return .text(text) } // as PostgREST sends it: no new string
             guard let uuid = UUID(text: text) else { throw mismatch("a uuid") }
             return .text(uuid.lowercasedString)
         case (.enumeration(let cases), .string(let text)):
@@ -219,11 +220,15 @@ private struct PageReading {
         var slots = [Result<SyncValue, PostgRESTRowCoding.RowFailure>?](repeating: nil, count: names.count)
         var serverSeq: Int64?
         var key: String?
+        var next = 0
         try element.readObject { name, member throws(JSONSyntaxError) in
-            guard let index = columnIndex[name] else {
+            // PostgREST writes the members in the order the select named them: the table's.
+            let expected = next < names.count && names[next] == name ? next : nil
+            guard let index = expected ?? columnIndex[name] else {
                 _ = try member.readCanonicalText() // a column this client does not know
                 return
             }
+            next = index + 1
             let column = table.columns[index]
             if column.type == .json, try !member.readNull() {
                 slots[index] = .success(.text(try member.readCanonicalText()))

@@ -54,6 +54,28 @@ extension UUID {
         self.init(uuid: bytes)
     }
 
+    /// Whether `utf8` is a uuid in the form both databases store (8-4-4-4-12 lowercase hex
+    /// digits, as PostgreSQL's uuid_out writes it): then it is its own stored text.
+    package static func isLowercaseText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    package static func isLowercaseText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isLowercaseText($0) }
+    }
+
     private static func nibble(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
