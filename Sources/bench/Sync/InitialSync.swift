@@ -96,10 +96,10 @@ enum InitialSync {
     }
 
     static func row(_ run: String, _ part: SyncChild.Part, _ result: SyncChild.Result, raw: SyncChild.Result?) -> String {
-        let ratio = raw.map { Measure.format(result / $0, digits: 2) } ?? "-"
+        let ratio = raw.map { String(format: "%5.2f", result / $0) } ?? "    -"
         var line = run.padded(12) + " " + part.rawValue.padded(9)
-        line += String(
-            format: " %7d  %7.3f  %7.0f  %5@  %5.2f", result.rows, result.seconds, result.rowsPerSecond, ratio, result.cpuSeconds)
+        line += String(format: " %7d  %7.3f  %7.0f  ", result.rows, result.seconds, result.rowsPerSecond) + ratio
+        line += String(format: "  %5.2f", result.cpuSeconds)
         guard part != .raw else { return line }
         line += String(
             format: "  %8.1f  %8.1f  %9.1f  %6.1f  %6.1f", result.idleMiB, result.peakMiB, result.extraMiB, result.at10kMiB, result.endMiB)
