@@ -26,6 +26,7 @@ public struct StoreWriter {
     private func saveRecord<Record: SyncRecord>(_ record: Record) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
+        try registerFiles(values, sql)
         if sql.merge != nil {
             let saved = try saveMerging(values, sql)
             let stored = sql.table.columnNames.map { saved[$0] ?? .null }
@@ -53,6 +54,7 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
         let queued = try SyncError.local {
+            try registerFiles(values, sql)
             try stamp(&values, sql)
             return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
         }
