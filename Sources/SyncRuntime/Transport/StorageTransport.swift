@@ -83,7 +83,7 @@ public struct StorageTransport: SyncFileTransport {
             let request = try request(
                 "GET", ["object", "authenticated", object.bucket] + object.path.split(separator: "/").map(String.init), token)
             let (location, response) = try await exchange {
-                try await configuration.session.download(for: request, delegate: TransferProgress(received: progress))
+                try await configuration.session.download(for: request, delegate: Self.downloadProgress(progress))
             }
             let answer = StorageAnswer(response, body: Data())
             guard answer.isSuccess else {
@@ -97,6 +97,8 @@ public struct StorageTransport: SyncFileTransport {
         guard answer.isSuccess, let downloaded else { throw answer.failure(for: object) }
         do {
             try FileManager.default.moveItem(at: downloaded, to: destination)
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value
+            if let size { progress(size, size) }
         } catch {
             try? FileManager.default.removeItem(at: downloaded)
             throw SyncError(.localFile, "Cannot keep the download of \(object.file.name): \(error.localizedDescription)")
@@ -145,6 +147,17 @@ public struct StorageTransport: SyncFileTransport {
         } catch {
             throw Task.isCancelled ? .requestCancelled : SyncError(requestFailure: error)
         }
+    }
+
+    /// The delegate that reports a download's bytes. Not on Linux: there, swift-corelibs-foundation
+    /// writes the body into the downloaded file twice when a task's delegate is a download
+    /// delegate, so there a download is reported once, whole, when its file is in place.
+    private static func downloadProgress(_ progress: @escaping @Sendable (Int64, Int64?) -> Void) -> TransferProgress? {
+        #if canImport(FoundationNetworking)
+            nil
+        #else
+            TransferProgress(received: progress)
+        #endif
     }
 
     /// What the object is sent as; Storage keeps it and serves it back with it.
