@@ -60,6 +60,11 @@ public actor InMemoryStorage: SyncFileTransport {
         pendingFailures += Array(repeating: error, count: count)
     }
 
+    /// The failures still waiting for requests are dropped.
+    public func clearFailures() {
+        pendingFailures = []
+    }
+
     /// Every token is refused as expired until switched back.
     public func setRefusesTokens(_ refuses: Bool) {
         refusesTokens = refuses

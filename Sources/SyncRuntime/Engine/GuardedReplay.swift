@@ -60,7 +60,7 @@ struct GuardedReplay {
             let lastSend = send == Self.maxSendsPerPass
             switch outcome {
             case .gone where write.operation == .delete, .filterMissed:
-                try store.settleSynced(write)
+                try store.settleSynced(write, server: server)
                 report.synced += 1
                 if write.operation == .delete { report.alreadyOnServer += 1 }
                 return

@@ -32,7 +32,11 @@ import Testing
         // Another user's token: the object is not there for them.
         let stranger = UUID()
         let refused = try Self.run(
-            client, [storage.projectURL.absoluteString, TestJWT.token(for: stranger), user.uuidString.lowercased(), "task_photos", "photo", value, folder.path])
+            client,
+            [
+                storage.projectURL.absoluteString, TestJWT.token(for: stranger), user.uuidString.lowercased(), "task_photos", "photo",
+                value, folder.path,
+            ])
         #expect(refused == "missing\n")
         try await storage.control(["not_found_shape": "404"])
         try await storage.remove(phone.object(taken))

@@ -7,16 +7,28 @@ import SyncTestSupport
 /// One device of the file tests: a store, and an engine that moves files through `storage`
 /// (none: files wait for an endpoint).
 struct FileDevice: Sendable {
+    let server: any SyncTransport
+    let storage: (any SyncFileTransport)?
     let store: SyncStore
     let engine: SyncEngine
 
     init(
         _ name: String, user: UUID, server: any SyncTransport, storage: (any SyncFileTransport)?, clock: ManualClock,
-        schema: AppSchema = HopeFixture.app()
+        schema: AppSchema = HopeFixture.app(), path: String? = nil
     ) throws {
-        store = try SyncStore(path: TestDevice.temporaryPath(name), schema: schema, userID: user, deviceID: name, wallClock: clock.read)
+        self.server = server
+        self.storage = storage
+        store = try SyncStore(
+            path: path ?? TestDevice.temporaryPath(name), schema: schema, userID: user, deviceID: name, wallClock: clock.read)
         engine = SyncEngine(
             store: store, transport: server, files: storage, configuration: TestDevice.configuration, credentials: SignIn(user).provider)
+    }
+
+    /// The app quits and launches again: same file and folder, new store and engine.
+    func restarted(clock: ManualClock) throws -> FileDevice {
+        store.close()
+        return try FileDevice(
+            store.deviceID, user: store.userID, server: server, storage: storage, clock: clock, schema: store.schema, path: store.path)
     }
 
     @discardableResult

@@ -202,6 +202,33 @@ import Testing
         #expect(try desk.bytes(of: edited.photo) == "second")
     }
 
+    /// Writes held back for a file meet a pull of their row, deleted elsewhere meanwhile: once
+    /// they go, the device shows that delete, not its own (found by the randomized file runs).
+    @Test func aHeldDeleteOfARowDeletedElsewhereEndsShowingTheServersDelete() async throws {
+        let (phone, desk) = (try device("phone"), try device("desk"))
+        let photo = try await phone.savePhoto("first")
+        try await phone.sync()
+        try await desk.sync()
+        try await desk.store.write { tx in
+            var edited = try #require(try tx.fetchOne(TaskPhoto.self, id: photo.id))
+            edited.photo = try tx.attachFile(Data("second".utf8), fileExtension: "jpg")
+            try tx.save(edited)
+        }
+        clock.advance(1_000)
+        try await desk.store.write { try $0.delete(TaskPhoto.self, id: photo.id) }
+        clock.advance(1_000)
+        try await phone.store.write { try $0.delete(TaskPhoto.self, id: photo.id) }
+        try await phone.sync()
+        await storage.setRefusesTokens(true)
+        try await desk.sync()
+        await storage.setRefusesTokens(false)
+        clock.advance(3_600_000)
+        try await desk.sync()
+        let server = await server.rows(of: "task_photos").values.first?["deleted_ms"]
+        #expect(try await desk.store.read { try $0.rowValues(of: "task_photos") }.first?["deleted_ms"] == server)
+        #expect(try await desk.store.read { try $0.pendingMutations() }.isEmpty)
+    }
+
     @Test func aNameThisDeviceNeverHadIsRefusedAtSave() async throws {
         let phone = try device("phone")
         let stranger = try #require(SyncFile(name: String(repeating: "ab", count: 32) + ".jpg"))
