@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import SyncRuntime
+import SyncTestSupport
 import Testing
 
 /// A Rust client reads a file column as docs/PROTOCOL.md says, with the generated tables.rs and

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// The test Storage server answers Supabase's own Python client (storage3) as Storage does, so

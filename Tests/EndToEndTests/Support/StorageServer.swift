@@ -2,6 +2,7 @@ import Foundation
 import PostgresCluster
 import PostgresFixture
 import SyncRuntime
+import SyncTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

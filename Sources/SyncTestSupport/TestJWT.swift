@@ -1,13 +1,13 @@
 import Foundation
-import SyncModel
+import SyncRuntime
 
 /// JWTs as Supabase Auth signs them (HS256 with the project's secret), for the test Storage
-/// server, which checks them as Storage does.
-enum TestJWT {
-    static let secret = "hope-sync-test-secret-at-least-32-bytes"
+/// server, which checks them as Storage does (the tests and `bench files`).
+public enum TestJWT {
+    public static let secret = "hope-sync-test-secret-at-least-32-bytes"
 
     /// A user's access token, valid for `seconds` (negative: already expired).
-    static func token(for user: UUID, expiresIn seconds: Int = 3_600) -> String {
+    public static func token(for user: UUID, expiresIn seconds: Int = 3_600) -> String {
         let header = #"{"alg":"HS256","typ":"JWT"}"#
         let expiry = Int(Date().timeIntervalSince1970) + seconds
         let claims = #"{"sub":"\#(user.uuidString.lowercased())","role":"authenticated","aud":"authenticated","exp":\#(expiry)}"#
@@ -16,14 +16,14 @@ enum TestJWT {
     }
 
     /// HMAC (RFC 2104) over SHA-256.
-    static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var block = key.count > 64 ? SHA256.digest(key) : key
         block += Array(repeating: 0, count: 64 - block.count)
         let inner = SHA256.digest(block.map { $0 ^ 0x36 } + message)
         return SHA256.digest(block.map { $0 ^ 0x5c } + inner)
     }
 
-    static func base64URL(_ data: Data) -> String {
+    public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
