@@ -966,4 +966,87 @@ create or replace trigger task_lists_lock_owner
 drop trigger if exists task_lists_after_write on public.task_lists;
 drop function if exists public.task_lists_after_write();
 
+-- task_photos: versioned by updated_at
+create table if not exists public.task_photos (
+  id uuid primary key,
+  user_id uuid not null default auth.uid(),
+  task_id uuid not null,
+  photo text not null,
+  caption text,
+  deleted_ms bigint,
+  updated_at timestamptz not null default now(),
+  server_seq bigint
+);
+alter table public.task_photos add column if not exists user_id uuid not null default auth.uid();
+alter table public.task_photos add column if not exists task_id uuid not null;
+alter table public.task_photos add column if not exists photo text not null;
+alter table public.task_photos add column if not exists caption text;
+alter table public.task_photos add column if not exists deleted_ms bigint;
+alter table public.task_photos add column if not exists updated_at timestamptz not null default now();
+alter table public.task_photos add column if not exists server_seq bigint;
+create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
+create index if not exists task_photos_task_id_idx on public.task_photos (task_id);
+-- Signed-in users read and write their own rows only. There is no delete: clients delete by
+-- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+revoke all on table public.task_photos from anon, authenticated;
+grant select, insert, update on table public.task_photos to authenticated;
+grant select, insert, update, delete on table public.task_photos to service_role;
+alter table public.task_photos enable row level security;
+drop policy if exists task_photos_select_own on public.task_photos;
+create policy task_photos_select_own on public.task_photos for select to authenticated
+  using (user_id = (select auth.uid()));
+drop policy if exists task_photos_insert_own on public.task_photos;
+create policy task_photos_insert_own on public.task_photos for insert to authenticated
+  with check (user_id = (select auth.uid()));
+drop policy if exists task_photos_update_own on public.task_photos;
+create policy task_photos_update_own on public.task_photos for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create or replace function public.task_photos_before_write()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'UPDATE' then
+    new.user_id := old.user_id;
+  else
+    -- moddatetime moves it on update.
+    new.updated_at := pg_catalog.now();
+  end if;
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own. An IF, not
+  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  end if;
+  new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  return new;
+end
+$$;
+create or replace trigger task_photos_before_write
+  before insert or update on public.task_photos
+  for each row execute function public.task_photos_before_write();
+create or replace trigger task_photos_lock_owner
+  before insert or update on public.task_photos
+  for each statement execute function public.sync_lock_owner();
+-- A new Supabase project has the extension available, not enabled.
+create extension if not exists moddatetime with schema extensions;
+create or replace trigger task_photos_updated_at
+  before update on public.task_photos
+  for each row execute function extensions.moddatetime(updated_at);
+drop trigger if exists task_photos_after_write on public.task_photos;
+drop function if exists public.task_photos_after_write();
+
+-- Storage bucket task-photos: the files of its file columns, each user's under their own folder
+-- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+-- the owner may upload (insert) and download (select) in their folder, and there is no update
+-- or delete policy. Nobody else may read or write there.
+insert into storage.buckets (id, name, public) values ('task-photos', 'task-photos', false)
+  on conflict (id) do nothing;
+drop policy if exists "task-photos_insert_own" on storage.objects;
+create policy "task-photos_insert_own" on storage.objects for insert to authenticated
+  with check (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
+drop policy if exists "task-photos_select_own" on storage.objects;
+create policy "task-photos_select_own" on storage.objects for select to authenticated
+  using (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
+
 commit;

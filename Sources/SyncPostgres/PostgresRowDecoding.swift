@@ -73,6 +73,9 @@ enum PostgresRowDecoding {
         switch column.type {
         case .text, .timestamp:
             return .text(text())
+        case .file:
+            guard SyncFile(name: text()) != nil else { throw mismatch("a file's name (<sha256>.<extension>)") }
+            return .text(text())
         case .uuid:
             guard UUID.isLowercaseText(bytes) else { throw mismatch("a uuid") }
             return .text(text())

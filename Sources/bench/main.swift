@@ -21,6 +21,7 @@ let benchmarks = [
     Benchmark("merge", "one edit history under column and whole-row merge: lost edits; upsert cost beside plain", ColumnMerge.run),
     Benchmark("observe", "a 50-row read and two observers during a 100k-row initial sync, beside an idle store", ReadsDuringSync.run),
     Benchmark("conflicts", "1,000 queued guarded updates replayed, 0% and 10% conflicts, beside the bare transport", GuardedReplay.run),
+    Benchmark("files", "a 50 MiB file up and down through StorageTransport beside plain URLSession; its peak memory", FilesBenchmark.run),
     Benchmark("fleet", "200 devices of 50 users on the engine's schedule against one PostgreSQL, beside one alone", FleetBenchmark.run),
 ]
 

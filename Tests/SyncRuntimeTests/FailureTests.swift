@@ -47,7 +47,7 @@ import Testing
         let requests = await server.requestCount
         let again = try await a.sync()
         #expect(again.pushed == 0 && again.rejected == 0)
-        #expect(await server.requestCount - requests == 4) // one pull per table
+        #expect(await server.requestCount - requests == HopeFixture.app().tables.count) // one pull per table
         #expect(try a.dirtyCount() == 0)
     }
 

@@ -41,6 +41,27 @@ enum BuiltInTemplates {
             pub lookback: i64,
             /// One open row per owner: (start column, end column).
             pub open_row_rule: Option<(&'static str, &'static str)>,
+            /// The file columns: their values name files kept in Supabase Storage.
+            pub files: &'static [FileColumn],
+        }
+
+        /// A file column. Its value is the file's name, `<sha256 of the bytes, hex>.<extension>` (or the
+        /// hash alone); the object is `<user_id>/<name>` in `bucket`, uploaded before any row names it
+        /// (docs/PROTOCOL.md in hope-sync, "Files").
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct FileColumn {
+            pub column: &'static str,
+            pub bucket: &'static str,
+            pub download: Download,
+        }
+
+        /// When a device fetches a file column's files.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Download {
+            /// As soon as a pulled row names one, so it is there offline.
+            Eager,
+            /// When the app first asks for it.
+            OnRead,
         }
 
         impl Table {
@@ -69,6 +90,7 @@ enum BuiltInTemplates {
             conflict: {{conflict}},
             lookback: {{lookback}},
             open_row_rule: {{openRowRule}},
+            files: &[{{#files}}FileColumn { column: "{{column}}", bucket: "{{bucket}}", download: Download::{{download}} }{{^@last}}, {{/@last}}{{/files}}],
         };
         {{/tables}}
 
@@ -145,6 +167,43 @@ enum BuiltInTemplates {
         alter table public.{{table}} add column if not exists {{definition}};
 
         """#,
+        "supabase/bucket.sql.mustache": #"""
+        -- Storage bucket {{bucket}}: the files of its file columns, each user's under their own folder
+        -- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+        -- the owner may upload (insert) and download (select) in their folder, and there is no update
+        -- or delete policy. Nobody else may read or write there.
+        insert into storage.buckets (id, name, public) values ({{literal}}, {{literal}}, false)
+          on conflict (id) do nothing;
+        drop policy if exists {{insertPolicy}} on storage.objects;
+        create policy {{insertPolicy}} on storage.objects for insert to authenticated
+          with check (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+        drop policy if exists {{selectPolicy}} on storage.objects;
+        create policy {{selectPolicy}} on storage.objects for select to authenticated
+          using (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+
+        """#,
+        "supabase/bucket_tests.sql.mustache": #"""
+        -- Storage bucket {{bucket}}: each user uploads and downloads in their own folder only, and an
+        -- object never changes once there (its name is its content's hash).
+        set local role postgres;
+        select ok((select not public from storage.buckets where id = {{literal}}), '{{bucket}}: the bucket exists and is private');
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select lives_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{aliceObject}}'){{q}},
+          '{{bucket}}: Alice uploads into her folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{bobObject}}'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload into Bob''s folder');
+        select isnt_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{aliceObject}}'{{q}},
+          '{{bucket}}: Alice downloads her object');
+        select is_empty({{q}}update storage.objects set metadata = '{}' where bucket_id = {{literal}} returning name{{q}},
+          '{{bucket}}: Alice cannot replace her object');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select is_empty({{q}}select name from storage.objects where bucket_id = {{literal}}{{q}}, '{{bucket}}: Bob cannot see Alice''s object');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{aliceObject}}'){{q}}, '42501', null,
+          '{{bucket}}: Bob cannot write into Alice''s folder');
+        set local role postgres;
+
+        """#,
         "supabase/column.sql.mustache": #"""
         {{! One column definition, shared by create table and add column. }}
         {{name}} {{type}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
@@ -217,6 +276,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/steps}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         """#,
         "supabase/schema.sql.mustache": #"""
@@ -233,6 +296,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/tables}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         commit;
 
@@ -394,6 +461,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/tables}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         select * from finish();
         rollback;

@@ -30,9 +30,12 @@ public struct StoreWriter {
         }
     }
 
-    /// A record's values as a save stores them (checked, JSON and timestamps canonical).
+    /// A record's values as a save stores them (checked, JSON and timestamps canonical), with
+    /// the files they name registered for upload.
     func checkedValues<Record: SyncRecord>(of record: Record, _ sql: TableSQL) throws -> [SyncValue] {
-        try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
+        let values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
+        try registerFiles(values, sql)
+        return values
     }
 
     /// Saves a row of a column-merge table over `stored` (nil: there is none), and returns it as stored.
@@ -69,6 +72,7 @@ public struct StoreWriter {
         let sql = try store.tableSQL(Record.table.name)
         var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
         let queued = try SyncError.local {
+            try registerFiles(values, sql)
             stamp(&values, sql, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
             return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
         }

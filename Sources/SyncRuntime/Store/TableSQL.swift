@@ -87,7 +87,10 @@ struct TableSQL: Sendable {
             """
 
         let pushedList = pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
-        selectDirty = "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = \(dirty) AND rowid > ? ORDER BY rowid LIMIT ?"
+        // A row waits while a file it names is still to upload: no row may name an object the
+        // server lacks.
+        selectDirty =
+            "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = \(dirty)\(Self.filesUploaded(table)) AND rowid > ? ORDER BY rowid LIMIT ?"
         if table.column(named: ReservedColumn.updatedMs) != nil {
             clearDirty = "UPDATE \(t) SET _dirty = \(clean) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"
             markRejected = "UPDATE \(t) SET _dirty = \(rejected) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"

@@ -20,6 +20,9 @@ enum ValueCheck {
         switch value {
         case .text(let text):
             if text.utf8.contains(0) { throw nul(name) }
+            if column.type.bucket != nil, SyncFile(name: text) == nil {
+                throw SyncError(.invalidRequest, "\(name) is not a file's name (<sha256>.<extension>): attach the file to get one")
+            }
             if column.type == .timestamp {
                 // The version column stays the exact text the server sent: the guarded replay compares it.
                 guard column.role != .version else { return value }

@@ -107,6 +107,10 @@ enum PostgRESTRowCoding {
         switch (column.type, json) {
         case (.text, .string(let text)):
             return .text(text)
+        case (.file, .string(let text)):
+            // Only a content-addressed name: it becomes a file name and a path in Storage.
+            guard SyncFile(name: text) != nil else { throw mismatch("a file's name (<sha256>.<extension>)") }
+            return .text(text)
         case (.timestamp, .string(let text)) where column.role == .version:
             return .text(text) // compared as the exact text the server sent
         case (.timestamp, .string(let text)):
@@ -136,7 +140,7 @@ enum PostgRESTRowCoding {
         case (.bytes, .string(let text)):
             guard case .bytes(let data)? = SyncValue(byteaText: text) else { throw mismatch("bytea hex text (\\x...)") }
             return .bytes(data)
-        case (.text, _), (.timestamp, _), (.enumeration, _): throw mismatch("a string")
+        case (.text, _), (.timestamp, _), (.enumeration, _), (.file, _): throw mismatch("a string")
         case (.uuid, _): throw mismatch("a uuid")
         case (.int, _): throw mismatch("an integer")
         case (.double, _): throw mismatch("a number")

@@ -102,9 +102,15 @@ public protocol SyncTransport: Sendable {
 
     /// Reads rows by key (`GET /t?id=in.(K1,K2)&select=...`), those visible, in no set order.
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+
+    /// Where file columns' files go, when this transport's server has a Storage beside it
+    /// (PostgREST's project); nil (the default) when files need one configured separately.
+    var files: (any SyncFileTransport)? { get }
 }
 
 extension SyncTransport {
+    public var files: (any SyncFileTransport)? { nil }
+
     /// Reads one row by key; nil when no row is visible.
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
         try await fetch(table, ids: [id], columns: columns, as: user).first
