@@ -102,7 +102,8 @@ struct FileFolder: Sendable {
         try? FileManager.default.removeItem(at: incoming)
     }
 
-    func removeAll() {
+    /// The whole folder, with the rows (sign-out, clearLocalData).
+    func removeEveryFile() {
         try? FileManager.default.removeItem(at: root)
     }
 

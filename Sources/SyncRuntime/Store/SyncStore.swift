@@ -117,7 +117,7 @@ public final class SyncStore: Sendable {
                 try RuntimeMigrations.clearBookkeeping(of: userID, database)
             }
             // Still on the writer: no attach can come between.
-            files.removeAll()
+            files.removeEveryFile()
         }
         state.notifyObservers()
     }
