@@ -4,7 +4,12 @@ line of output (`listening <port>`), and exits when the test process that starte
 
 import asyncio
 import os
+import signal
 import sys
+
+# A server started from a Swift test inherits the test thread's blocked signals (Foundation's
+# Process keeps the mask), so SIGTERM would wait for ever and PythonServer.stop() with it.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
 
 def announce(port: int) -> None:
