@@ -46,6 +46,8 @@ struct TestServer: Sendable {
 extension Credentials {
     /// A signed-in user; the PostgreSQL transport sets `sub` from the id and never sends the token.
     init(_ user: UUID) {
-        self.init(userID: user, accessToken: "unused-by-postgres")
+        self.init(userID: user, accessToken: Self.unusedToken)
     }
+
+    static let unusedToken = "unused-by-postgres"
 }
