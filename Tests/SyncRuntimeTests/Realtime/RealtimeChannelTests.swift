@@ -134,6 +134,15 @@ import Testing
         #expect(await eventually { events.value == [.connected, .disconnected, .connected] })
     }
 
+    @Test func theHeartbeatIsNeverRarerThanRealtimeAllows() {
+        // Realtime drops a socket silent for longer than 25 s.
+        var pokes = settings
+        pokes.heartbeatInterval = .seconds(60)
+        #expect(pokes.heartbeatInterval == .seconds(25))
+        pokes.heartbeatInterval = .seconds(10)
+        #expect(pokes.heartbeatInterval == .seconds(10))
+    }
+
     @Test func everyWayASessionEndsReconnects() async throws {
         let (events, task) = listen()
         defer { task.cancel() }
