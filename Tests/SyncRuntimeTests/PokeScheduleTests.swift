@@ -91,6 +91,36 @@ import Testing
         await a.engine.stop()
     }
 
+    @Test func aPokeOfALookbackTableIsPulledWhateverTheCursor() async throws {
+        // Without exact ordering a write can commit below the device's cursor, after the pull
+        // that moved it there: only the lookback window of a pull finds it.
+        let schema = HopeFixture.app(sessionOrdering: .lookback(50))
+        let lookbackServer = InMemoryServer(tables: schema.tables)
+        var configuration = SyncConfiguration()
+        configuration.sleep = sleeper.sleep
+        let other = try TestDevice("b", user: user, transport: lookbackServer, schema: schema)
+        let activity = try await other.store.write { try $0.save(Activity(name: "Work")) }
+        try await other.store.write { _ = try $0.save(Session(activityId: activity.id, startedMs: 1_000, endedMs: 2_000)) }
+        try await other.sync()
+        let a = try TestDevice(
+            "a", user: user, transport: CountingPulls(base: lookbackServer, counts: pulls), schema: schema, configuration: configuration,
+            pokes: pokes)
+        await a.engine.start()
+        pokes.send(.connected, to: user)
+        #expect(await sleeper.waitUntilSleeping(.seconds(60)))
+        #expect(await eventually { pulls.total == 2 * schema.tables.count })
+        let before = pulls.counts
+        pokes.send(.poke(table: "sessions", serverSeq: 1), to: user)
+        #expect(await eventually { pulls.counts["sessions"] == (before["sessions"] ?? 0) + 1 })
+        // The same poke of an exactly ordered table the device has pulled past is not pulled.
+        let waits = sleeper.startedCount(.seconds(60))
+        pokes.send(.poke(table: "activities", serverSeq: 1), to: user)
+        // Woken by the poke, the engine finds nothing to pull and waits again.
+        #expect(await eventually { sleeper.startedCount(.seconds(60)) == waits + 1 })
+        #expect(pulls.counts["activities"] == before["activities"])
+        await a.engine.stop()
+    }
+
     @Test func pokesDuringAPassMakeOneMorePull() async throws {
         let gate = PullGate()
         let a = try device(gate: gate)

@@ -57,7 +57,9 @@ extension SyncEngine {
     /// The pull the pokes heard since the last pass want, forgetting them: each named table
     /// whose cursor is behind the server_seq its poke said (a device that pulled since has the
     /// write already), or everything when a poke named no table or a table is still to be
-    /// pulled again from the start after an upgrade (the full pass finishes that).
+    /// pulled again from the start after an upgrade (the full pass finishes that). A table
+    /// whose commits may land out of order (a lookback) is pulled whatever its cursor: a
+    /// transaction can commit a server_seq below rows the device has already pulled.
     func pokedPull() throws(SyncError) -> PokedPull {
         defer { forgetPokes() }
         if pokedEverything { return .everything }
@@ -66,7 +68,7 @@ extension SyncEngine {
         var tables: [TableSchema] = []
         for table in store.schema.tables {
             guard let poked = pokedTables[table.name] else { continue }
-            if let serverSeq = poked, try store.cursor(for: table) >= serverSeq { continue }
+            if table.ordering == .exact, let serverSeq = poked, try store.cursor(for: table) >= serverSeq { continue }
             tables.append(table)
         }
         return tables.isEmpty ? .nothing : .tables(tables)
