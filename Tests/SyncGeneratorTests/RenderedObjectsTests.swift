@@ -42,17 +42,22 @@ import Testing
         func triggers(_ index: Int) throws -> [String] {
             try RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[index], replacing: true)).triggers.map(\.name)
         }
-        #expect(try triggers(0) == ["exact_before_write", "exact_lock_owner"])
-        #expect(try triggers(1) == ["loose_before_write"])
-        #expect(try triggers(2) == ["stamped_before_write", "stamped_updated_at"])
+        #expect(try triggers(0) == ["exact_before_write", "exact_lock_owner", "exact_poke_inserts", "exact_poke_updates"])
+        #expect(try triggers(1) == ["loose_before_write", "loose_poke_inserts", "loose_poke_updates"])
+        #expect(try triggers(2) == ["stamped_before_write", "stamped_poke_inserts", "stamped_poke_updates", "stamped_updated_at"])
 
-        let lock = try #require(RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[0], replacing: false)).triggers.last)
+        let exact = RenderedObjects(parsing: try Self.renderer.triggersSQL(schema.tables[0], replacing: false)).triggers
+        let lock = try #require(exact.first { $0.name == "exact_lock_owner" })
         #expect(lock.table == "exact")
         #expect(
             lock.definition
                 == LiveCatalog.TriggerInfo(
                     timing: "before", events: ["insert", "update"], level: "statement", function: "public.sync_lock_owner"))
         let version = try #require(RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[2], replacing: false)).triggers.last)
+        let poke = try #require(exact.first { $0.name == "exact_poke_updates" })
+        #expect(
+            poke.definition
+                == LiveCatalog.TriggerInfo(timing: "after", events: ["update"], level: "statement", function: "public.sync_poke_written"))
         #expect(
             version.definition
                 == LiveCatalog.TriggerInfo(timing: "before", events: ["update"], level: "row", function: "extensions.moddatetime"))

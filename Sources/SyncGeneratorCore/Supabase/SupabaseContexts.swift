@@ -45,7 +45,7 @@ struct AccessContext: TemplateContext {
 /// `supabase/sequence.sql.mustache`.
 struct SequenceContext: TemplateContext {
     static let template = "supabase/sequence.sql.mustache"
-    static let summary = "what every table shares: the server_seq sequence and the owner-lock function"
+    static let summary = "what every table shares: the server_seq sequence, the owner-lock function and the pokes"
 
     static var fields: [TemplateField<Self>] { [] }
 }
@@ -66,7 +66,7 @@ struct SupabaseMigrationContext: TemplateContext {
         [
             .init("number", "the migration's number", \.number),
             .init("name", "its name", \.name),
-            .init("createsSequence", "it creates a table, so it also makes what tables share", \.createsSequence),
+            .init("createsSequence", "it creates a table or re-creates triggers, so it also makes what tables share", \.createsSequence),
             .init("sequence", "the rendered sequence.sql", \.sequence),
             .init("steps", "each change, rendered by its fragment", \.steps),
             .init("buckets", "each Storage bucket a file column it adds is the first to use, rendered by bucket.sql", \.buckets),

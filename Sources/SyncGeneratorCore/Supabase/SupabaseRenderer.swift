@@ -11,13 +11,19 @@ package struct SupabaseRenderer: Sendable {
         self.templates = templates
     }
 
-    /// One migration file: the sequence when the migration creates a table, then each change.
+    /// One migration file: what tables share when the migration creates a table or re-creates
+    /// triggers (which may call a shared function that is new), then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
-        let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
+        let sharesCode = migration.changes.contains {
+            switch $0 {
+            case .createTable, .replaceTriggers: true
+            default: false
+            }
+        }
         return try templates.render(
             SupabaseMigrationContext(
-                number: String(migration.number), name: migration.name, createsSequence: createsTable,
+                number: String(migration.number), name: migration.name, createsSequence: sharesCode,
                 sequence: try sequenceSQL(), steps: steps, buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
     }
 

@@ -3,7 +3,8 @@ import HopeSchema
 import SyncRuntime
 import SyncTestSupport
 
-/// One device of one user: its own SQLite file, engine and clock, syncing through `transport`.
+/// One device of one user: its own SQLite file, engine and clock, syncing through `transport`
+/// (and hearing `pokes`, which want a real `accessToken`).
 struct Device: Sendable {
     let name: String
     let user: UUID
@@ -14,7 +15,8 @@ struct Device: Sendable {
 
     init(
         _ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo),
-        configuration: SyncConfiguration = Device.configuration
+        configuration: SyncConfiguration = Device.configuration, pokes: (any PokeSource)? = nil,
+        accessToken: String = Credentials.unusedToken
     ) throws {
         self.name = name
         self.user = user
@@ -24,7 +26,9 @@ struct Device: Sendable {
             path: file.path, schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
             userID: user, deviceID: name, wallClock: clock.read
         )
-        engine = SyncEngine(store: store, transport: transport, configuration: configuration) { Credentials(user) }
+        engine = SyncEngine(store: store, transport: transport, configuration: configuration, pokes: pokes) {
+            Credentials(userID: user, accessToken: accessToken)
+        }
     }
 
     /// Tests never wait for real: the engine's schedule is driven by `syncNow()` or a test's sleeper.
