@@ -120,7 +120,7 @@ extension SyncStore {
     /// (asking again soon would not change its answer).
     static func retryDelayMs(afterAttempts attempts: Int, refused: Bool) -> Int64 {
         let (first, ceiling): (Duration, Duration) = refused ? (.seconds(60), .seconds(6 * 3_600)) : (.seconds(1), .seconds(300))
-        return Duration.doubling(from: first, afterFailures: attempts, upTo: ceiling).components.seconds * 1_000
+        return Duration.doubling(from: first, afterFailures: attempts, upTo: ceiling).milliseconds
     }
 
     /// The pause of a file that cannot move at all yet (no Storage endpoint configured).
