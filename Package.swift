@@ -1,6 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The reference schemas of the generator's tests (Tests/SyncGeneratorTests/References).
+let referenceSchemas = [
+    "column_types", "hard_names", "indexes", "lookback_ordering", "lww_table", "open_row_rule", "version_integer", "version_timestamp",
+]
+
 // The generator is a pipeline (parse -> check -> plan -> render -> write); the runtime is
 // store / engine / transport / conflicts. Only the toolchain's modules and three system C
 // libraries are used: nothing here needs a package registry.
@@ -102,10 +107,25 @@ let package = Package(
         // the tests of devices on mixed builds and of upgrades.
         .target(name: "UpgradeSchemaV1", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
         .target(name: "UpgradeSchemaV2", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
+        // The row types of every reference schema (Tests/SyncGeneratorTests/References), compiled
+        // together (their names differ; each GeneratedSchema is left out), for the test that holds
+        // each row's own column coding equal to the Codable path's.
+        .target(
+            name: "ReferenceRecords", dependencies: ["SyncRuntime"], path: "Tests/SyncGeneratorTests/References",
+            exclude: referenceSchemas.flatMap { schema in
+                [
+                    "schema.yaml", "expected/swift/GeneratedSchema.swift", "expected/schema.snapshot.json", "expected/rust",
+                    "expected/sqlite", "expected/supabase",
+                ]
+                .map { "\(schema)/\($0)" }
+            },
+            sources: referenceSchemas.map { "\($0)/expected/swift" }
+        ),
         .testTarget(
             name: "SyncRuntimeTests",
             dependencies: [
                 "SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2",
+                "ReferenceRecords",
             ]
         ),
         .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema", "SyncTestSupport"], exclude: ["Golden"]),

@@ -17,7 +17,7 @@ public struct Session: SyncRuntime.SyncRecord {
     public var deviceId: Swift.String
     public var serverSeq: Swift.Int64?
 
-    public enum Source: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Source: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case desktop
         case phone
         case watch
@@ -61,6 +61,41 @@ public struct Session: SyncRuntime.SyncRecord {
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
         case serverSeq = "server_seq"
+    }
+
+    /// The row's values in table order, as the store writes them (column_stamps, which the
+    /// runtime keeps, null).
+    public func columnValues() -> [SyncRuntime.SyncValue] {
+        [
+            self.id.columnValue,
+            self.userId.columnValue,
+            self.activityId.columnValue,
+            self.startedMs.columnValue,
+            self.endedMs.columnValue,
+            self.note.columnValue,
+            self.source.columnValue,
+            self.updatedMs.columnValue,
+            self.deletedMs.columnValue,
+            self.deviceId.columnValue,
+            SyncRuntime.SyncValue.null,
+            self.serverSeq.columnValue,
+        ]
+    }
+
+    /// A row from its values in table order, as the store reads them.
+    public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+        let row = try SyncRuntime.ColumnRow(values, count: 12)
+        self.id = try row.value(0, CodingKeys.id)
+        self.userId = try row.value(1, CodingKeys.userId)
+        self.activityId = try row.value(2, CodingKeys.activityId)
+        self.startedMs = try row.value(3, CodingKeys.startedMs)
+        self.endedMs = try row.value(4, CodingKeys.endedMs)
+        self.note = try row.value(5, CodingKeys.note)
+        self.source = try row.value(6, CodingKeys.source)
+        self.updatedMs = try row.value(7, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(8, CodingKeys.deletedMs)
+        self.deviceId = try row.value(9, CodingKeys.deviceId)
+        self.serverSeq = try row.value(11, CodingKeys.serverSeq)
     }
 
     public static let table = SyncRuntime.TableSchema(

@@ -22,12 +22,14 @@ import Testing
     static let columnNames = [
         "self", "init", "type", "string", "data", "bool", "double", "note_2", "note2", "a_b", "a__b",
         "server__seq", "coding_keys", "table_schema", "protocol", "foundation", "swift", "sync_runtime",
-        "value", "default_", "x1", "title",
+        "value", "default_", "x1", "title", "column_values", "column_value",
     ]
     static let texts = [
         "", "it's", "\"#\"##", "a\tb", "a\rb", "a\r\nb", "A\\#(1)B\\#nC\\#", "x\u{202E}y", "☕ café", "\\", "\u{7F}", "line\nbreak", "#",
     ]
-    static let enumValues = ["$$", "*/", "☕", "in progress", "in-progress", "Open", "open", "self", "default", "1st", "value"]
+    static let enumValues = [
+        "$$", "*/", "☕", "in progress", "in-progress", "Open", "open", "self", "default", "1st", "value", "columnValue",
+    ]
 
     @Test func randomSchemasCompileApplyAndKeepTheirDefaults() throws {
         let count = ProcessInfo.processInfo.environment["HOPE_RANDOM_SCHEMAS"].flatMap(Int.init) ?? 3

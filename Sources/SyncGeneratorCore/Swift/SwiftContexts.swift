@@ -1,11 +1,13 @@
-/// `swift/record.swift.mustache`: one table's Codable row type.
+/// `swift/record.swift.mustache`: one table's row type, Codable and coding its column values itself.
 struct SwiftRecordContext: TemplateContext {
     static let template = "swift/record.swift.mustache"
-    static let summary = "one table's Codable row type, `Generated/swift/<Type>.swift`"
+    static let summary = "one table's row type, Codable and coding its column values itself, `Generated/swift/<Type>.swift`"
 
     var table: String
     var type: String
     var properties: [Property]
+    var columns: [Column]
+    var columnCount: String
     var enums: [Enumeration]
     var schemaColumns: [String]
     var conflict: String
@@ -15,6 +17,7 @@ struct SwiftRecordContext: TemplateContext {
     struct Property: TemplateObject {
         var name: String
         var column: String
+        var index: String
         var renamed: Bool
         var type: String
         var `default`: String?
@@ -23,9 +26,22 @@ struct SwiftRecordContext: TemplateContext {
             [
                 .init("name", "the Swift property name (camel case)", \.name),
                 .init("column", "the column's name", \.column),
+                .init("index", "the column's place in the table's columns, from 0", \.index),
                 .init("renamed", "the two differ, so a coding key maps them", \.renamed),
                 .init("type", "the Swift type, module-qualified, `?` when optional", \.type),
                 .init("default", "the initializer's default as a Swift expression", \.default),
+            ]
+        }
+    }
+
+    struct Column: TemplateObject {
+        var name: String
+        var property: String?
+
+        static var fields: [TemplateField<Self>] {
+            [
+                .init("name", "the column's name", \.name),
+                .init("property", "the Swift property holding it; none for column_stamps, which the runtime keeps", \.property),
             ]
         }
     }
@@ -58,6 +74,8 @@ struct SwiftRecordContext: TemplateContext {
             .init("table", "the table's name", \.table),
             .init("type", "the row type's name (`swift_name:` or the singular of the table)", \.type),
             .init("properties", "the row's properties: every synced column but column_stamps", \.properties),
+            .init("columns", "every synced column, in table order (the order of `columnValues()`)", \.columns),
+            .init("columnCount", "how many synced columns the table has", \.columnCount),
             .init("enums", "a nested enum per enum column", \.enums),
             .init("schemaColumns", "each synced column as a `SyncRuntime.ColumnSchema(…)` expression", \.schemaColumns),
             .init("conflict", "the conflict mode as a Swift expression (`.lww`, `.version(.timestamp)`)", \.conflict),

@@ -15,8 +15,9 @@ enum SwiftNames {
 
     static func propertyName(_ column: String) -> String {
         let name = Table.lowerCamel(column)
-        // `self.self` is the instance, never a property: no backticks make it one.
-        if name == "self" { return "self_" }
+        // `self.self` is the instance, never a property: no backticks make it one. A property
+        // `columnValues` would be a second `columnValues()`, which SyncRecord requires.
+        if name == "self" || name == "columnValues" { return name + "_" }
         return escaped(name)
     }
 

@@ -1,8 +1,8 @@
 import SyncSchema
 
-/// Swift: one Codable row type per table (`swift/record.swift.mustache`) and the table list
-/// with the local migrations embedded (`swift/schema.swift.mustache`), so an app needs only
-/// these files and the runtime library.
+/// Swift: one row type per table, Codable and coding its column values itself
+/// (`swift/record.swift.mustache`), and the table list with the local migrations embedded
+/// (`swift/schema.swift.mustache`), so an app needs only these files and the runtime library.
 package struct SwiftRenderer: Sendable {
     /// Where its files go in Generated/.
     package static let folder = "swift/"
@@ -31,11 +31,15 @@ package struct SwiftRenderer: Sendable {
     private func recordContext(_ table: Table) -> SwiftRecordContext {
         let columns = table.syncedColumns
         // The stamps belong to the runtime: the app's row type never carries them.
-        let properties = columns.filter { $0.role != .columnStamps }
+        let properties = columns.enumerated().filter { $0.element.role != .columnStamps }
         return SwiftRecordContext(
             table: table.name,
             type: table.swiftTypeName,
-            properties: properties.map(propertyContext),
+            properties: properties.map { propertyContext($1, index: $0) },
+            columns: columns.map { column in
+                .init(name: column.name, property: column.role == .columnStamps ? nil : SwiftNames.propertyName(column.name))
+            },
+            columnCount: String(columns.count),
             enums: columns.compactMap(enumContext),
             schemaColumns: columns.map(columnSchemaLiteral),
             conflict: conflictLiteral(table.conflict),
@@ -45,12 +49,12 @@ package struct SwiftRenderer: Sendable {
             } ?? "")
     }
 
-    private func propertyContext(_ column: SyncedColumn) -> SwiftRecordContext.Property {
+    private func propertyContext(_ column: SyncedColumn, index: Int) -> SwiftRecordContext.Property {
         let type = swiftType(column)
         let optional = column.isNullable || [.owner, .version, .serverSeq].contains(column.role)
         let name = SwiftNames.propertyName(column.name)
         return SwiftRecordContext.Property(
-            name: name, column: column.name, renamed: name != column.name, type: optional ? type + "?" : type,
+            name: name, column: column.name, index: String(index), renamed: name != column.name, type: optional ? type + "?" : type,
             default: defaultLiteral(column, optional: optional))
     }
 

@@ -893,7 +893,7 @@ enum BuiltInTemplates {
         {{/properties}}
         {{#enums}}
 
-            public enum {{name}}: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+            public enum {{name}}: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         {{#cases}}
                 case {{case}}{{#renamed}} = {{raw}}{{/renamed}}
         {{/cases}}
@@ -913,6 +913,24 @@ enum BuiltInTemplates {
             enum CodingKeys: Swift.String, Swift.CodingKey {
         {{#properties}}
                 case {{name}}{{#renamed}} = "{{column}}"{{/renamed}}
+        {{/properties}}
+            }
+
+            /// The row's values in table order, as the store writes them (column_stamps, which the
+            /// runtime keeps, null).
+            public func columnValues() -> [SyncRuntime.SyncValue] {
+                [
+        {{#columns}}
+                    {{#property}}self.{{property}}.columnValue{{/property}}{{^property}}SyncRuntime.SyncValue.null{{/property}},
+        {{/columns}}
+                ]
+            }
+
+            /// A row from its values in table order, as the store reads them.
+            public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+                let row = try SyncRuntime.ColumnRow(values, count: {{columnCount}})
+        {{#properties}}
+                self.{{name}} = try row.value({{index}}, CodingKeys.{{name}})
         {{/properties}}
             }
 

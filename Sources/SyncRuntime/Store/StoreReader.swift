@@ -70,7 +70,7 @@ public struct StoreReader {
     }
 
     func decode<Record: SyncRecord>(_ type: Record.Type, _ row: Row, _ sql: TableSQL) throws -> Record {
-        return try RecordDecoder().decode(Record.self, columns: sql.names, values: sql.values(of: row))
+        try sql.record(Record.self, from: sql.values(of: row))
     }
 
     private func clauses(_ table: TableSchema, _ condition: String?, orderBy: String?, includingDeleted: Bool) -> String {

@@ -20,14 +20,13 @@ extension StoreWriter {
             let key = id.lowercasedString
             if sql.merge != nil {
                 guard let stored = try sql.storedRow(key, database) else { return nil }
-                let before = try RecordDecoder().decode(
-                    Record.self, columns: sql.names, values: sql.names.map { stored.row.values[$0] ?? .null })
+                let before = try sql.record(Record.self, from: sql.names.map { stored.row.values[$0] ?? .null })
                 let values = try checkedValues(of: try edited(before, id: id, edit), sql)
                 return try saveMerging(values, over: stored, sql, as: Record.self)
             }
             guard let stored = try database.fetchOne(sql.selectByID, [.text(key)], sql.values(of:))
             else { return nil }
-            let before = try RecordDecoder().decode(Record.self, columns: sql.names, values: stored)
+            let before = try sql.record(Record.self, from: stored)
             let values = try checkedValues(of: try edited(before, id: id, edit), sql)
             guard sql.table.columns.indices.contains(where: { sql.table.columns[$0].role.isStamped && values[$0] != stored[$0] }) else {
                 return before

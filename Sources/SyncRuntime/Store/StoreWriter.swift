@@ -33,7 +33,7 @@ public struct StoreWriter {
     /// A record's values as a save stores them (checked, JSON and timestamps canonical), with
     /// the files they name registered for upload.
     func checkedValues<Record: SyncRecord>(of record: Record, _ sql: TableSQL) throws -> [SyncValue] {
-        let values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
+        let values = try ValueCheck.checked(sql.columnValues(of: record), of: sql.table)
         try registerFiles(values, sql)
         return values
     }
@@ -44,7 +44,7 @@ public struct StoreWriter {
     ) throws -> Record {
         let saved = try saveMerging(values, over: stored, sql)
         if let rule = sql.table.openRowRule, isOpen(saved, rule, sql) { try enforceOpenRowRule(sql, owner: store.userID) }
-        return try RecordDecoder().decode(Record.self, columns: sql.names, values: saved)
+        return try sql.record(Record.self, from: saved)
     }
 
     /// Saves row `id` of any other table, stamped past `storedMs` (the stored row's updated_ms),
@@ -54,14 +54,14 @@ public struct StoreWriter {
         stamp(&values, sql, over: storedMs)
         if try store.guardedWrites.queueUpdate(values, sql, filters: [], in: self) {
             flags.wroteLocally = true
-            return try fetchOne(Record.self, id: id) ?? RecordDecoder().decode(Record.self, columns: sql.names, values: values)
+            return try fetchOne(Record.self, id: id) ?? sql.record(Record.self, from: values)
         }
         try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
         flags.wroteLocally = true
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
             try enforceOpenRowRule(sql, owner: store.userID)
         }
-        return try RecordDecoder().decode(Record.self, columns: sql.names, values: values)
+        return try sql.record(Record.self, from: values)
     }
 
     /// Updates a synced row of a version table as a conditional edit: its replay applies only

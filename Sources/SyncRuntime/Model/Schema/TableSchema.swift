@@ -131,4 +131,23 @@ public struct AppSchema: Sendable {
 public protocol SyncRecord: Codable, Sendable, Equatable, Identifiable where ID == UUID {
     static var table: TableSchema { get }
     var id: UUID { get }
+
+    /// The row's values in table order (`table.columns`), as the store writes them: a column
+    /// the row has no property for (column_stamps, which the runtime keeps) is null. Generated
+    /// rows write them column by column (``SyncColumnValue``); by default, through Codable.
+    func columnValues() throws -> [SyncValue]
+
+    /// A row from its values in table order, as the store reads them. Generated rows read them
+    /// column by column (``ColumnRow``); by default, through Codable.
+    init(columnValues values: [SyncValue]) throws
+}
+
+extension SyncRecord {
+    public func columnValues() throws -> [SyncValue] {
+        try RecordEncoder().encode(self, columns: Self.table.columnNames)
+    }
+
+    public init(columnValues values: [SyncValue]) throws {
+        self = try RecordDecoder().decode(Self.self, columns: Self.table.columnNames, values: values)
+    }
 }

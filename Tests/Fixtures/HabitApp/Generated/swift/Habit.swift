@@ -49,6 +49,37 @@ public struct Habit: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
+    /// The row's values in table order, as the store writes them (column_stamps, which the
+    /// runtime keeps, null).
+    public func columnValues() -> [SyncRuntime.SyncValue] {
+        [
+            self.id.columnValue,
+            self.userId.columnValue,
+            self.name.columnValue,
+            self.perWeek.columnValue,
+            self.archived.columnValue,
+            self.updatedMs.columnValue,
+            self.deletedMs.columnValue,
+            self.deviceId.columnValue,
+            SyncRuntime.SyncValue.null,
+            self.serverSeq.columnValue,
+        ]
+    }
+
+    /// A row from its values in table order, as the store reads them.
+    public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+        let row = try SyncRuntime.ColumnRow(values, count: 10)
+        self.id = try row.value(0, CodingKeys.id)
+        self.userId = try row.value(1, CodingKeys.userId)
+        self.name = try row.value(2, CodingKeys.name)
+        self.perWeek = try row.value(3, CodingKeys.perWeek)
+        self.archived = try row.value(4, CodingKeys.archived)
+        self.updatedMs = try row.value(5, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(6, CodingKeys.deletedMs)
+        self.deviceId = try row.value(7, CodingKeys.deviceId)
+        self.serverSeq = try row.value(9, CodingKeys.serverSeq)
+    }
+
     public static let table = SyncRuntime.TableSchema(
         name: "habits",
         columns: [

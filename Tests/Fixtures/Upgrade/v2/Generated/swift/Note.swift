@@ -45,6 +45,34 @@ public struct Note: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
+    /// The row's values in table order, as the store writes them (column_stamps, which the
+    /// runtime keeps, null).
+    public func columnValues() -> [SyncRuntime.SyncValue] {
+        [
+            self.id.columnValue,
+            self.userId.columnValue,
+            self.title.columnValue,
+            self.body.columnValue,
+            self.pinned.columnValue,
+            self.deletedMs.columnValue,
+            self.version.columnValue,
+            self.serverSeq.columnValue,
+        ]
+    }
+
+    /// A row from its values in table order, as the store reads them.
+    public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+        let row = try SyncRuntime.ColumnRow(values, count: 8)
+        self.id = try row.value(0, CodingKeys.id)
+        self.userId = try row.value(1, CodingKeys.userId)
+        self.title = try row.value(2, CodingKeys.title)
+        self.body = try row.value(3, CodingKeys.body)
+        self.pinned = try row.value(4, CodingKeys.pinned)
+        self.deletedMs = try row.value(5, CodingKeys.deletedMs)
+        self.version = try row.value(6, CodingKeys.version)
+        self.serverSeq = try row.value(7, CodingKeys.serverSeq)
+    }
+
     public static let table = SyncRuntime.TableSchema(
         name: "notes",
         columns: [

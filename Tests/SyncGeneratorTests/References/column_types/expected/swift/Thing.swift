@@ -23,7 +23,7 @@ public struct Thing: SyncRuntime.SyncRecord {
     public var deviceId: Swift.String
     public var serverSeq: Swift.Int64?
 
-    public enum Kind: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Kind: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case small
         case large
         case xLarge = "x-large"
@@ -85,6 +85,53 @@ public struct Thing: SyncRuntime.SyncRecord {
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
         case serverSeq = "server_seq"
+    }
+
+    /// The row's values in table order, as the store writes them (column_stamps, which the
+    /// runtime keeps, null).
+    public func columnValues() -> [SyncRuntime.SyncValue] {
+        [
+            self.id.columnValue,
+            self.userId.columnValue,
+            self.label.columnValue,
+            self.count.columnValue,
+            self.ratio.columnValue,
+            self.flag.columnValue,
+            self.ownerRef.columnValue,
+            self.seenAt.columnValue,
+            self.payload.columnValue,
+            self.blob.columnValue,
+            self.kind.columnValue,
+            self.picture.columnValue,
+            self.scan.columnValue,
+            self.updatedMs.columnValue,
+            self.deletedMs.columnValue,
+            self.deviceId.columnValue,
+            SyncRuntime.SyncValue.null,
+            self.serverSeq.columnValue,
+        ]
+    }
+
+    /// A row from its values in table order, as the store reads them.
+    public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+        let row = try SyncRuntime.ColumnRow(values, count: 18)
+        self.id = try row.value(0, CodingKeys.id)
+        self.userId = try row.value(1, CodingKeys.userId)
+        self.label = try row.value(2, CodingKeys.label)
+        self.count = try row.value(3, CodingKeys.count)
+        self.ratio = try row.value(4, CodingKeys.ratio)
+        self.flag = try row.value(5, CodingKeys.flag)
+        self.ownerRef = try row.value(6, CodingKeys.ownerRef)
+        self.seenAt = try row.value(7, CodingKeys.seenAt)
+        self.payload = try row.value(8, CodingKeys.payload)
+        self.blob = try row.value(9, CodingKeys.blob)
+        self.kind = try row.value(10, CodingKeys.kind)
+        self.picture = try row.value(11, CodingKeys.picture)
+        self.scan = try row.value(12, CodingKeys.scan)
+        self.updatedMs = try row.value(13, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(14, CodingKeys.deletedMs)
+        self.deviceId = try row.value(15, CodingKeys.deviceId)
+        self.serverSeq = try row.value(17, CodingKeys.serverSeq)
     }
 
     public static let table = SyncRuntime.TableSchema(

@@ -57,6 +57,8 @@ public enum GeneratedSchema {
                     hashes TEXT NOT NULL DEFAULT 'A\#(1)B\#nC\#',
                     quotes TEXT NOT NULL DEFAULT '"#"## \ ''',
                     bidi TEXT NOT NULL DEFAULT 'x‮y',
+                    column_values TEXT,
+                    column_value TEXT CHECK (column_value IN ('columnValue', 'row')),
                     updated_ms INTEGER NOT NULL,
                     deleted_ms INTEGER,
                     device_id TEXT NOT NULL,

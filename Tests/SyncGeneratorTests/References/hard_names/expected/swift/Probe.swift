@@ -33,30 +33,32 @@ public struct Probe: SyncRuntime.SyncRecord {
     public var hashes: Swift.String
     public var quotes: Swift.String
     public var bidi: Swift.String
+    public var columnValues_: Swift.String?
+    public var columnValue: ColumnValue?
     public var updatedMs: Swift.Int64
     public var deletedMs: Swift.Int64?
     public var deviceId: Swift.String
     public var serverSeq: Swift.Int64?
 
-    public enum Type_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Type_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case a
         case b
     }
 
-    public enum String: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum String: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case value = "$$"
         case value2 = "*/"
         case value3 = "☕"
     }
 
-    public enum CodingKeys_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum CodingKeys_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case inProgress = "in progress"
         case inProgress2 = "in-progress"
         case `open` = "Open"
         case open2 = "open"
     }
 
-    public enum TableSchema: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum TableSchema: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case `self` = "self"
         case `init` = "init"
         case `default` = "default"
@@ -64,24 +66,29 @@ public struct Probe: SyncRuntime.SyncRecord {
         case allCases
     }
 
-    public enum Protocol_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Protocol_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case x
     }
 
-    public enum Data: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Data: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case x
     }
 
-    public enum Bool: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Bool: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case x
     }
 
-    public enum Double: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Double: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case x
     }
 
-    public enum Foundation_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable {
+    public enum Foundation_: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
         case x
+    }
+
+    public enum ColumnValue: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, SyncRuntime.SyncColumnValue {
+        case columnValue
+        case row
     }
 
     public init(
@@ -113,6 +120,8 @@ public struct Probe: SyncRuntime.SyncRecord {
         hashes: Swift.String = ##"A\#(1)B\#nC\#"##,
         quotes: Swift.String = ###""#"## \ '"###,
         bidi: Swift.String = "x‮y",
+        columnValues_: Swift.String? = nil,
+        columnValue: ColumnValue? = nil,
         updatedMs: Swift.Int64 = 0,
         deletedMs: Swift.Int64? = nil,
         deviceId: Swift.String = "",
@@ -146,6 +155,8 @@ public struct Probe: SyncRuntime.SyncRecord {
         self.hashes = hashes
         self.quotes = quotes
         self.bidi = bidi
+        self.columnValues_ = columnValues_
+        self.columnValue = columnValue
         self.updatedMs = updatedMs
         self.deletedMs = deletedMs
         self.deviceId = deviceId
@@ -181,10 +192,93 @@ public struct Probe: SyncRuntime.SyncRecord {
         case hashes
         case quotes
         case bidi
+        case columnValues_ = "column_values"
+        case columnValue = "column_value"
         case updatedMs = "updated_ms"
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
         case serverSeq = "server_seq"
+    }
+
+    /// The row's values in table order, as the store writes them (column_stamps, which the
+    /// runtime keeps, null).
+    public func columnValues() -> [SyncRuntime.SyncValue] {
+        [
+            self.id.columnValue,
+            self.userId.columnValue,
+            self.self_.columnValue,
+            self.note_2.columnValue,
+            self.note2.columnValue,
+            self.aB.columnValue,
+            self.a_B.columnValue,
+            self.server_Seq.columnValue,
+            self.`init`.columnValue,
+            self.type.columnValue,
+            self.string.columnValue,
+            self.codingKeys.columnValue,
+            self.tableSchema.columnValue,
+            self.`protocol`.columnValue,
+            self.data.columnValue,
+            self.bool.columnValue,
+            self.double.columnValue,
+            self.foundation.columnValue,
+            self.payload.columnValue,
+            self.flag.columnValue,
+            self.ratio.columnValue,
+            self.label.columnValue,
+            self.refKey.columnValue,
+            self.tab.columnValue,
+            self.carriage.columnValue,
+            self.hashes.columnValue,
+            self.quotes.columnValue,
+            self.bidi.columnValue,
+            self.columnValues_.columnValue,
+            self.columnValue.columnValue,
+            self.updatedMs.columnValue,
+            self.deletedMs.columnValue,
+            self.deviceId.columnValue,
+            SyncRuntime.SyncValue.null,
+            self.serverSeq.columnValue,
+        ]
+    }
+
+    /// A row from its values in table order, as the store reads them.
+    public init(columnValues values: [SyncRuntime.SyncValue]) throws {
+        let row = try SyncRuntime.ColumnRow(values, count: 35)
+        self.id = try row.value(0, CodingKeys.id)
+        self.userId = try row.value(1, CodingKeys.userId)
+        self.self_ = try row.value(2, CodingKeys.self_)
+        self.note_2 = try row.value(3, CodingKeys.note_2)
+        self.note2 = try row.value(4, CodingKeys.note2)
+        self.aB = try row.value(5, CodingKeys.aB)
+        self.a_B = try row.value(6, CodingKeys.a_B)
+        self.server_Seq = try row.value(7, CodingKeys.server_Seq)
+        self.`init` = try row.value(8, CodingKeys.`init`)
+        self.type = try row.value(9, CodingKeys.type)
+        self.string = try row.value(10, CodingKeys.string)
+        self.codingKeys = try row.value(11, CodingKeys.codingKeys)
+        self.tableSchema = try row.value(12, CodingKeys.tableSchema)
+        self.`protocol` = try row.value(13, CodingKeys.`protocol`)
+        self.data = try row.value(14, CodingKeys.data)
+        self.bool = try row.value(15, CodingKeys.bool)
+        self.double = try row.value(16, CodingKeys.double)
+        self.foundation = try row.value(17, CodingKeys.foundation)
+        self.payload = try row.value(18, CodingKeys.payload)
+        self.flag = try row.value(19, CodingKeys.flag)
+        self.ratio = try row.value(20, CodingKeys.ratio)
+        self.label = try row.value(21, CodingKeys.label)
+        self.refKey = try row.value(22, CodingKeys.refKey)
+        self.tab = try row.value(23, CodingKeys.tab)
+        self.carriage = try row.value(24, CodingKeys.carriage)
+        self.hashes = try row.value(25, CodingKeys.hashes)
+        self.quotes = try row.value(26, CodingKeys.quotes)
+        self.bidi = try row.value(27, CodingKeys.bidi)
+        self.columnValues_ = try row.value(28, CodingKeys.columnValues_)
+        self.columnValue = try row.value(29, CodingKeys.columnValue)
+        self.updatedMs = try row.value(30, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(31, CodingKeys.deletedMs)
+        self.deviceId = try row.value(32, CodingKeys.deviceId)
+        self.serverSeq = try row.value(34, CodingKeys.serverSeq)
     }
 
     public static let table = SyncRuntime.TableSchema(
@@ -218,6 +312,8 @@ public struct Probe: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("hashes", .text),
             SyncRuntime.ColumnSchema("quotes", .text),
             SyncRuntime.ColumnSchema("bidi", .text),
+            SyncRuntime.ColumnSchema("column_values", .text, nullable: true),
+            SyncRuntime.ColumnSchema("column_value", .enumeration(["columnValue", "row"]), nullable: true),
             SyncRuntime.ColumnSchema("updated_ms", .int, role: .updatedMs),
             SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             SyncRuntime.ColumnSchema("device_id", .text, role: .deviceId),
