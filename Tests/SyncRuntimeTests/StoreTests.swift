@@ -203,23 +203,3 @@ import Testing
         #expect(open.map(\.id) == [large])
     }
 }
-
-@Suite struct UUIDTextTests {
-    @Test func textRoundTripsAndMatchesFoundation() throws {
-        for _ in 0..<200 {
-            let uuid = UUID()
-            let text = try #require(UUID(text: uuid.uuidString)).uuidString
-            #expect(text == uuid.uuidString)
-            let stored = try #require(try SyncValue.encoding(uuid).text)
-            #expect(stored == uuid.uuidString.lowercased())
-        }
-    }
-
-    @Test(arguments: [
-        "", "not-a-uuid", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6f70",
-        "6f1c2a34x5b6d-4e7f-8091-a2b3c4d5e6f7", "6f1c2a34-5b6d-4e7f-8091-a2b3c4d5e6g7",
-    ])
-    func malformedTextIsRefused(_ text: String) {
-        #expect(UUID(text: text) == nil)
-    }
-}

@@ -23,7 +23,7 @@ public struct ColumnRow {
     public let values: [SyncValue]
 
     /// Throws when `values` is not one value per column (`count` columns).
-    public init(_ values: [SyncValue], count: Int) throws {
+    @inlinable public init(_ values: [SyncValue], count: Int) throws {
         guard values.count == count else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "a row of \(count) columns, given \(values.count) values"))
@@ -32,22 +32,22 @@ public struct ColumnRow {
     }
 
     /// The value at `index`, the column `key`.
-    public func value<Value: SyncColumnValue, Key: CodingKey>(_ index: Int, _ key: Key) throws -> Value {
+    @inlinable public func value<Value: SyncColumnValue, Key: CodingKey>(_ index: Int, _ key: Key) throws -> Value {
         try Value(columnValue: values[index], column: key)
     }
 }
 
 extension DecodingError {
     /// What the Codable path throws for a column whose value is not of `type`'s kind.
-    static func mismatch(_ type: Any.Type, _ value: SyncValue, _ key: some CodingKey) -> DecodingError {
+    @usableFromInline static func mismatch(_ type: Any.Type, _ value: SyncValue, _ key: some CodingKey) -> DecodingError {
         .typeMismatch(type, .init(codingPath: [key], debugDescription: "column holds \(value)"))
     }
 }
 
 extension Optional: SyncColumnValue where Wrapped: SyncColumnValue {
-    public var columnValue: SyncValue { self?.columnValue ?? .null }
+    @inlinable public var columnValue: SyncValue { self?.columnValue ?? .null }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         if case .null = columnValue {
             self = nil
         } else {
@@ -57,28 +57,28 @@ extension Optional: SyncColumnValue where Wrapped: SyncColumnValue {
 }
 
 extension String: SyncColumnValue {
-    public var columnValue: SyncValue { .text(self) }
+    @inlinable public var columnValue: SyncValue { .text(self) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .text(let text) = columnValue else { throw DecodingError.mismatch(String.self, columnValue, key) }
         self = text
     }
 }
 
 extension Int64: SyncColumnValue {
-    public var columnValue: SyncValue { .int(self) }
+    @inlinable public var columnValue: SyncValue { .int(self) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .int(let int) = columnValue else { throw DecodingError.mismatch(Int64.self, columnValue, key) }
         self = int
     }
 }
 
 extension Double: SyncColumnValue {
-    public var columnValue: SyncValue { .double(self) }
+    @inlinable public var columnValue: SyncValue { .double(self) }
 
     /// An integer reads as a Double too, as the Codable path reads it.
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         switch columnValue {
         case .double(let double): self = double
         case .int(let int): self = Double(int)
@@ -88,10 +88,10 @@ extension Double: SyncColumnValue {
 }
 
 extension Bool: SyncColumnValue {
-    public var columnValue: SyncValue { .bool(self) }
+    @inlinable public var columnValue: SyncValue { .bool(self) }
 
     /// An integer reads as a Bool too (non-zero is true), as the Codable path reads it.
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         switch columnValue {
         case .bool(let bool): self = bool
         case .int(let int): self = int != 0
@@ -101,18 +101,18 @@ extension Bool: SyncColumnValue {
 }
 
 extension Data: SyncColumnValue {
-    public var columnValue: SyncValue { .bytes(self) }
+    @inlinable public var columnValue: SyncValue { .bytes(self) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .bytes(let data) = columnValue else { throw DecodingError.mismatch(Data.self, columnValue, key) }
         self = data
     }
 }
 
 extension UUID: SyncColumnValue {
-    public var columnValue: SyncValue { .text(lowercasedString) }
+    @inlinable public var columnValue: SyncValue { .text(lowercasedString) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .text(let text) = columnValue, let uuid = UUID(text: text) else {
             throw DecodingError.mismatch(UUID.self, columnValue, key)
         }
@@ -121,9 +121,9 @@ extension UUID: SyncColumnValue {
 }
 
 extension SyncTimestamp: SyncColumnValue {
-    public var columnValue: SyncValue { .text(text) }
+    @inlinable public var columnValue: SyncValue { .text(text) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .text(let text) = columnValue, let timestamp = SyncTimestamp(text) else {
             throw DecodingError.mismatch(SyncTimestamp.self, columnValue, key)
         }
@@ -132,9 +132,9 @@ extension SyncTimestamp: SyncColumnValue {
 }
 
 extension SyncFile: SyncColumnValue {
-    public var columnValue: SyncValue { .text(name) }
+    @inlinable public var columnValue: SyncValue { .text(name) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .text(let text) = columnValue else { throw DecodingError.mismatch(String.self, columnValue, key) }
         guard let file = SyncFile(name: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [key], debugDescription: "not a file name (<sha256>.<extension>)"))
@@ -145,9 +145,9 @@ extension SyncFile: SyncColumnValue {
 
 /// A generated row's enums: the raw text.
 extension SyncColumnValue where Self: RawRepresentable, RawValue == String {
-    public var columnValue: SyncValue { .text(rawValue) }
+    @inlinable public var columnValue: SyncValue { .text(rawValue) }
 
-    public init(columnValue: SyncValue, column key: some CodingKey) throws {
+    @inlinable public init(columnValue: SyncValue, column key: some CodingKey) throws {
         guard case .text(let text) = columnValue else { throw DecodingError.mismatch(String.self, columnValue, key) }
         guard let value = Self(rawValue: text) else {
             // The standard library's words for a raw value that names no case.

@@ -3,20 +3,18 @@ import Foundation
 // UUIDs cross every row as text. Foundation's conversions on Linux go through sprintf and sscanf,
 // which made them a large share of a local write; these do the same by hand.
 extension UUID {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// The form both databases store: lowercase text.
-    package var lowercasedString: String {
+    @usableFromInline package var lowercasedString: String {
         withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { buffer in
                 var position = 0
-                for (index, byte) in bytes.enumerated() {
+                for index in 0..<16 {
                     if index == 4 || index == 6 || index == 8 || index == 10 {
                         buffer[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    buffer[position] = Self.hexDigits[Int(byte >> 4)]
-                    buffer[position + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                    buffer[position] = Self.hexDigit(bytes[index] >> 4)
+                    buffer[position + 1] = Self.hexDigit(bytes[index] & 0x0F)
                     position += 2
                 }
                 return position
@@ -25,33 +23,28 @@ extension UUID {
     }
 
     /// Reads a UUID's 36-character text in either case; nil for anything else.
-    package init?(text: String) {
-        var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline package init?(text: String) {
         var text = text
         // Through the text's own bytes: every row a read decodes has a uuid or two.
-        let parsed: Bool = text.withUTF8 { utf8 in
-            guard utf8.count == 36 else { return false }
-            return withUnsafeMutableBytes(of: &bytes) { output in
-                var count = 0
-                for position in 0..<36 {
-                    let character = utf8[position]
-                    if position == 8 || position == 13 || position == 18 || position == 23 {
-                        guard character == UInt8(ascii: "-") else { return false }
-                        continue
-                    }
-                    guard let nibble = Self.nibble(character) else { return false }
-                    if count % 2 == 0 {
-                        output[count / 2] = nibble << 4
-                    } else {
-                        output[count / 2] |= nibble
-                    }
-                    count += 1
-                }
-                return true
-            }
-        }
-        guard parsed else { return nil }
+        guard let bytes = text.withUTF8(Self.parse) else { return nil }
         self.init(uuid: bytes)
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> uuid_t? {
+        let dash = UInt8(ascii: "-")
+        guard utf8.count == 36, utf8[8] == dash, utf8[13] == dash, utf8[18] == dash, utf8[23] == dash else { return nil }
+        var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { output in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 { position += 1 }
+                guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return false }
+                output[index] = high << 4 | low
+                position += 2
+            }
+            return true
+        }
+        return parsed ? bytes : nil
     }
 
     /// Whether `utf8` is a uuid in the form both databases store (8-4-4-4-12 lowercase hex
@@ -76,12 +69,16 @@ extension UUID {
         return text.withUTF8 { isLowercaseText($0) }
     }
 
+    /// A hex digit's value, in either case.
     private static func nibble(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        let digit = character &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        // Setting 0x20 lowercases A-F and moves nothing else into a-f.
+        let letter = (character | 0x20) &- UInt8(ascii: "a")
+        return letter < 6 ? letter + 10 : nil
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 }
