@@ -110,16 +110,16 @@ extension InMemoryServer {
         SyncValue]?
     {
         let merge = RowMerge(table)
-        let incoming = RowMerge.Row(values: values, stamps: claims(values, over: stored, merge))
+        let incoming = merge.row(values: values, stamps: claims(values, over: stored, merge))
         guard let stored else {
             var row = incoming
             merge.settle(&row)
-            return row.values
+            return merge.values(of: row)
         }
         // A whole-row write at the stored pair is a repeat (of a whole-row client, or of a
         // device whose stamps equal the server's): it changes nothing.
         if Self.isWholeRow(values, over: stored), WriteStamp(pairOf: values) == WriteStamp(pairOf: stored) { return nil }
-        return merge.merge(incoming, into: RowMerge.Row(values: stored, stamps: merge.stamps(of: stored)))?.values
+        return merge.merge(incoming, into: merge.row(values: stored, stamps: merge.stamps(of: stored))).map(merge.values(of:))
     }
 
     /// What a write claims, column by column, as the trigger sees it: a whole-row write (a new
@@ -187,11 +187,11 @@ extension InMemoryServer {
         switch table.conflict {
         case .lww where table.mergesColumns:
             let merge = RowMerge(table)
-            var merged = RowMerge.Row(values: row, stamps: merge.stamps(of: row))
-            let ms = max((merged.stamps[rule.end]?.ms ?? 0) + 1, after ?? 0)
-            merged.stamps[rule.end] = WriteStamp(ms: ms, deviceID: WriteStamp.serverDeviceID)
+            var merged = merge.row(values: row, stamps: merge.stamps(of: row))
+            let ms = max((merge.stamp(rule.end, in: merged)?.ms ?? 0) + 1, after ?? 0)
+            merge.setStamp(WriteStamp(ms: ms, deviceID: WriteStamp.serverDeviceID), rule.end, in: &merged)
             merge.settle(&merged)
-            row = merged.values
+            row = merge.values(of: merged)
         case .lww:
             row[ReservedColumn.updatedMs] = .int(max(WriteStamp(pairOf: row).ms + 1, after ?? 0))
             row[ReservedColumn.deviceId] = .text(WriteStamp.serverDeviceID)

@@ -20,7 +20,7 @@ extension StoreWriter {
             let key = id.lowercasedString
             if sql.merge != nil {
                 guard let stored = try sql.storedRow(key, database) else { return nil }
-                let before = try sql.record(Record.self, from: sql.names.map { stored.row.values[$0] ?? .null })
+                let before = try sql.record(Record.self, from: stored.row.values.map { $0 ?? .null })
                 let values = try checkedValues(of: try edited(before, id: id, edit), sql)
                 return try saveMerging(values, over: stored, sql, as: Record.self)
             }

@@ -33,7 +33,8 @@ public struct StoreWriter {
     /// A record's values as a save stores them (checked, JSON and timestamps canonical), with
     /// the files they name registered for upload.
     func checkedValues<Record: SyncRecord>(of record: Record, _ sql: TableSQL) throws -> [SyncValue] {
-        let values = try ValueCheck.checked(sql.columnValues(of: record), of: sql.table)
+        var values = try sql.columnValues(of: record)
+        try ValueCheck.check(&values, sql.valueChecks, of: sql.table)
         try registerFiles(values, sql)
         return values
     }

@@ -94,38 +94,37 @@ extension SyncStore {
         for (offset, value) in values.enumerated() { try insert.bind(value.databaseValue, at: offset + 1) }
         try insert.run()
         if database.changes > 0 { return true }
-        let pulledValues = sql.row(from: values)
-        let pulled = RowMerge.Row(values: pulledValues, stamps: merge.stamps(of: pulledValues))
-        guard let local = try sql.storedRow(pulledValues[ReservedColumn.id]?.text ?? "", database) else { return false }
-        let holdsMore = merge.stamped.contains { column in
-            guard let mine = local.row.stamps[column] else { return false }
-            return pulled.stamps[column].map { mine > $0 } ?? true
+        let pulled = merge.row(tableValues: values)
+        guard let local = try sql.storedRow(merge.value(ReservedColumn.id, in: pulled)?.text ?? "", database) else { return false }
+        let holdsMore = merge.stamped.indices.contains { register in
+            guard let mine = local.row.stamps[register] else { return false }
+            return pulled.stamps[register].map { mine > $0 } ?? true
         }
         let dirty: DirtyState = local.dirty == .dirty && !holdsMore ? .clean : local.dirty
-        let serverSeq = pulledValues[ReservedColumn.serverSeq] ?? .null
+        let serverSeq = merge.value(ReservedColumn.serverSeq, in: pulled) ?? .null
         guard var merged = merge.merge(pulled, into: local.row) else {
             // Nothing newer that this build holds (this device's own write coming back, or a
             // newer schema's column): the sequence number, the row's pair and whether the row
             // still waits can change.
             var row = local.row
-            row.values[ReservedColumn.serverSeq] = serverSeq
-            Self.keepNewestPair(&row, pulledValues)
+            merge.setValue(serverSeq, ReservedColumn.serverSeq, in: &row)
+            Self.keepNewestPair(&row, pulled, merge)
             guard dirty != local.dirty || row != local.row else { return false }
             try sql.write(row, dirty: dirty, database)
             return false
         }
-        merged.values[ReservedColumn.serverSeq] = serverSeq
-        Self.keepNewestPair(&merged, pulledValues)
+        merge.setValue(serverSeq, ReservedColumn.serverSeq, in: &merged)
+        Self.keepNewestPair(&merged, pulled, merge)
         try sql.write(merged, dirty: dirty, database)
         return true
     }
 
     /// A row's pair is its newest write's, which may be a write of a column this build does not
     /// hold: the pulled row's pair when that is newer.
-    private static func keepNewestPair(_ row: inout RowMerge.Row, _ pulled: [String: SyncValue]) {
-        guard WriteStamp(pairOf: pulled) > WriteStamp(pairOf: row.values) else { return }
-        row.values[ReservedColumn.updatedMs] = pulled[ReservedColumn.updatedMs]
-        row.values[ReservedColumn.deviceId] = pulled[ReservedColumn.deviceId]
+    private static func keepNewestPair(_ row: inout RowMerge.Row, _ pulled: RowMerge.Row, _ merge: RowMerge) {
+        guard merge.pair(of: pulled) > merge.pair(of: row) else { return }
+        merge.setValue(merge.value(ReservedColumn.updatedMs, in: pulled), ReservedColumn.updatedMs, in: &row)
+        merge.setValue(merge.value(ReservedColumn.deviceId, in: pulled), ReservedColumn.deviceId, in: &row)
     }
 
     private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {

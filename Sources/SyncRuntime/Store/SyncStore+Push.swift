@@ -115,12 +115,14 @@ extension SyncStore {
             return database.changes > 0
         }
         guard var stored = try sql.storedRow(id, database) else { return false }
-        let future = Set(stored.row.stamps.stamps.values.filter { $0.deviceID == deviceID && $0.ms > line }).sorted()
+        var stamps = merge.columnStamps(of: stored.row)
+        let future = Set(stamps.stamps.values.filter { $0.deviceID == deviceID && $0.ms > line }).sorted()
         guard !future.isEmpty else { return false }
         let replacements = Dictionary(uniqueKeysWithValues: future.map { ($0, WriteStamp(ms: state.nextStamp(), deviceID: deviceID)) })
-        for (column, stamp) in stored.row.stamps.stamps {
-            if let replacement = replacements[stamp] { stored.row.stamps[column] = replacement }
+        for (column, stamp) in stamps.stamps {
+            if let replacement = replacements[stamp] { stamps[column] = replacement }
         }
+        merge.setStamps(stamps, in: &stored.row)
         merge.settle(&stored.row)
         try sql.write(stored.row, dirty: .dirty, database)
         return true

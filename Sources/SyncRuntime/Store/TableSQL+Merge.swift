@@ -1,8 +1,8 @@
 import Foundation
 import SQLite
 
-/// How the store reads and writes rows of column-merge tables: by column name, with their stamps,
-/// so a save, a delete, a close and a pulled row all go through ``RowMerge``.
+/// How the store reads and writes rows of column-merge tables, with their stamps, so a save, a
+/// delete, a close and a pulled row all go through ``RowMerge``.
 extension TableSQL {
     struct StoredRow {
         var row: RowMerge.Row
@@ -13,10 +13,8 @@ extension TableSQL {
         guard let merge else { return nil }
         let statement = try database.cachedStatement(selectForMerge)
         return try statement.first([.text(id)]) { row in
-            var values: [String: SyncValue] = [:]
-            for (index, column) in table.columns.enumerated() { values[column.name] = column.syncValue(row, at: index) }
-            return StoredRow(
-                row: RowMerge.Row(values: values, stamps: merge.stamps(of: values)),
+            StoredRow(
+                row: merge.row(tableValues: table.columns.enumerated().map { index, column in column.syncValue(row, at: index) }),
                 dirty: DirtyState(rawValue: row.int64(at: table.columns.count)) ?? .dirty
             )
         }
@@ -27,18 +25,10 @@ extension TableSQL {
     func write(_ row: RowMerge.Row, dirty: DirtyState, _ database: Database) throws -> [SyncValue] {
         let statement = try database.cachedStatement(writeRow)
         statement.reset()
-        var values: [SyncValue] = []
-        values.reserveCapacity(names.count)
-        for (index, name) in names.enumerated() {
-            values.append(row.values[name] ?? .null)
-            try statement.bind(values[index].databaseValue, at: index + 1)
-        }
+        let values = row.values.map { $0 ?? .null }
+        for (index, value) in values.enumerated() { try statement.bind(value.databaseValue, at: index + 1) }
         try statement.bind(.integer(dirty.rawValue), at: names.count + 1)
         try statement.run()
         return values
-    }
-
-    func row(from values: [SyncValue]) -> [String: SyncValue] {
-        Dictionary(uniqueKeysWithValues: zip(names, values))
     }
 }

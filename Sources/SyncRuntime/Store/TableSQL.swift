@@ -33,6 +33,8 @@ struct TableSQL: Sendable {
     let insertIfAbsent: String
     /// The file columns, with their places in the table's columns (a save registers their files).
     let fileColumns: [(index: Int, column: ColumnSchema, bucket: String)]
+    /// What a save checks in each column (``ValueCheck``).
+    let valueChecks: [ValueCheck.Column]
 
     /// The statement a row from the server goes through first: the guarded upsert, or for
     /// column merge the insert of a row this device lacks (one it has is merged in Swift).
@@ -45,6 +47,7 @@ struct TableSQL: Sendable {
         pushedColumns = table.columns.filter { $0.role != .serverSeq }
         pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
         fileColumns = table.columns.enumerated().compactMap { index, column in column.type.bucket.map { (index, column, $0) } }
+        valueChecks = table.columns.map(ValueCheck.Column.init)
         let t = quoted(table.name)
         let list = names.map(quoted).joined(separator: ", ")
         let id = quoted(table.primaryKey)

@@ -4,44 +4,67 @@ import Foundation
 /// device could not hold exactly is refused at save, naming the table and column, instead of
 /// being cut on the way or failing every push after it.
 enum ValueCheck {
-    /// The values to store for `values` (JSON and timestamps in their canonical text, -0.0 as
-    /// 0.0), or an error.
-    static func checked(_ values: [SyncValue], of table: TableSchema) throws(SyncError) -> [SyncValue] {
-        var result = values
-        for (index, column) in table.columns.enumerated() where index < values.count {
-            result[index] = try checked(values[index], column, table)
+    /// What is checked in one column, found once per table (``TableSQL/valueChecks``).
+    struct Column: Sendable {
+        enum Kind: Sendable {
+            /// Text only needs to be without NUL.
+            case plain
+            case file
+            case timestamp
+            /// The version column: the exact text the server sent (the guarded replay compares it).
+            case version
+            case json
         }
-        return result
+
+        let kind: Kind
+        let refusesNull: Bool
+
+        init(_ column: ColumnSchema) {
+            switch column.type {
+            case .timestamp: kind = column.role == .version ? .version : .timestamp
+            case .json: kind = .json
+            case _ where column.type.bucket != nil: kind = .file
+            default: kind = .plain
+            }
+            refusesNull = !column.isNullable && column.role == .user
+        }
     }
 
-    private static func checked(_ value: SyncValue, _ column: ColumnSchema, _ table: TableSchema) throws(SyncError) -> SyncValue {
-        // Made only for an error: every value of every save passes here.
-        var name: String { "\(table.name).\(column.name)" }
-        switch value {
-        case .text(let text):
-            if text.utf8.contains(0) { throw nul(name) }
-            if column.type.bucket != nil, SyncFile(name: text) == nil {
-                throw SyncError(.invalidRequest, "\(name) is not a file's name (<sha256>.<extension>): attach the file to get one")
-            }
-            if column.type == .timestamp {
-                // The version column stays the exact text the server sent: the guarded replay compares it.
-                guard column.role != .version else { return value }
-                guard let timestamp = SyncTimestamp(text) else {
-                    throw SyncError(.invalidRequest, "\(name) is not a timestamp with an offset, such as 2026-10-18T13:00:27.486123+00:00")
+    /// Checks `values` (a row of `table` in table order, `checks` its columns') and makes them
+    /// the values to store: JSON and timestamps in their canonical text, -0.0 as 0.0. Throws for
+    /// the first value that cannot be stored.
+    static func check(_ values: inout [SyncValue], _ checks: [Column], of table: TableSchema) throws(SyncError) {
+        for index in checks.indices where index < values.count {
+            // Made only for an error: every value of every save passes here.
+            var name: String { "\(table.name).\(table.columns[index].name)" }
+            switch values[index] {
+            case .text(let text):
+                if text.utf8.contains(0) { throw nul(name) }
+                switch checks[index].kind {
+                case .plain, .version: break
+                case .file:
+                    if SyncFile(name: text) == nil {
+                        throw SyncError(.invalidRequest, "\(name) is not a file's name (<sha256>.<extension>): attach the file to get one")
+                    }
+                case .timestamp:
+                    guard let timestamp = SyncTimestamp(text) else {
+                        throw SyncError(
+                            .invalidRequest, "\(name) is not a timestamp with an offset, such as 2026-10-18T13:00:27.486123+00:00")
+                    }
+                    values[index] = .text(timestamp.text)
+                case .json:
+                    values[index] = .text(try canonicalJSON(text, name))
                 }
-                return .text(timestamp.text)
+            case .double(let number):
+                guard number.isFinite else {
+                    throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")
+                }
+                if number == 0 { values[index] = .double(0) } // -0.0 as 0.0: SQLite keeps no sign on zero
+            case .null where checks[index].refusesNull:
+                throw SyncError(.invalidRequest, "\(name) cannot be empty")
+            default:
+                break
             }
-            guard column.type == .json else { return value }
-            return .text(try canonicalJSON(text, name))
-        case .double(let number):
-            guard number.isFinite else {
-                throw SyncError(.invalidRequest, "\(name) is \(number), which JSON cannot carry to the server")
-            }
-            return number == 0 ? .double(0) : value // -0.0 as 0.0: SQLite keeps no sign on zero
-        case .null where !column.isNullable && column.role == .user:
-            throw SyncError(.invalidRequest, "\(name) cannot be empty")
-        default:
-            return value
         }
     }
 

@@ -97,31 +97,51 @@ public struct ColumnStamps: Hashable, Sendable {
 
     /// Compact JSON with the keys sorted bytewise: the same text whoever writes it.
     public var json: String {
-        // Written as bytes, with no String a stamp, and a stamp shared by several columns (every
-        // column of a new row, every column one edit changed) written once: every local save and
-        // merged row writes this.
-        var output: [UInt8] = [UInt8(ascii: "{")]
-        output.reserveCapacity(stamps.count * 64)
-        var last: WriteStamp?
-        var text: [UInt8] = [] // `last` as a JSON string
-        for (index, key) in stamps.keys.sorted(by: { $0.precedesBytewise($1) }).enumerated() {
-            let stamp = stamps[key]!
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(key, to: &output)
-            output.append(UInt8(ascii: ":"))
+        var writer = JSONWriter(capacity: stamps.count * 64)
+        var key: [UInt8] = []
+        for name in stamps.keys.sorted(by: { $0.precedesBytewise($1) }) {
+            key.removeAll(keepingCapacity: true)
+            JSONValue.writeString(name, to: &key)
+            key.append(UInt8(ascii: ":"))
+            writer.append(key: key, stamps[name]!)
+        }
+        return writer.finish()
+    }
+
+    /// Writes `column_stamps` as bytes, with no String a stamp, and a stamp shared by several
+    /// columns (every column of a new row, every column one edit changed) written once: every
+    /// local save and merged row writes this.
+    package struct JSONWriter {
+        private var output: [UInt8] = [UInt8(ascii: "{")]
+        private var last: WriteStamp?
+        /// `last` as a JSON string.
+        private var lastText: [UInt8] = []
+
+        package init(capacity: Int) {
+            output.reserveCapacity(capacity)
+        }
+
+        /// One member: `key` is the name as a JSON string with the colon after it; members come
+        /// in bytewise order of their names.
+        package mutating func append(key: [UInt8], _ stamp: WriteStamp) {
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            output += key
             if stamp != last {
-                text.removeAll(keepingCapacity: true)
-                text.append(UInt8(ascii: "\""))
-                stamp.writeMilliseconds(to: &text)
-                text.append(UInt8(ascii: ":"))
-                JSONValue.writeEscaped(stamp.deviceID, to: &text)
-                text.append(UInt8(ascii: "\""))
+                lastText.removeAll(keepingCapacity: true)
+                lastText.append(UInt8(ascii: "\""))
+                stamp.writeMilliseconds(to: &lastText)
+                lastText.append(UInt8(ascii: ":"))
+                JSONValue.writeEscaped(stamp.deviceID, to: &lastText)
+                lastText.append(UInt8(ascii: "\""))
                 last = stamp
             }
-            output += text
+            output += lastText
         }
-        output.append(UInt8(ascii: "}"))
-        return String(decoding: output, as: UTF8.self)
+
+        package mutating func finish() -> String {
+            output.append(UInt8(ascii: "}"))
+            return String(decoding: output, as: UTF8.self)
+        }
     }
 
     /// The newest stamp of all, or nil when none.
