@@ -63,8 +63,7 @@ public struct Session: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    /// The row's values in table order, as the store writes them (column_stamps, which the
-    /// runtime keeps, null).
+    /// The row's values in table order, as the store writes them.
     public func columnValues() -> [SyncRuntime.SyncValue] {
         [
             self.id.columnValue,
@@ -77,7 +76,7 @@ public struct Session: SyncRuntime.SyncRecord {
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
-            SyncRuntime.SyncValue.null,
+            SyncRuntime.SyncValue.null, // column_stamps, which the runtime keeps
             self.serverSeq.columnValue,
         ]
     }

@@ -49,8 +49,7 @@ public struct TaskItem: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    /// The row's values in table order, as the store writes them (column_stamps, which the
-    /// runtime keeps, null).
+    /// The row's values in table order, as the store writes them.
     public func columnValues() -> [SyncRuntime.SyncValue] {
         [
             self.id.columnValue,

@@ -916,12 +916,11 @@ enum BuiltInTemplates {
         {{/properties}}
             }
 
-            /// The row's values in table order, as the store writes them (column_stamps, which the
-            /// runtime keeps, null).
+            /// The row's values in table order, as the store writes them.
             public func columnValues() -> [SyncRuntime.SyncValue] {
                 [
         {{#columns}}
-                    {{#property}}self.{{property}}.columnValue{{/property}}{{^property}}SyncRuntime.SyncValue.null{{/property}},
+                    {{#property}}self.{{property}}.columnValue,{{/property}}{{^property}}SyncRuntime.SyncValue.null, // {{name}}, which the runtime keeps{{/property}}
         {{/columns}}
                 ]
             }

@@ -49,8 +49,7 @@ public struct Habit: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    /// The row's values in table order, as the store writes them (column_stamps, which the
-    /// runtime keeps, null).
+    /// The row's values in table order, as the store writes them.
     public func columnValues() -> [SyncRuntime.SyncValue] {
         [
             self.id.columnValue,
@@ -61,7 +60,7 @@ public struct Habit: SyncRuntime.SyncRecord {
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
-            SyncRuntime.SyncValue.null,
+            SyncRuntime.SyncValue.null, // column_stamps, which the runtime keeps
             self.serverSeq.columnValue,
         ]
     }

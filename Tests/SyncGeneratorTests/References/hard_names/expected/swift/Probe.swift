@@ -200,8 +200,7 @@ public struct Probe: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    /// The row's values in table order, as the store writes them (column_stamps, which the
-    /// runtime keeps, null).
+    /// The row's values in table order, as the store writes them.
     public func columnValues() -> [SyncRuntime.SyncValue] {
         [
             self.id.columnValue,
@@ -237,7 +236,7 @@ public struct Probe: SyncRuntime.SyncRecord {
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
-            SyncRuntime.SyncValue.null,
+            SyncRuntime.SyncValue.null, // column_stamps, which the runtime keeps
             self.serverSeq.columnValue,
         ]
     }

@@ -41,8 +41,7 @@ public struct Event: SyncRuntime.SyncRecord {
         case serverSeq = "server_seq"
     }
 
-    /// The row's values in table order, as the store writes them (column_stamps, which the
-    /// runtime keeps, null).
+    /// The row's values in table order, as the store writes them.
     public func columnValues() -> [SyncRuntime.SyncValue] {
         [
             self.id.columnValue,
@@ -51,7 +50,7 @@ public struct Event: SyncRuntime.SyncRecord {
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
-            SyncRuntime.SyncValue.null,
+            SyncRuntime.SyncValue.null, // column_stamps, which the runtime keeps
             self.serverSeq.columnValue,
         ]
     }
