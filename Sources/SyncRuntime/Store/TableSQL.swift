@@ -1,7 +1,8 @@
 import Foundation
 
-/// The statements the store runs against one synced table, written once from its schema.
-struct TableSQL: Sendable {
+/// The statements the store runs against one synced table, written once from its schema (a class:
+/// every save and read looks its table's up, and a reference is one retain, not one a field).
+final class TableSQL: Sendable {
     let table: TableSchema
     /// The column names in table order (``TableSchema/columnNames`` makes a new array each time).
     let names: [String]

@@ -205,7 +205,7 @@ package struct RowMerge: Sendable {
 
     /// The newest stamp of all the row holds, or nil when none.
     package func newest(_ row: Row) -> WriteStamp? {
-        var newest = row.otherStamps.values.max()
+        var newest = row.otherStamps.isEmpty ? nil : row.otherStamps.values.max()
         for case let stamp? in row.stamps where newest.map({ stamp > $0 }) ?? true { newest = stamp }
         return newest
     }

@@ -48,12 +48,14 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
             output += (String(repeating: "0", count: max(0, 15 - digits.count)) + digits).utf8
             return
         }
-        var unit: Int64 = 100_000_000_000_000 // the first of the 15 digits
+        // Fifteen zeros, then the digits from the last one back (a division by ten is a multiply).
+        var position = output.count + 14
+        for _ in 0..<15 { output.append(UInt8(ascii: "0")) }
         var rest = ms
-        while unit > 0 {
-            output.append(UInt8(ascii: "0") + UInt8(rest / unit))
-            rest %= unit
-            unit /= 10
+        while rest > 0 {
+            output[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            position -= 1
         }
     }
 
