@@ -108,6 +108,38 @@ public struct PostgresTransport: SyncTransport {
         return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: true)
     }
 
+    /// `select public.<function>(cursors, since, page_limit)` in a read-only request.
+    public func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        guard limit > 0 else { throw SyncError(.invalidRequest, "A pull needs a positive limit") }
+        let statement = PostgresStatement.pull(
+            function: function, cursors: FunctionCoding.cursorsArgument(cursors), since: mark, limit: limit)
+        let (body, serverTimeMs) = try await request(on: function, as: user, readOnly: true) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                rows.count > 0 ? rows.bytes(row: 0, column: 0).map { Data($0) } : nil
+            }
+        }
+        guard let body else { throw SyncError(.decoding, "The pull function answered nothing") }
+        return try FunctionCoding.pulledTables(body, asked: cursors, since: mark, serverTimeMs: serverTimeMs)
+    }
+
+    /// `select <every column> from public.<function>(rows)`: every row sent, as the server holds it.
+    public func push(
+        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
+    ) async throws(SyncError) -> UpsertedRows {
+        guard !rows.isEmpty else { return UpsertedRows(rows: []) }
+        let argument = String(decoding: try FunctionCoding.pushArgument(rows, of: table), as: UTF8.self)
+        let statement = PostgresStatement.push(table, function: function, rows: argument)
+        let sequence = Self.sequenceColumn(of: table)
+        let (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: false) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                PostgresRowDecoding.page(rows, of: table, sequence: sequence)
+            }
+        }
+        return UpsertedRows(rows: page.rows, undecodable: page.undecodable, serverTimeMs: serverTimeMs)
+    }
+
     // MARK: Requests
 
     private static func sequenceColumn(of table: TableSchema) -> String {

@@ -29,4 +29,16 @@ extension ForwardingTransport {
     {
         try await forwardee.fetch(table, ids: ids, columns: columns, as: user)
     }
+
+    public func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
+    }
+
+    public func push(
+        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
+    ) async throws(SyncError) -> UpsertedRows {
+        try await forwardee.push(rows, into: table, function: function, as: user)
+    }
 }

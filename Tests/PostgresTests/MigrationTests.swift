@@ -101,11 +101,13 @@ import Testing
         ).rows
         #expect(
             functions.map { $0[0] } == [
-                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "task_lists_before_write",
-                "tasks_before_write",
+                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_pull",
+                "sync_wait_for_owner", "sync_written_owners", "task_lists_before_write", "tasks_before_write",
             ])
         for function in functions {
-            #expect(function[1] == "search_path=\"\"", "\(function[0] ?? "")")
+            // The bounded wait also bounds its lock wait (and only there).
+            let expected = function[0] == "sync_wait_for_owner" ? "search_path=\"\",lock_timeout=1s" : "search_path=\"\""
+            #expect(function[1] == expected, "\(function[0] ?? "")")
         }
     }
 }

@@ -11,14 +11,26 @@ package struct SupabaseRenderer: Sendable {
         self.templates = templates
     }
 
-    /// One migration file: the sequence when the migration creates a table, then each change.
+    /// One migration file: what the tables share when the migration creates a table or that
+    /// renders differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
         let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
         return try templates.render(
             SupabaseMigrationContext(
-                number: String(migration.number), name: migration.name, createsSequence: createsTable,
-                sequence: try sequenceSQL(), steps: steps))
+                number: String(migration.number), name: migration.name, createsSequence: createsTable || migration.replacesSharedCode,
+                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema)))
+    }
+
+    /// What every table shares, as a migration or schema.sql makes it: the checksum the
+    /// snapshot keeps of it tells when it renders differently.
+    package func sharedSQL(_ schema: Schema) throws -> String {
+        try sequenceSQL() + "\n" + pullSQL(schema)
+    }
+
+    /// The pull function over every table of `schema`.
+    package func pullSQL(_ schema: Schema) throws -> String {
+        try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
@@ -26,7 +38,7 @@ package struct SupabaseRenderer: Sendable {
     /// the same, and adds to an older table what later migrations added.
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
         let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
-        return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables))
+        return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema)))
     }
 
     func changeSQL(_ change: SchemaChange) throws -> String {

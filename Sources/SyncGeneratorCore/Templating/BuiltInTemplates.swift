@@ -75,6 +75,10 @@ enum BuiltInTemplates {
         /// Every synced table, in schema order.
         pub const TABLES: &[Table] = &[{{#tables}}{{constant}}{{^@last}}, {{/@last}}{{/tables}}];
 
+        /// The server function that pulls every table in one request (docs/PROTOCOL.md in hope-sync):
+        /// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
+        pub const PULL_FUNCTION: &str = "{{pullFunction}}";
+
         /// Every local migration, oldest first.
         pub const MIGRATIONS: &[Migration] = &[
         {{#migrations}}
@@ -201,7 +205,8 @@ enum BuiltInTemplates {
         "supabase/lock_owner.sql.mustache": #"""
         {{! The owner's lock, taken before nextval wherever triggers.sql takes a row's server_seq. }}
         {{#locksOwner}}
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         {{/locksOwner}}
 
@@ -217,6 +222,55 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/steps}}
+        {{#createsSequence}}
+
+        {{pull}}
+        {{/createsSequence}}
+
+        """#,
+        "supabase/pull.sql.mustache": #"""
+        -- One request per pull pass: every table's next page after the cursor the caller sends for it
+        -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
+        -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
+        -- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
+        -- security keeps every table to the caller's rows; one snapshot for every table (a stable
+        -- function's queries all see the calling statement's). When `since` is the caller's mark,
+        -- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+        -- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
+        -- as PostgREST writes a table's rows.
+        create or replace function public.{{function}}(cursors jsonb, since bigint default null, page_limit integer default 1000)
+        returns json
+        language plpgsql
+        stable
+        set search_path = ''
+        as $$
+        declare
+          current_mark bigint;
+          size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+          pages json;
+        begin
+          select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
+          current_mark := coalesce(current_mark, 0);
+          if since = current_mark then
+            return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+          end if;
+          select pg_catalog.json_object_agg(p.name, p.page) into pages from (
+        {{#tables}}
+            select '{{name}}' as name, (
+              select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+              from (select t.* from public.{{name}} t where t.server_seq > (cursors ->> '{{name}}')::bigint order by t.server_seq limit size) r
+            ) as page
+            where cursors ? '{{name}}'
+        {{^@last}}
+            union all
+        {{/@last}}
+        {{/tables}}
+          ) p;
+          return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+        end
+        $$;
+        revoke all on function public.{{function}}(jsonb, bigint, integer) from public, anon;
+        grant execute on function public.{{function}}(jsonb, bigint, integer) to authenticated;
 
         """#,
         "supabase/schema.sql.mustache": #"""
@@ -233,6 +287,8 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/tables}}
+
+        {{pull}}
 
         commit;
 
@@ -256,10 +312,71 @@ enum BuiltInTemplates {
         language plpgsql
         set search_path = ''
         as $$
+        declare
+          owner uuid := auth.uid();
         begin
-          if auth.uid() is not null then
-            perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+          if owner is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text)) then
+            perform public.sync_wait_for_owner(owner);
           end if;
+          return null;
+        end
+        $$;
+
+        -- The wait for an owner's lock that another transaction holds, bounded: a waiting request
+        -- holds a connection of the API's pool, so one user's many devices must never be able to hold
+        -- the whole pool. At most one request of an owner waits (the second key is its place in
+        -- line), for at most a second; any other fails at once with 55P03, which clients retry after
+        -- a backoff. A signed-in user waits only for their own lock.
+        create or replace function public.sync_wait_for_owner(owner uuid)
+        returns void
+        language plpgsql
+        set search_path = ''
+        set lock_timeout = '1s'
+        as $$
+        begin
+          if auth.uid() is not null and owner is distinct from auth.uid() then
+            raise exception using errcode = '42501', message = 'a user waits only for their own rows';
+          end if;
+          if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(owner::text)) then
+            raise exception using errcode = '55P03', message = 'another request of this user is waiting to write: retry shortly';
+          end if;
+          perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text));
+        end
+        $$;
+        revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
+        grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
+
+        -- Per owner, a mark that moves with every statement that writes the owner's rows, committed
+        -- with them: a device that kept the mark from a pull that applied everything skips its next
+        -- pull while the mark has not moved (one index lookup instead of one per table). A new number
+        -- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
+        -- rows may commit below it), so a statement that commits late still moves it.
+        create table if not exists public.sync_marks (
+          user_id uuid primary key,
+          mark bigint not null
+        );
+        revoke all on table public.sync_marks from anon, authenticated;
+        grant select on table public.sync_marks to authenticated;
+        grant select, insert, update, delete on table public.sync_marks to service_role;
+        alter table public.sync_marks enable row level security;
+        drop policy if exists sync_marks_select_own on public.sync_marks;
+        create policy sync_marks_select_own on public.sync_marks for select to authenticated
+          using (user_id = (select auth.uid()));
+
+        -- After each statement that wrote synced rows (its rows in the transition table `written`):
+        -- once per owner written, whatever is done per owner. Security definer: users only read
+        -- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+        create or replace function public.sync_written_owners()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          insert into public.sync_marks as m (user_id, mark)
+            select o.user_id, pg_catalog.nextval('public.sync_server_seq')
+            from (select distinct w.user_id from written w order by w.user_id) o
+          on conflict (user_id) do update set mark = excluded.mark;
           return null;
         end
         $$;
@@ -611,8 +728,9 @@ enum BuiltInTemplates {
         {{/columnMerge}}
         {{#locksOwner}}
           -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-          -- in server_seq order. Held already when the request is the owner's own. An IF, not
-          -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+          -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+          -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+          -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
         {{/locksOwner}}
           {{> supabase/lock_owner.sql.mustache}}
           new.server_seq := pg_catalog.nextval('public.sync_server_seq');
@@ -662,6 +780,16 @@ enum BuiltInTemplates {
           before insert or update on public.{{table}}
           for each statement execute function public.sync_lock_owner();
         {{/locksOwner}}
+        -- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+        -- one event a trigger.
+        create or replace trigger {{table}}_written_insert
+          after insert on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.sync_written_owners();
+        create or replace trigger {{table}}_written_update
+          after update on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.sync_written_owners();
         {{#versionTimestamp}}
         -- A new Supabase project has the extension available, not enabled.
         create extension if not exists moddatetime with schema extensions;
@@ -785,7 +913,8 @@ enum BuiltInTemplates {
         {{/migrations}}
             ]
 
-            public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
+            /// What a client calls on the server: the pull function (each table names its push function).
+            public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations, pullFunction: "{{pullFunction}}")
         }
 
         """#,

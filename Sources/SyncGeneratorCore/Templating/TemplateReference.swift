@@ -7,7 +7,7 @@ enum TemplateReference {
         [
             RustTablesContext.self, SQLiteMigrationContext.self,
             AccessContext.self, AddColumnContext.self, ColumnContext.self, CreateTableContext.self, IndexContext.self,
-            SupabaseMigrationContext.self, SchemaContext.self, SequenceContext.self, TableContext.self, TableTestsContext.self,
+            SupabaseMigrationContext.self, PullContext.self, SchemaContext.self, SequenceContext.self, TableContext.self, TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,

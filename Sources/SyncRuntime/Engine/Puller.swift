@@ -49,14 +49,18 @@ struct Puller {
     /// Pages fetched ahead of the apply at most: 8,000 rows of memory whatever the table's size.
     static let pagesAhead = 8
 
-    private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
-        let cursor = try store.cursor(for: table)
-        let start: Int64
+    /// Where a pull of `table` starts: at its cursor (exact ordering), or the lookback's window
+    /// behind it (`lookback` overrides the schema's).
+    static func start(of table: TableSchema, at cursor: Int64, lookback: Int64?) -> Int64 {
         switch table.ordering {
-        case .exact: start = cursor
-        case .lookback(let rows): start = max(0, cursor - (lookback ?? rows))
+        case .exact: cursor
+        case .lookback(let rows): max(0, cursor - (lookback ?? rows))
         }
-        let buffer = PageBuffer(capacity: Self.pagesAhead)
+    }
+
+    private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
+        let start = Self.start(of: table, at: try store.cursor(for: table), lookback: lookback)
+        let buffer = PageBuffer<PulledPage>(capacity: Self.pagesAhead)
         let fetching = Task { [transport, credentials, pageSize] in
             var after = start
             do throws(SyncError) {

@@ -37,4 +37,18 @@ struct SwitchedTransport: SyncTransport {
         try check()
         return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
+
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+    {
+        try check()
+        return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+    }
+
+    func push(_ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials) async throws(SyncError)
+        -> UpsertedRows
+    {
+        try check()
+        return try await base.push(rows, into: table, function: function, as: user)
+    }
 }

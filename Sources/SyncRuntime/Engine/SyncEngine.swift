@@ -24,6 +24,8 @@ public actor SyncEngine {
     var passWaiters: [CheckedContinuation<Void, Never>] = []
     /// What the pusher learned of rows the server fails alone (see ``Pusher/failingAlone``).
     var rowsFailingAlone: [String: [String: Int]] = [:]
+    /// When the server last lacked a sync function it was called with (SyncEngine+Functions).
+    var functionsLackedAt: Date?
 
     /// - Parameter credentials: the signed-in user and a fresh token, or nil when nobody is
     ///   signed in. Called before every pass, so a refreshed token is picked up.
@@ -161,8 +163,10 @@ public actor SyncEngine {
             drifts += drifted
             try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
         }
+        let functions = triesFunctions()
         var pusher = Pusher(
-            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone
+            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone,
+            usesFunctions: functions
         )
         do {
             drifts += try await pusher.push(into: &report)
@@ -182,7 +186,21 @@ public actor SyncEngine {
             let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
             try store.refresh(table, rowID: rowID, with: server)
         }
-        drifts += try await puller.pull(into: &report)
+        var lacking = !pusher.usesFunctions && functions
+        if functions, !lacking, let function = store.schema.pullFunction {
+            let tables = TablesPuller(
+                store: store, transport: transport, credentials: user, pageSize: configuration.pageSize, lookback: configuration.lookback,
+                function: function)
+            do {
+                drifts += try await tables.pull(into: &report)
+            } catch  where error.lacksFunction(function) {
+                lacking = true
+                drifts += try await puller.pull(into: &report)
+            }
+        } else {
+            drifts += try await puller.pull(into: &report)
+        }
+        noteFunctions(tried: functions, lacking: lacking)
         if !pusher.refusedForTheClock.isEmpty {
             // The pull told the store the server's time: the claims the server refused go again
             // as made now. A second refusal is the rows' own.
@@ -190,6 +208,7 @@ public actor SyncEngine {
             var again = pusher
             again.tables = pusher.refusedForTheClock
             again.clockRefusalIsTheRows = true
+            again.usesFunctions = pusher.usesFunctions && !lacking
             do {
                 drifts += try await again.push(into: &report)
             } catch  where error.code == .server {

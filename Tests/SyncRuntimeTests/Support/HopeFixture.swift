@@ -2,7 +2,8 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 
-/// The generated schema, with the sessions table's pull ordering chosen per test.
+/// The generated schema, with the sessions table's pull ordering chosen per test, and with or
+/// without the server functions it names (without: the devices sync table by table).
 enum HopeFixture {
     static var activities: TableSchema { Activity.table }
     static var tasks: TableSchema { TaskItem.table }
@@ -12,14 +13,22 @@ enum HopeFixture {
         let table = Session.table
         return TableSchema(
             name: table.name, columns: table.columns, primaryKey: table.primaryKey, conflict: table.conflict,
-            ordering: ordering, openRowRule: table.openRowRule
+            ordering: ordering, openRowRule: table.openRowRule, pushFunction: table.pushFunction
         )
     }
 
-    static func app(sessionOrdering: PullOrdering = Session.table.ordering) -> AppSchema {
-        AppSchema(
-            tables: GeneratedSchema.tables.map { $0.name == "sessions" ? sessions(ordering: sessionOrdering) : $0 },
-            migrations: GeneratedSchema.migrations
+    static func app(sessionOrdering: PullOrdering = Session.table.ordering, functions: Bool = true) -> AppSchema {
+        let tables = GeneratedSchema.tables.map { $0.name == "sessions" ? sessions(ordering: sessionOrdering) : $0 }
+        return AppSchema(
+            tables: functions ? tables : tables.map(withoutPushFunction), migrations: GeneratedSchema.migrations,
+            pullFunction: functions ? GeneratedSchema.app.pullFunction : nil
         )
+    }
+
+    /// `table` as a table list that names no push function has it.
+    static func withoutPushFunction(_ table: TableSchema) -> TableSchema {
+        TableSchema(
+            name: table.name, columns: table.columns, primaryKey: table.primaryKey, conflict: table.conflict, ordering: table.ordering,
+            openRowRule: table.openRowRule)
     }
 }

@@ -105,7 +105,8 @@ struct TestDevice: Sendable {
     }()
 }
 
-/// A transport that runs a hook around each upsert, to act while a push is in flight.
+/// A transport that runs a hook around each push (an upsert, or a push function's call) and
+/// each pull (a table's, or the pull function's of every table), to act while one is in flight.
 struct HookedTransport: ForwardingTransport {
     let base: InMemoryServer
     let beforeUpsert: @Sendable () async -> Void
@@ -130,6 +131,25 @@ struct HookedTransport: ForwardingTransport {
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
+    }
+
+    func push(
+        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
+    ) async throws(SyncError) -> UpsertedRows {
+        recordUpsert(rows.count)
+        await beforeUpsert()
+        let answer = try await base.push(rows, into: table, function: function, as: user)
+        await afterUpsert()
+        return answer
+    }
+
+    func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        await beforePull()
+        let answer = try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+        await afterPull()
+        return answer
     }
 }
 

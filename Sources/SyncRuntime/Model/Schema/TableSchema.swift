@@ -11,6 +11,9 @@ public struct TableSchema: Sendable, Equatable {
     public let ordering: PullOrdering
     /// One open row per owner: open while `end` is null, closed at a later row's `start`.
     public let openRowRule: OpenRowRule?
+    /// The server function that merges a pushed batch in one statement (`<table>_push`); nil:
+    /// pushes upsert into the table.
+    public let pushFunction: String?
 
     public init(
         name: String,
@@ -18,7 +21,8 @@ public struct TableSchema: Sendable, Equatable {
         primaryKey: String = ReservedColumn.id,
         conflict: ConflictMode,
         ordering: PullOrdering,
-        openRowRule: OpenRowRule? = nil
+        openRowRule: OpenRowRule? = nil,
+        pushFunction: String? = nil
     ) {
         self.name = name
         self.columns = columns
@@ -26,6 +30,7 @@ public struct TableSchema: Sendable, Equatable {
         self.conflict = conflict
         self.ordering = ordering
         self.openRowRule = openRowRule
+        self.pushFunction = pushFunction
     }
 
     public func column(named name: String) -> ColumnSchema? {
@@ -104,14 +109,18 @@ public struct LocalMigration: Sendable, Equatable {
     }
 }
 
-/// Everything the generator produced for one app: its tables and local migrations.
+/// Everything the generator produced for one app: its tables and local migrations, and the
+/// server function that pulls every table in one request.
 public struct AppSchema: Sendable {
     public let tables: [TableSchema]
     public let migrations: [LocalMigration]
+    /// The pull function (`sync_pull`); nil: each table is pulled by a request of its own.
+    public let pullFunction: String?
 
-    public init(tables: [TableSchema], migrations: [LocalMigration]) {
+    public init(tables: [TableSchema], migrations: [LocalMigration], pullFunction: String? = nil) {
         self.tables = tables
         self.migrations = migrations
+        self.pullFunction = pullFunction
     }
 
     public func table(named name: String) -> TableSchema? {

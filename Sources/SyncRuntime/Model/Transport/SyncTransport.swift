@@ -102,6 +102,19 @@ public protocol SyncTransport: Sendable {
 
     /// Reads rows by key (`GET /t?id=in.(K1,K2)&select=...`), those visible, in no set order.
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+
+    /// Every table's next page in one request, read in one snapshot: the server's pull function
+    /// (PostgREST: `GET /rpc/<function>?cursors=...&since=...&page_limit=...`). A server without
+    /// it fails the request as ``SyncError/lacksFunction(_:)-swift.type.method`` says (so does a
+    /// transport that does not implement it): the engine then pulls table by table.
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+
+    /// Whole rows merged by the table's push function (PostgREST: `POST /rpc/<function>`) with
+    /// its triggers' rules, in one statement: the server's copy of every row sent, written or
+    /// not. Absent as for ``pull(_:since:limit:function:as:)``: the engine then upserts.
+    func push(_ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials) async throws(SyncError)
+        -> UpsertedRows
 }
 
 extension SyncTransport {

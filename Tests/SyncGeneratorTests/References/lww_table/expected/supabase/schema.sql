@@ -24,10 +24,71 @@ returns trigger
 language plpgsql
 set search_path = ''
 as $$
+declare
+  owner uuid := auth.uid();
 begin
-  if auth.uid() is not null then
-    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  if owner is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text)) then
+    perform public.sync_wait_for_owner(owner);
   end if;
+  return null;
+end
+$$;
+
+-- The wait for an owner's lock that another transaction holds, bounded: a waiting request
+-- holds a connection of the API's pool, so one user's many devices must never be able to hold
+-- the whole pool. At most one request of an owner waits (the second key is its place in
+-- line), for at most a second; any other fails at once with 55P03, which clients retry after
+-- a backoff. A signed-in user waits only for their own lock.
+create or replace function public.sync_wait_for_owner(owner uuid)
+returns void
+language plpgsql
+set search_path = ''
+set lock_timeout = '1s'
+as $$
+begin
+  if auth.uid() is not null and owner is distinct from auth.uid() then
+    raise exception using errcode = '42501', message = 'a user waits only for their own rows';
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(owner::text)) then
+    raise exception using errcode = '55P03', message = 'another request of this user is waiting to write: retry shortly';
+  end if;
+  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text));
+end
+$$;
+revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
+grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
+
+-- Per owner, a mark that moves with every statement that writes the owner's rows, committed
+-- with them: a device that kept the mark from a pull that applied everything skips its next
+-- pull while the mark has not moved (one index lookup instead of one per table). A new number
+-- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
+-- rows may commit below it), so a statement that commits late still moves it.
+create table if not exists public.sync_marks (
+  user_id uuid primary key,
+  mark bigint not null
+);
+revoke all on table public.sync_marks from anon, authenticated;
+grant select on table public.sync_marks to authenticated;
+grant select, insert, update, delete on table public.sync_marks to service_role;
+alter table public.sync_marks enable row level security;
+drop policy if exists sync_marks_select_own on public.sync_marks;
+create policy sync_marks_select_own on public.sync_marks for select to authenticated
+  using (user_id = (select auth.uid()));
+
+-- After each statement that wrote synced rows (its rows in the transition table `written`):
+-- once per owner written, whatever is done per owner. Security definer: users only read
+-- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+create or replace function public.sync_written_owners()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into public.sync_marks as m (user_id, mark)
+    select o.user_id, pg_catalog.nextval('public.sync_server_seq')
+    from (select distinct w.user_id from written w order by w.user_id) o
+  on conflict (user_id) do update set mark = excluded.mark;
   return null;
 end
 $$;
@@ -113,7 +174,8 @@ begin
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
           and (new.deleted_ms is null or greatest(s_body collate "C") <= s_deleted_ms collate "C")
           and new.column_stamps - array['body', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -149,7 +211,8 @@ begin
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         newest := greatest(s_body collate "C", s_deleted_ms collate "C");
@@ -254,9 +317,11 @@ begin
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
@@ -282,7 +347,55 @@ create or replace trigger notes_before_write
 create or replace trigger notes_lock_owner
   before insert or update on public.notes
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger notes_written_insert
+  after insert on public.notes
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger notes_written_update
+  after update on public.notes
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 drop trigger if exists notes_after_write on public.notes;
 drop function if exists public.notes_after_write();
+
+-- One request per pull pass: every table's next page after the cursor the caller sends for it
+-- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
+-- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
+-- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
+-- security keeps every table to the caller's rows; one snapshot for every table (a stable
+-- function's queries all see the calling statement's). When `since` is the caller's mark,
+-- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+-- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
+-- as PostgREST writes a table's rows.
+create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
+returns json
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  current_mark bigint;
+  size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+  pages json;
+begin
+  select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
+  current_mark := coalesce(current_mark, 0);
+  if since = current_mark then
+    return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+  end if;
+  select pg_catalog.json_object_agg(p.name, p.page) into pages from (
+    select 'notes' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.notes t where t.server_seq > (cursors ->> 'notes')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'notes'
+  ) p;
+  return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+end
+$$;
+revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
+grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;
 
 commit;
