@@ -122,8 +122,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "PostgresFixture", "Postgres", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema",
-                "SyncTestSupport",
+                "PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres",
+                "HopeSchema", "SyncTestSupport",
                 "UpgradeSchemaV1", "UpgradeSchemaV2",
             ]
         ),

@@ -58,14 +58,20 @@ $$;
 revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
 grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
 
--- Per owner, a mark that moves with every statement that writes the owner's rows, committed
--- with them: a device that kept the mark from a pull that applied everything skips its next
--- pull while the mark has not moved (one index lookup instead of one per table). A new number
--- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
--- rows may commit below it), so a statement that commits late still moves it.
+-- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+-- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+-- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+-- sends the mark back, and while no transaction of its owner's at or past it has committed,
+-- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+-- query a table). A transaction that commits late still has its row past the mark, so a
+-- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+-- one owner never wait for each other here (a lookback table's writes take no owner lock);
+-- each write deletes what no mark can need any more (rows older than every running
+-- transaction, except its own row), skipping rows another write is deleting.
 create table if not exists public.sync_marks (
-  user_id uuid primary key,
-  mark bigint not null
+  user_id uuid not null,
+  xid xid8 not null,
+  primary key (user_id, xid)
 );
 revoke all on table public.sync_marks from anon, authenticated;
 grant select on table public.sync_marks to authenticated;
@@ -77,18 +83,24 @@ create policy sync_marks_select_own on public.sync_marks for select to authentic
 
 -- After each statement that wrote synced rows (its rows in the transition table `written`):
 -- once per owner written, whatever is done per owner. Security definer: users only read
--- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+-- their marks.
 create or replace function public.sync_written_owners()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
 begin
-  insert into public.sync_marks as m (user_id, mark)
-    select o.user_id, pg_catalog.nextval('public.sync_server_seq')
-    from (select distinct w.user_id from written w order by w.user_id) o
-  on conflict (user_id) do update set mark = excluded.mark;
+  insert into public.sync_marks (user_id, xid)
+    select distinct w.user_id, current_xid from written w
+  on conflict do nothing;
+  delete from public.sync_marks m where m.ctid = any (array(
+    select o.ctid from public.sync_marks o
+    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+    for update skip locked));
   return null;
 end
 $$;
@@ -1079,13 +1091,110 @@ create or replace trigger task_lists_written_update
 drop trigger if exists task_lists_after_write on public.task_lists;
 drop function if exists public.task_lists_after_write();
 
+-- task_photos: versioned by updated_at
+create table if not exists public.task_photos (
+  id uuid primary key,
+  user_id uuid not null default auth.uid(),
+  task_id uuid not null,
+  photo text not null,
+  caption text,
+  deleted_ms bigint,
+  updated_at timestamptz not null default now(),
+  server_seq bigint
+);
+alter table public.task_photos add column if not exists user_id uuid not null default auth.uid();
+alter table public.task_photos add column if not exists task_id uuid not null;
+alter table public.task_photos add column if not exists photo text not null;
+alter table public.task_photos add column if not exists caption text;
+alter table public.task_photos add column if not exists deleted_ms bigint;
+alter table public.task_photos add column if not exists updated_at timestamptz not null default now();
+alter table public.task_photos add column if not exists server_seq bigint;
+create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
+create index if not exists task_photos_task_id_idx on public.task_photos (task_id);
+-- Signed-in users read and write their own rows only. There is no delete: clients delete by
+-- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+revoke all on table public.task_photos from anon, authenticated;
+grant select, insert, update on table public.task_photos to authenticated;
+grant select, insert, update, delete on table public.task_photos to service_role;
+alter table public.task_photos enable row level security;
+drop policy if exists task_photos_select_own on public.task_photos;
+create policy task_photos_select_own on public.task_photos for select to authenticated
+  using (user_id = (select auth.uid()));
+drop policy if exists task_photos_insert_own on public.task_photos;
+create policy task_photos_insert_own on public.task_photos for insert to authenticated
+  with check (user_id = (select auth.uid()));
+drop policy if exists task_photos_update_own on public.task_photos;
+create policy task_photos_update_own on public.task_photos for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create or replace function public.task_photos_before_write()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if tg_op = 'UPDATE' then
+    new.user_id := old.user_id;
+  else
+    -- moddatetime moves it on update.
+    new.updated_at := pg_catalog.now();
+  end if;
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
+  end if;
+  new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  return new;
+end
+$$;
+create or replace trigger task_photos_before_write
+  before insert or update on public.task_photos
+  for each row execute function public.task_photos_before_write();
+create or replace trigger task_photos_lock_owner
+  before insert or update on public.task_photos
+  for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger task_photos_written_insert
+  after insert on public.task_photos
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger task_photos_written_update
+  after update on public.task_photos
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+-- A new Supabase project has the extension available, not enabled.
+create extension if not exists moddatetime with schema extensions;
+create or replace trigger task_photos_updated_at
+  before update on public.task_photos
+  for each row execute function extensions.moddatetime(updated_at);
+drop trigger if exists task_photos_after_write on public.task_photos;
+drop function if exists public.task_photos_after_write();
+
+-- Storage bucket task-photos: the files of its file columns, each user's under their own folder
+-- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+-- the owner may upload (insert) and download (select) in their folder, and there is no update
+-- or delete policy. Nobody else may read or write there.
+insert into storage.buckets (id, name, public) values ('task-photos', 'task-photos', false)
+  on conflict (id) do nothing;
+drop policy if exists "task-photos_insert_own" on storage.objects;
+create policy "task-photos_insert_own" on storage.objects for insert to authenticated
+  with check (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
+drop policy if exists "task-photos_select_own" on storage.objects;
+create policy "task-photos_select_own" on storage.objects for select to authenticated
+  using (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
+
 -- One request per pull pass: every table's next page after the cursor the caller sends for it
 -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
 -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
 -- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
 -- security keeps every table to the caller's rows; one snapshot for every table (a stable
--- function's queries all see the calling statement's). When `since` is the caller's mark,
--- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+-- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+-- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+-- has committed, nothing of theirs was written since the pull it came from: the answer is
+-- `since` alone, after one index lookup.
 -- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
 -- as PostgREST writes a table's rows.
 create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
@@ -1099,11 +1208,12 @@ declare
   size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
   pages json;
 begin
-  select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
-  current_mark := coalesce(current_mark, 0);
-  if since = current_mark then
-    return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+  if since is not null and not exists (
+    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+  ) then
+    return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
   end if;
+  current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
   select pg_catalog.json_object_agg(p.name, p.page) into pages from (
     select 'activities' as name, (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
@@ -1128,6 +1238,12 @@ begin
       from (select t.* from public.task_lists t where t.server_seq > (cursors ->> 'task_lists')::bigint order by t.server_seq limit size) r
     ) as page
     where cursors ? 'task_lists'
+    union all
+    select 'task_photos' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.task_photos t where t.server_seq > (cursors ->> 'task_photos')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'task_photos'
   ) p;
   return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
 end

@@ -1,7 +1,8 @@
 /// What a Supabase project has before any app SQL runs, so a plain PostgreSQL can stand in for
 /// one: the API roles, `auth.uid()` read from the request's JWT claims, the `extensions` schema
-/// with moddatetime, and Supabase's default privileges (every role may do everything on new
-/// public tables, row-level security being the guard).
+/// with moddatetime, Supabase's default privileges (every role may do everything on new
+/// public tables, row-level security being the guard), and the part of Storage's `storage`
+/// schema that the generated bucket SQL and the test Storage server use.
 public enum SupabasePrelude {
     /// Once per cluster: roles are cluster-wide.
     public static let roles = """
@@ -25,5 +26,60 @@ public enum SupabasePrelude {
         alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
         alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
         alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
+        """ + storage
+
+    /// Storage's tables as its migrations leave them (the columns its API and policies use),
+    /// with row-level security on and every API role granted everything, as on Supabase: the
+    /// policies decide. A project without file columns never touches them.
+    static let storage = """
+        create schema storage;
+        grant usage on schema storage to anon, authenticated, service_role;
+        create table storage.buckets (
+          id text primary key,
+          name text not null,
+          owner uuid,
+          owner_id text,
+          public boolean default false,
+          file_size_limit bigint,
+          allowed_mime_types text[],
+          created_at timestamptz default now(),
+          updated_at timestamptz default now()
+        );
+        create unique index bname on storage.buckets (name);
+        create table storage.objects (
+          id uuid primary key default gen_random_uuid(),
+          bucket_id text references storage.buckets (id),
+          name text,
+          owner uuid,
+          owner_id text,
+          created_at timestamptz default now(),
+          updated_at timestamptz default now(),
+          last_accessed_at timestamptz default now(),
+          metadata jsonb,
+          path_tokens text[] generated always as (string_to_array(name, '/')) stored,
+          version text,
+          user_metadata jsonb
+        );
+        create unique index bucketid_objname on storage.objects (bucket_id, name);
+        alter table storage.buckets enable row level security;
+        alter table storage.objects enable row level security;
+        grant all on storage.buckets, storage.objects to anon, authenticated, service_role;
+        create function storage.foldername(name text) returns text[] language plpgsql as $$
+        declare
+          _parts text[];
+        begin
+          select string_to_array(name, '/') into _parts;
+          return _parts[1:array_length(_parts, 1) - 1];
+        end
+        $$;
+        create function storage.filename(name text) returns text language plpgsql as $$
+        declare
+          _parts text[];
+        begin
+          select string_to_array(name, '/') into _parts;
+          return _parts[array_length(_parts, 1)];
+        end
+        $$;
+        grant execute on all functions in schema storage to anon, authenticated, service_role;
         """
 }

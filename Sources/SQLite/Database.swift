@@ -6,7 +6,7 @@ import Foundation
 public final class Database {
     let handle: OpaquePointer
     public let path: String
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache: [CachedSQL: Statement] = [:]
     private var savepointDepth = 0
     let hooks = ConnectionHooks()
 
@@ -51,12 +51,12 @@ public final class Database {
 
     /// A prepared statement kept for the life of the connection: prepare once, run many times.
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
-        if let statement = statementCache[sql] {
+        if let statement = statementCache[CachedSQL(sql)] {
             hooks.reuse(sql)
             return statement
         }
         let statement = try hooks.prepare(sql) { () throws(SQLiteError) in try Statement(database: self, sql: sql) }
-        statementCache[sql] = statement
+        statementCache[CachedSQL(sql)] = statement
         return statement
     }
 
@@ -108,5 +108,25 @@ public final class Database {
 
     func error(code: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}
+
+/// A statement cache's key, hashed on the statement's length and its two ends rather than every
+/// byte: a store's statements name every column of their table, and a local write looks up four
+/// of them. Equal keys are equal texts; two texts that share a length and both ends share a bucket.
+private struct CachedSQL: Hashable {
+    let sql: String
+
+    init(_ sql: String) {
+        self.sql = sql
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var sql = sql
+        sql.withUTF8 { utf8 in
+            hasher.combine(utf8.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8.prefix(32))))
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8.suffix(64))))
+        }
     }
 }

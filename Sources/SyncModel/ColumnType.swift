@@ -11,6 +11,10 @@ public enum ColumnType: Hashable, Sendable {
     case bytes
     /// A string restricted to these values (a CHECK constraint on both databases).
     case enumeration([String])
+    /// A file kept in this Supabase Storage bucket: the column holds its content-addressed name
+    /// (`<sha256>.<extension>`), the object lives at `<user_id>/<name>` in the bucket, and each
+    /// device keeps a copy of its own (docs/PROTOCOL.md, "Files").
+    case file(bucket: String)
 
     /// The name schema.yaml uses for the type.
     public var keyword: String {
@@ -24,12 +28,20 @@ public enum ColumnType: Hashable, Sendable {
         case .json: "json"
         case .bytes: "bytes"
         case .enumeration: "enum"
+        case .file: "file"
         }
     }
 
-    public static let keywords = ["text", "int", "double", "bool", "uuid", "timestamp", "json", "bytes", "enum"]
+    public static let keywords = ["text", "int", "double", "bool", "uuid", "timestamp", "json", "bytes", "enum", "file"]
 
-    /// The type a keyword names, for every type but `enum` (which needs its values).
+    /// The bucket of a file column.
+    public var bucket: String? {
+        if case .file(let bucket) = self { return bucket }
+        return nil
+    }
+
+    /// The type a keyword names, for every type but `enum` and `file` (which need their values
+    /// and bucket).
     public init?(simpleKeyword keyword: String) {
         switch keyword {
         case "text": self = .text
@@ -47,7 +59,7 @@ public enum ColumnType: Hashable, Sendable {
     /// The device's column type: SQLite keeps bools as 0/1 and everything textual as TEXT.
     public var sqliteType: String {
         switch self {
-        case .text, .uuid, .timestamp, .json, .enumeration: "TEXT"
+        case .text, .uuid, .timestamp, .json, .enumeration, .file: "TEXT"
         case .int, .bool: "INTEGER"
         case .double: "REAL"
         case .bytes: "BLOB"
@@ -57,7 +69,7 @@ public enum ColumnType: Hashable, Sendable {
     /// The server's column type, as the generated Supabase SQL declares it.
     public var postgresType: String {
         switch self {
-        case .text, .enumeration: "text"
+        case .text, .enumeration, .file: "text"
         case .int: "bigint"
         case .double: "double precision"
         case .bool: "boolean"
@@ -67,4 +79,15 @@ public enum ColumnType: Hashable, Sendable {
         case .bytes: "bytea"
         }
     }
+}
+
+/// When a device fetches the files a file column names: as soon as a pulled row names one
+/// (`eager`, the default: the device then shows it offline), or when the app first asks for it
+/// (`on_read`: large files few screens show).
+public enum FileDownload: String, Codable, Hashable, Sendable, CaseIterable {
+    case eager
+    case onRead = "on_read"
+
+    /// How schema.yaml writes it.
+    public var keyword: String { rawValue }
 }

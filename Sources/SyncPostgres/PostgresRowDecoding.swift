@@ -73,8 +73,11 @@ enum PostgresRowDecoding {
         switch column.type {
         case .text, .timestamp:
             return .text(text())
+        case .file:
+            guard SyncFile(name: text()) != nil else { throw mismatch("a file's name (<sha256>.<extension>)") }
+            return .text(text())
         case .uuid:
-            guard isLowercaseUUID(bytes) else { throw mismatch("a uuid") }
+            guard UUID.isLowercaseText(bytes) else { throw mismatch("a uuid") }
             return .text(text())
         case .enumeration(let cases):
             let value = text()
@@ -121,19 +124,4 @@ enum PostgresRowDecoding {
         return Int64(magnitude)
     }
 
-    /// Whether `bytes` are a uuid as uuid_out writes it (8-4-4-4-12 lowercase hex digits).
-    static func isLowercaseUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            switch index {
-            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                else {
-                    return false
-                }
-            }
-        }
-        return true
-    }
 }

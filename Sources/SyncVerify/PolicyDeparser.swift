@@ -11,7 +11,7 @@ enum PolicyDeparser {
     /// (a policy needs its table's columns). A policy that PostgreSQL refuses (its table lacks a
     /// column it names) is left out: the missing column is reported on its own.
     static func deparse(
-        _ policies: [RenderedObjects.Policy], tables: Set<String>, on connection: Connection
+        _ policies: [RenderedObjects.Policy], tables: Set<String>, schema: String = "public", on connection: Connection
     ) throws(PostgresError) -> [String: [String: LiveCatalog.PolicyInfo]] {
         let byTable = Dictionary(grouping: policies.filter { tables.contains($0.table) }, by: \.table)
         guard !byTable.isEmpty else { return [:] }
@@ -21,7 +21,7 @@ enum PolicyDeparser {
         for (number, table) in byTable.keys.sorted().enumerated() {
             let copy = "hope_sync_verify_\(number)"
             tableOfCopy[copy] = table
-            try connection.execute("create temporary table \(copy) (like public.\(table))")
+            try connection.execute("create temporary table \(copy) (like \(schema).\(table))")
             for policy in byTable[table]! {
                 try connection.execute("savepoint policy")
                 do {

@@ -3,7 +3,8 @@ import SyncGeneratorCore
 import SyncSchema
 
 /// Compares a live database with the schema: every table, column (and its type), trigger,
-/// policy, index, grant, the sequence and row-level security. What it expects of triggers,
+/// policy, index, grant, the sequence, row-level security, and the file columns' Storage buckets
+/// with their policies. What it expects of triggers,
 /// policies, grants, security and the sequence is read from the SQL the templates render, so
 /// overridden templates verify as they are. Each finding carries the migration that makes the
 /// missing object and the exact SQL of it, rendered by the same templates as the migration
@@ -44,6 +45,7 @@ package struct SchemaVerifier: Sendable {
         for table in schema.tables {
             findings += try check.table(table)
         }
+        findings += try StorageCheck(renderer: renderer, history: history).findings(schema, on: connection)
         return VerificationReport(findings: findings, tables: schema.tables.map(\.name))
     }
 

@@ -45,7 +45,7 @@ package struct VerificationReport: Sendable, Equatable, CustomStringConvertible 
 /// One thing the database lacks (or, as a note, has beyond the schema).
 package struct Finding: Sendable, Equatable {
     package enum Kind: String, Sendable {
-        case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity
+        case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity, bucket
         case extraColumn, extraPolicy
     }
 

@@ -15,7 +15,7 @@ import Testing
         let devices = try (0..<count).map {
             try Device("device-\($0)", user: user, transport: server.transport, clock: ManualClock(ManualClock.anHourAgo + Int64($0) * 7))
         }
-        // Offline, each device writes a row of every table.
+        // Offline, each device writes a row of every table but task_photos.
         var activities: [Activity] = []
         for (index, device) in devices.enumerated() {
             let activity = try await device.store.write {
@@ -56,7 +56,8 @@ import Testing
             for device in devices { try await device.sync() }
         }
 
-        for table in GeneratedSchema.tables {
+        // Task photos need Storage, which this transport has none of: FileEndToEndTests sync them.
+        for table in GeneratedSchema.tables where table.name != TaskPhoto.table.name {
             let serverRows = try await server.rows(of: table, for: user)
             #expect(serverRows.count == count, "\(table.name) on the server")
             for device in devices {

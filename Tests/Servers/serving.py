@@ -4,7 +4,12 @@ line of output (`listening <port>`), and exits when the test process that starte
 
 import asyncio
 import os
+import signal
 import sys
+
+# A Swift test process starts its children with most signals blocked (the mask is inherited
+# across exec), so PythonServer.stop()'s SIGTERM would never arrive and its wait never end.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
 
 def announce(port: int) -> None:

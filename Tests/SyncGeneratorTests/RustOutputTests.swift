@@ -21,7 +21,7 @@ import Testing
 
             fn main() {
                 let names: Vec<&str> = tables::TABLES.iter().map(|t| t.name).collect();
-                assert_eq!(names, ["activities", "sessions", "tasks", "task_lists"]);
+                assert_eq!(names, ["activities", "sessions", "tasks", "task_lists", "task_photos"]);
                 let sessions = tables::SESSIONS;
                 assert_eq!(
                     sessions.conflict,
@@ -36,6 +36,9 @@ import Testing
                 assert!(columns.contains(&"ended_ms"));
                 assert_eq!(tables::TASKS.conflict, tables::ConflictMode::Version { column: "updated_at" });
                 assert_eq!(tables::TASK_LISTS.conflict, tables::ConflictMode::Version { column: "version" });
+                let photo = tables::TASK_PHOTOS.files[0];
+                assert_eq!((photo.column, photo.bucket, photo.download), ("photo", "task-photos", tables::Download::Eager));
+                assert!(tables::SESSIONS.files.is_empty());
                 assert_eq!(tables::MIGRATIONS[0].version, 1);
                 assert!(tables::MIGRATIONS[0].sql.contains("CREATE TABLE sessions ("));
                 println!("ok {}", names.len());
@@ -47,7 +50,7 @@ import Testing
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
         let run = try Self.execute(binary.path, [])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output == "ok 4\n")
+        #expect(run.output == "ok 5\n")
     }
 
     /// Every reference's Rust compiles without a warning, and its embedded migrations are the

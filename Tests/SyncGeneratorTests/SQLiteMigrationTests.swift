@@ -46,7 +46,7 @@ import Testing
 
     private func sqliteType(_ kind: ColumnType) -> String {
         switch kind {
-        case .text, .uuid, .timestamp, .json, .enumeration: "TEXT"
+        case .text, .uuid, .timestamp, .json, .enumeration, .file: "TEXT"
         case .int, .bool: "INTEGER"
         case .double: "REAL"
         case .bytes: "BLOB"

@@ -248,7 +248,7 @@ import Testing
             },
             conflict: .lww, ordering: .exact, openRowRule: sessions.openRowRule
         )
-        let newer = InMemoryServer(tables: [HopeFixture.activities, newerSessions, HopeFixture.tasks, HopeFixture.taskLists])
+        let newer = InMemoryServer(tables: HopeFixture.app().tables.map { $0.name == "sessions" ? newerSessions : $0 })
         let writer = try TestDevice("writer", user: user, transport: newer)
         let reader = try TestDevice("reader", user: user, transport: newer)
         try await writer.store.write { tx in

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SyncSchema
@@ -100,5 +101,47 @@ func parseColumns(_ columns: String) throws -> [Column] {
                 .json(#"{"a":{"c":1,"d":"\"q\""},"b":[]}"#),
                 .json(#""hello""#),
             ])
+    }
+}
+
+@Suite struct FileColumnTests {
+    @Test func aFileColumnNamesItsBucketAndWhenDevicesFetchItsFiles() throws {
+        let columns = try parseColumns(
+            """
+            photo: { type: file, bucket: task-photos }
+            scan: { type: file, bucket: scans_2, download: on_read, nullable: true }
+            """)
+        #expect(
+            columns == [
+                Column(name: "photo", type: .file(bucket: "task-photos")),
+                Column(name: "scan", type: .file(bucket: "scans_2"), isNullable: true, download: .onRead),
+            ])
+        #expect(columns.map(\.type.sqliteType) == ["TEXT", "TEXT"])
+        #expect(columns.map(\.type.postgresType) == ["text", "text"])
+    }
+
+    /// The snapshot keeps the bucket (a changed bucket is a changed type, refused) and the
+    /// download mode only when it is not the default.
+    @Test func theSnapshotKeepsTheBucketAndTheDownloadMode() throws {
+        let columns = [
+            Column(name: "photo", type: .file(bucket: "task-photos")),
+            Column(name: "scan", type: .file(bucket: "scans"), isNullable: true, download: .onRead),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(columns), as: UTF8.self)
+        #expect(
+            json
+                == #"[{"bucket":"task-photos","name":"photo","type":"file"},{"bucket":"scans","download":"on_read","name":"scan","nullable":true,"type":"file"}]"#
+        )
+        #expect(try JSONDecoder().decode([Column].self, from: Data(json.utf8)) == columns)
+    }
+
+    @Test func movingAColumnToAnotherBucketIsRefusedButChangingItsDownloadIsNot() throws {
+        let old = try SchemaParser.parse("tables:\n  items:\n    columns:\n      photo: { type: file, bucket: a }\n").schema
+        let moved = try SchemaParser.parse("tables:\n  items:\n    columns:\n      photo: { type: file, bucket: b }\n")
+        #expect(throws: SchemaError.self) { try SchemaDiff.changes(from: old, to: moved) }
+        let lazy = try SchemaParser.parse("tables:\n  items:\n    columns:\n      photo: { type: file, bucket: a, download: on_read }\n")
+        #expect(try SchemaDiff.changes(from: old, to: lazy).isEmpty)
     }
 }

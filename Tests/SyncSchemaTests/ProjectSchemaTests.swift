@@ -62,6 +62,16 @@ import Testing
                     Column(name: "icon", type: .bytes, isNullable: true),
                 ]
             ),
+            Table(
+                name: "task_photos",
+                conflict: .version(.timestamp),
+                columns: [
+                    Column(name: "task_id", type: .uuid, references: "tasks"),
+                    Column(name: "photo", type: .file(bucket: "task-photos")),
+                    Column(name: "caption", type: .text, isNullable: true),
+                ],
+                indexes: [Index(name: "task_photos_task_id_idx", columns: ["task_id"])]
+            ),
         ])
         #expect(try Self.parse().schema == expected)
     }

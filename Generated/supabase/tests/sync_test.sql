@@ -6,7 +6,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(62);
+select plan(97);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -34,6 +34,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name, color, archived, sort_order, metadata) is not distinct from row('value 0'::text, 'value 0'::text, true, 0.5::double precision, '{"n": 0}'::jsonb) from public.activities where id = '7e570000-0000-4000-8000-000000000000'),
   'activities: Alice''s row is as she wrote it');
+
+-- activities: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('activities', 0)) -> 'tables' -> 'activities' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000000000000'), 'activities: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('activities', 0)) -> 'tables' -> 'activities' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'activities: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('activities', 0))$q$, '42501', null,
+  'activities: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- activities: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.activities where id = '7e570000-0000-4000-8000-000000000000'),
@@ -76,6 +91,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(activity_id, started_ms, ended_ms, note, source) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, 0::bigint, 0::bigint, 'value 0'::text, 'desktop'::text) from public.sessions where id = '7e570000-0000-4000-8000-000001000000'),
   'sessions: Alice''s row is as she wrote it');
+
+-- sessions: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0)) -> 'tables' -> 'sessions' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000001000000'), 'sessions: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0)) -> 'tables' -> 'sessions' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'sessions: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0))$q$, '42501', null,
+  'sessions: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- sessions: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.sessions where id = '7e570000-0000-4000-8000-000001000000'),
@@ -136,6 +166,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(title, notes, done, due_at) is not distinct from row('value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes')) from public.tasks where id = '7e570000-0000-4000-8000-000002000000'),
   'tasks: Alice''s row is as she wrote it');
+
+-- tasks: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0)) -> 'tables' -> 'tasks' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000002000000'), 'tasks: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0)) -> 'tables' -> 'tasks' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'tasks: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0))$q$, '42501', null,
+  'tasks: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select updated_at from public.tasks where id = '7e570000-0000-4000-8000-000002000000'), now(), 'tasks: a new row has updated_at from the server');
 
 -- tasks: every accepted write takes a new server_seq, so the next pull sees it.
@@ -170,6 +215,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name, position, icon) is not distinct from row('value 0'::text, 0.5::double precision, '\x00'::bytea) from public.task_lists where id = '7e570000-0000-4000-8000-000003000000'),
   'task_lists: Alice''s row is as she wrote it');
+
+-- task_lists: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000003000000'), 'task_lists: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'task_lists: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0))$q$, '42501', null,
+  'task_lists: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select version from public.task_lists where id = '7e570000-0000-4000-8000-000003000000'), 1::bigint, 'task_lists: a new row has version 1');
 
 -- task_lists: every accepted write takes a new server_seq, so the next pull sees it.
@@ -183,6 +243,75 @@ update public.task_lists set name = 'value 2'::text, position = 2.5::double prec
 select is((select version from public.task_lists where id = '7e570000-0000-4000-8000-000003000000'), 3::bigint,
   'task_lists: the server sets the version, whatever the client sends');
 select is_empty($q$update public.task_lists set name = 'value 0'::text, position = 0.5::double precision, icon = '\x00'::bytea where id = '7e570000-0000-4000-8000-000003000000' and version = 1 returning id$q$, 'task_lists: an edit guarded by an old version changes nothing');
+
+-- task_photos: row-level security. Alice writes a row; Bob can neither see nor change it.
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select lives_ok($q$insert into public.task_photos (id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000000'::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text)$q$, 'task_photos: Alice adds a row');
+select is((select user_id from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), 'a11ce000-0000-4000-8000-000000000001'::uuid,
+  'task_photos: the row is Alice''s (user_id defaults to auth.uid())');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select is_empty($q$select id from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'$q$, 'task_photos: Bob cannot read Alice''s row');
+select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning id$q$, 'task_photos: Bob cannot change Alice''s row');
+select throws_ok($q$insert into public.task_photos (id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000001'::uuid, '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, 'value 1'::text) on conflict (id) do update set task_id = excluded.task_id, photo = excluded.photo, caption = excluded.caption$q$, '42501', null,
+  'task_photos: Bob cannot push a row with the id of Alice''s');
+select throws_ok($q$insert into public.task_photos (id, user_id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000001', 'a11ce000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000003'::uuid, '0000000000000000000000000000000000000000000000000000000000000003.bin'::text, 'value 3'::text)$q$, '42501', null,
+  'task_photos: Bob cannot add a row as Alice');
+select throws_ok($q$delete from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'$q$, '42501', null,
+  'task_photos: nobody deletes a row (a delete sets deleted_ms)');
+set local role anon;
+select throws_ok($q$select id from public.task_photos$q$, '42501', null, 'task_photos: anon reads nothing');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select ok((select row(task_id, photo, caption) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text) from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
+  'task_photos: Alice''s row is as she wrote it');
+
+-- task_photos: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0)) -> 'tables' -> 'task_photos' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000004000000'), 'task_photos: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0)) -> 'tables' -> 'task_photos' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'task_photos: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0))$q$, '42501', null,
+  'task_photos: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select is((select updated_at from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), now(), 'task_photos: a new row has updated_at from the server');
+
+-- task_photos: every accepted write takes a new server_seq, so the next pull sees it.
+with before as (select server_seq from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
+  written as (update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning server_seq)
+select ok((select server_seq from written) > (select server_seq from before), 'task_photos: a write moves server_seq');
+
+-- task_photos: the server moves updated_at; a guarded edit of an old updated_at changes nothing.
+update public.task_photos set task_id = '00000000-0000-4000-8000-000000000002'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000002.bin'::text, caption = 'value 2'::text, updated_at = '2000-01-01T00:00:00Z' where id = '7e570000-0000-4000-8000-000004000000';
+select is((select updated_at from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), now(),
+  'task_photos: the server sets updated_at, whatever the client sends');
+select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000000'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, caption = 'value 0'::text where id = '7e570000-0000-4000-8000-000004000000' and updated_at = '2000-01-01T00:00:00Z' returning id$q$, 'task_photos: an edit guarded by an old updated_at changes nothing');
+
+-- Storage bucket task-photos: each user uploads and downloads in their own folder only, and an
+-- object never changes once there (its name is its content's hash).
+set local role postgres;
+select ok((select not public from storage.buckets where id = 'task-photos'), 'task-photos: the bucket exists and is private');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select lives_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$,
+  'task-photos: Alice uploads into her folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'b0b00000-0000-4000-8000-000000000002/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+  'task-photos: Alice cannot upload into Bob''s folder');
+select isnt_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin'$q$,
+  'task-photos: Alice downloads her object');
+select is_empty($q$update storage.objects set metadata = '{}' where bucket_id = 'task-photos' returning name$q$,
+  'task-photos: Alice cannot replace her object');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select is_empty($q$select name from storage.objects where bucket_id = 'task-photos'$q$, 'task-photos: Bob cannot see Alice''s object');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+  'task-photos: Bob cannot write into Alice''s folder');
+set local role postgres;
 
 select * from finish();
 rollback;

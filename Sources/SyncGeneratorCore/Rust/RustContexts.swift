@@ -14,6 +14,21 @@ struct RustTablesContext: TemplateContext {
         var conflict: String
         var lookback: String
         var openRowRule: String
+        var files: [File]
+
+        struct File: TemplateObject {
+            var column: String
+            var bucket: String
+            var download: String
+
+            static var fields: [TemplateField<Self>] {
+                [
+                    .init("column", "the file column's name", \.column),
+                    .init("bucket", "its Storage bucket", \.bucket),
+                    .init("download", "`Eager` or `OnRead`: when devices fetch its files", \.download),
+                ]
+            }
+        }
 
         struct Column: TemplateObject {
             var name: String
@@ -37,6 +52,7 @@ struct RustTablesContext: TemplateContext {
                 .init("conflict", "a `ConflictMode::…` expression", \.conflict),
                 .init("lookback", "sequence numbers a pull starts behind its cursor (0: exact ordering)", \.lookback),
                 .init("openRowRule", "`Some((start, end))` or `None`", \.openRowRule),
+                .init("files", "each file column, in table order", \.files),
             ]
         }
     }

@@ -36,6 +36,9 @@ package struct RustRenderer: Sendable {
             },
             conflict: conflict,
             lookback: String(table.pullOrdering.distance),
-            openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None")
+            openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None",
+            files: table.columns.compactMap { column in
+                column.type.bucket.map { .init(column: column.name, bucket: $0, download: column.download == .eager ? "Eager" : "OnRead") }
+            })
     }
 }

@@ -84,6 +84,7 @@ struct SupabaseMigrationContext: TemplateContext {
     var sequence: String
     var steps: [RenderedSQL]
     var pull: String
+    var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
@@ -95,6 +96,7 @@ struct SupabaseMigrationContext: TemplateContext {
             .init("sequence", "the rendered sequence.sql", \.sequence),
             .init("steps", "each change, rendered by its fragment", \.steps),
             .init("pull", "the rendered pull.sql, for the migration's tables", \.pull),
+            .init("buckets", "each Storage bucket a file column it adds is the first to use, rendered by bucket.sql", \.buckets),
         ]
     }
 }
@@ -107,12 +109,43 @@ struct SchemaContext: TemplateContext {
     var sequence: String
     var tables: [RenderedSQL]
     var pull: String
+    var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("sequence", "the rendered sequence.sql", \.sequence), .init("tables", "each table, rendered by table.sql", \.tables),
             .init("pull", "the rendered pull.sql", \.pull),
+            .init("buckets", "each Storage bucket of the file columns, rendered by bucket.sql", \.buckets),
         ]
+    }
+}
+
+/// `supabase/bucket.sql.mustache`.
+struct BucketContext: TemplateContext {
+    static let template = "supabase/bucket.sql.mustache"
+    static let summary = "a Storage bucket of file columns and its `storage.objects` policies (`verify` expects what it renders)"
+
+    var bucket: String
+    var literal: String
+    var insertPolicy: String
+    var selectPolicy: String
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("bucket", "the bucket's name (its id), as schema.yaml gives it", \.bucket),
+            .init("literal", "the name as an SQL string literal", \.literal),
+            .init("insertPolicy", "the quoted name of the policy that lets the owner upload into their folder", \.insertPolicy),
+            .init("selectPolicy", "the quoted name of the policy that lets the owner download from their folder", \.selectPolicy),
+        ]
+    }
+}
+
+extension BucketContext {
+    /// Bucket names may hold '-', so the policies' names are quoted identifiers.
+    init(bucket: String) {
+        self.init(
+            bucket: bucket, literal: SQLLiteral.string(bucket), insertPolicy: "\"\(bucket)_insert_own\"",
+            selectPolicy: "\"\(bucket)_select_own\"")
     }
 }
 

@@ -19,7 +19,8 @@ package struct SupabaseRenderer: Sendable {
         return try templates.render(
             SupabaseMigrationContext(
                 number: String(migration.number), name: migration.name, createsSequence: createsTable || migration.replacesSharedCode,
-                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema)))
+                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema),
+                buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
     }
 
     /// What every table shares, as a migration or schema.sql makes it: the checksum the
@@ -38,7 +39,26 @@ package struct SupabaseRenderer: Sendable {
     /// the same, and adds to an older table what later migrations added.
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
         let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
-        return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema)))
+        return try templates.render(
+            SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema), buckets: try bucketsSQL(schema.buckets)))
+    }
+
+    /// The buckets whose file columns a migration adds, each once, in order. The SQL is
+    /// idempotent, so a bucket an earlier migration made is only made again when a later one
+    /// adds a column to it.
+    static func buckets(addedBy migration: Migration) -> [String] {
+        let columns = migration.changes.flatMap { change -> [SyncedColumn] in
+            switch change {
+            case .createTable(let table): table.syncedColumns
+            case .addColumn(let column, _): [column]
+            case .addIndex, .replaceServerIndex, .replaceTriggers: []
+            }
+        }
+        return columns.compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    private func bucketsSQL(_ buckets: [String]) throws -> [RenderedSQL] {
+        try buckets.map { RenderedSQL(sql: try bucketSQL($0)) }
     }
 
     func changeSQL(_ change: SchemaChange) throws -> String {
@@ -96,6 +116,11 @@ package struct SupabaseRenderer: Sendable {
 
     package func accessSQL(_ table: Table) throws -> String {
         try fragment(AccessContext(table: table.name))
+    }
+
+    /// A Storage bucket and the policies that keep each user in their own folder.
+    package func bucketSQL(_ bucket: String) throws -> String {
+        try fragment(BucketContext(bucket: bucket))
     }
 
     package func triggersSQL(_ table: Table, replacing: Bool) throws -> String {

@@ -75,6 +75,7 @@ package struct SwiftRenderer: Sendable {
         case .bool: "Swift.Bool"
         case .bytes: "Foundation.Data"
         case .enumeration: SwiftNames.enumTypeName(column.name)
+        case .file: "SyncRuntime.SyncFile"
         }
     }
 
@@ -113,6 +114,7 @@ package struct SwiftRenderer: Sendable {
         var arguments = [SwiftLiteral.string(column.name), "." + kindLiteral(column.type)]
         if column.isNullable { arguments.append("nullable: true") }
         if column.role != .user { arguments.append("role: .\(column.role.rawValue)") }
+        if column.type.bucket != nil, column.download != .eager { arguments.append("download: .\(column.download)") }
         return "SyncRuntime.ColumnSchema(\(arguments.joined(separator: ", ")))"
     }
 
@@ -120,6 +122,7 @@ package struct SwiftRenderer: Sendable {
         if case .enumeration(let values) = type {
             return "enumeration([\(values.map(SwiftLiteral.string).joined(separator: ", "))])"
         }
+        if let bucket = type.bucket { return "file(bucket: \(SwiftLiteral.string(bucket)))" }
         return type.keyword
     }
 

@@ -41,6 +41,27 @@ enum BuiltInTemplates {
             pub lookback: i64,
             /// One open row per owner: (start column, end column).
             pub open_row_rule: Option<(&'static str, &'static str)>,
+            /// The file columns: their values name files kept in Supabase Storage.
+            pub files: &'static [FileColumn],
+        }
+
+        /// A file column. Its value is the file's name, `<sha256 of the bytes, hex>.<extension>` (or the
+        /// hash alone); the object is `<user_id>/<name>` in `bucket`, uploaded before any row names it
+        /// (docs/PROTOCOL.md in hope-sync, "Files").
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct FileColumn {
+            pub column: &'static str,
+            pub bucket: &'static str,
+            pub download: Download,
+        }
+
+        /// When a device fetches a file column's files.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Download {
+            /// As soon as a pulled row names one, so it is there offline.
+            Eager,
+            /// When the app first asks for it.
+            OnRead,
         }
 
         impl Table {
@@ -69,6 +90,7 @@ enum BuiltInTemplates {
             conflict: {{conflict}},
             lookback: {{lookback}},
             open_row_rule: {{openRowRule}},
+            files: &[{{#files}}FileColumn { column: "{{column}}", bucket: "{{bucket}}", download: Download::{{download}} }{{^@last}}, {{/@last}}{{/files}}],
         };
         {{/tables}}
 
@@ -149,6 +171,43 @@ enum BuiltInTemplates {
         alter table public.{{table}} add column if not exists {{definition}};
 
         """#,
+        "supabase/bucket.sql.mustache": #"""
+        -- Storage bucket {{bucket}}: the files of its file columns, each user's under their own folder
+        -- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+        -- the owner may upload (insert) and download (select) in their folder, and there is no update
+        -- or delete policy. Nobody else may read or write there.
+        insert into storage.buckets (id, name, public) values ({{literal}}, {{literal}}, false)
+          on conflict (id) do nothing;
+        drop policy if exists {{insertPolicy}} on storage.objects;
+        create policy {{insertPolicy}} on storage.objects for insert to authenticated
+          with check (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+        drop policy if exists {{selectPolicy}} on storage.objects;
+        create policy {{selectPolicy}} on storage.objects for select to authenticated
+          using (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+
+        """#,
+        "supabase/bucket_tests.sql.mustache": #"""
+        -- Storage bucket {{bucket}}: each user uploads and downloads in their own folder only, and an
+        -- object never changes once there (its name is its content's hash).
+        set local role postgres;
+        select ok((select not public from storage.buckets where id = {{literal}}), '{{bucket}}: the bucket exists and is private');
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select lives_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{aliceObject}}'){{q}},
+          '{{bucket}}: Alice uploads into her folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{bobObject}}'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload into Bob''s folder');
+        select isnt_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{aliceObject}}'{{q}},
+          '{{bucket}}: Alice downloads her object');
+        select is_empty({{q}}update storage.objects set metadata = '{}' where bucket_id = {{literal}} returning name{{q}},
+          '{{bucket}}: Alice cannot replace her object');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select is_empty({{q}}select name from storage.objects where bucket_id = {{literal}}{{q}}, '{{bucket}}: Bob cannot see Alice''s object');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{aliceObject}}'){{q}}, '42501', null,
+          '{{bucket}}: Bob cannot write into Alice''s folder');
+        set local role postgres;
+
+        """#,
         "supabase/column.sql.mustache": #"""
         {{! One column definition, shared by create table and add column. }}
         {{name}} {{type}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
@@ -226,6 +285,10 @@ enum BuiltInTemplates {
 
         {{pull}}
         {{/createsSequence}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         """#,
         "supabase/pull.sql.mustache": #"""
@@ -234,8 +297,10 @@ enum BuiltInTemplates {
         -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
         -- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
         -- security keeps every table to the caller's rows; one snapshot for every table (a stable
-        -- function's queries all see the calling statement's). When `since` is the caller's mark,
-        -- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+        -- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+        -- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+        -- has committed, nothing of theirs was written since the pull it came from: the answer is
+        -- `since` alone, after one index lookup.
         -- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
         -- as PostgREST writes a table's rows.
         create or replace function public.{{function}}(cursors jsonb, since bigint default null, page_limit integer default 1000)
@@ -249,11 +314,12 @@ enum BuiltInTemplates {
           size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
           pages json;
         begin
-          select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
-          current_mark := coalesce(current_mark, 0);
-          if since = current_mark then
-            return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+          if since is not null and not exists (
+            select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+          ) then
+            return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
           end if;
+          current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
           select pg_catalog.json_object_agg(p.name, p.page) into pages from (
         {{#tables}}
             select '{{name}}' as name, (
@@ -287,6 +353,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/tables}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         {{pull}}
 
@@ -346,14 +416,20 @@ enum BuiltInTemplates {
         revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
         grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
 
-        -- Per owner, a mark that moves with every statement that writes the owner's rows, committed
-        -- with them: a device that kept the mark from a pull that applied everything skips its next
-        -- pull while the mark has not moved (one index lookup instead of one per table). A new number
-        -- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
-        -- rows may commit below it), so a statement that commits late still moves it.
+        -- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+        -- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+        -- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+        -- sends the mark back, and while no transaction of its owner's at or past it has committed,
+        -- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+        -- query a table). A transaction that commits late still has its row past the mark, so a
+        -- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+        -- one owner never wait for each other here (a lookback table's writes take no owner lock);
+        -- each write deletes what no mark can need any more (rows older than every running
+        -- transaction, except its own row), skipping rows another write is deleting.
         create table if not exists public.sync_marks (
-          user_id uuid primary key,
-          mark bigint not null
+          user_id uuid not null,
+          xid xid8 not null,
+          primary key (user_id, xid)
         );
         revoke all on table public.sync_marks from anon, authenticated;
         grant select on table public.sync_marks to authenticated;
@@ -365,18 +441,24 @@ enum BuiltInTemplates {
 
         -- After each statement that wrote synced rows (its rows in the transition table `written`):
         -- once per owner written, whatever is done per owner. Security definer: users only read
-        -- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+        -- their marks.
         create or replace function public.sync_written_owners()
         returns trigger
         language plpgsql
         security definer
         set search_path = ''
         as $$
+        declare
+          current_xid xid8 := pg_catalog.pg_current_xact_id();
+          horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
         begin
-          insert into public.sync_marks as m (user_id, mark)
-            select o.user_id, pg_catalog.nextval('public.sync_server_seq')
-            from (select distinct w.user_id from written w order by w.user_id) o
-          on conflict (user_id) do update set mark = excluded.mark;
+          insert into public.sync_marks (user_id, xid)
+            select distinct w.user_id, current_xid from written w
+          on conflict do nothing;
+          delete from public.sync_marks m where m.ctid = any (array(
+            select o.ctid from public.sync_marks o
+            where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+            for update skip locked));
           return null;
         end
         $$;
@@ -414,6 +496,21 @@ enum BuiltInTemplates {
         set local request.jwt.claims = '{{aliceClaims}}';
         select ok((select row({{columns}}) is not distinct from row({{rowValues}}) from public.{{table}} where id = '{{rowId}}'),
           '{{table}}: Alice''s row is as she wrote it');
+
+        -- {{table}}: the pull function reads as its caller, so row-level security keeps each user to
+        -- their own rows there too.
+        select ok(exists(select 1 from pg_catalog.json_array_elements(
+            public.{{pullFunction}}(pg_catalog.jsonb_build_object('{{table}}', 0)) -> 'tables' -> '{{table}}' -> 'rows') r
+          where r ->> 'id' = '{{rowId}}'), '{{table}}: the pull function gives Alice her row');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select ok(not exists(select 1 from pg_catalog.json_array_elements(
+            public.{{pullFunction}}(pg_catalog.jsonb_build_object('{{table}}', 0)) -> 'tables' -> '{{table}}' -> 'rows') r
+          where r ->> 'user_id' = '{{alice}}'), '{{table}}: the pull function gives Bob none of Alice''s rows');
+        set local role anon;
+        select throws_ok({{q}}select public.{{pullFunction}}(pg_catalog.jsonb_build_object('{{table}}', 0)){{q}}, '42501', null,
+          '{{table}}: anon cannot call the pull function');
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
         {{#versionInteger}}
         select is((select version from public.{{table}} where id = '{{rowId}}'), 1::bigint, '{{table}}: a new row has version 1');
         {{/versionInteger}}
@@ -511,6 +608,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/tables}}
+        {{#buckets}}
+
+        {{sql}}
+        {{/buckets}}
 
         select * from finish();
         rollback;

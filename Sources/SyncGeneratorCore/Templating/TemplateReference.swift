@@ -6,7 +6,8 @@ enum TemplateReference {
     static var contexts: [any TemplateContext.Type] {
         [
             RustTablesContext.self, SQLiteMigrationContext.self,
-            AccessContext.self, AddColumnContext.self, ColumnContext.self, CreateTableContext.self, IndexContext.self,
+            AccessContext.self, AddColumnContext.self, BucketContext.self, BucketTestsContext.self, ColumnContext.self,
+            CreateTableContext.self, IndexContext.self,
             SupabaseMigrationContext.self, PullContext.self, SchemaContext.self, SequenceContext.self, TableContext.self, TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self,

@@ -89,7 +89,9 @@ extension JSONParser {
     /// copied once. False, with nothing read, for any other object.
     private mutating func writeFlatObject(into output: inout [UInt8]) -> Bool {
         let start = index
+        // A row's stamps are a dozen members or so; the array grows past that if it must.
         var members: [(key: Range<Int>, value: Range<Int>)] = []
+        members.reserveCapacity(16)
         index += 1
         func plainMember(_ parser: inout JSONParser) -> Range<Int>? {
             parser.skipWhitespace()
@@ -113,23 +115,37 @@ extension JSONParser {
             }
         }
         bytes.withUnsafeBufferPointer { buffer in
-            func precedes(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
-                UnsafeBufferPointer(rebasing: buffer[lhs]).lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: buffer[rhs]))
+            let base = buffer.baseAddress!
+            /// The keys' bytes compared with memcmp: -1, 0 or 1 as the first orders before, the
+            /// same as, or after the second.
+            func order(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Int32 {
+                let common = memcmp(base + lhs.lowerBound, base + rhs.lowerBound, min(lhs.count, rhs.count))
+                return common != 0 ? common : Int32(lhs.count - rhs.count).signum()
             }
-            func same(_ lhs: Range<Int>, _ rhs: Range<Int>) -> Bool {
-                lhs.count == rhs.count && memcmp(buffer.baseAddress! + lhs.lowerBound, buffer.baseAddress! + rhs.lowerBound, lhs.count) == 0
+            // Insertion sort, stable: of a repeated key the last in document order ends last, and
+            // wins below (jsonb keeps the last).
+            var sorted = Array(members.indices)
+            for position in sorted.indices.dropFirst() {
+                let member = sorted[position]
+                var place = position
+                while place > 0, order(members[sorted[place - 1]].key, members[member].key) > 0 {
+                    sorted[place] = sorted[place - 1]
+                    place -= 1
+                }
+                sorted[place] = member
             }
-            let order = members.indices.sorted { lhs, rhs in
-                same(members[lhs].key, members[rhs].key) ? lhs < rhs : precedes(members[lhs].key, members[rhs].key)
-            }
+            output.reserveCapacity(output.count + index - start)
             output.append(UInt8(ascii: "{"))
-            for (position, member) in order.enumerated()
-            where position + 1 == order.count || !same(members[order[position + 1]].key, members[member].key) {
-                if output.last != UInt8(ascii: "{") { output.append(UInt8(ascii: ",")) }
+            var first = true
+            for (position, member) in sorted.enumerated()
+            where position + 1 == sorted.count || order(members[sorted[position + 1]].key, members[member].key) != 0 {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 let (key, value) = members[member]
-                output += buffer[key.lowerBound - 1...key.upperBound]
+                // Each string with its quotes: `"key"`, then `"value"`.
+                output.append(contentsOf: UnsafeBufferPointer(start: base + key.lowerBound - 1, count: key.count + 2))
                 output.append(UInt8(ascii: ":"))
-                output += buffer[value.lowerBound - 1...value.upperBound]
+                output.append(contentsOf: UnsafeBufferPointer(start: base + value.lowerBound - 1, count: value.count + 2))
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -152,9 +168,7 @@ extension JSONParser {
         if value.utf8.contains(0) {
             throw JSONSyntaxError(offset: start, reason: "a NUL character (\\u0000)", kind: .nul)
         }
-        var text = ""
-        JSONValue.writeString(value, to: &text)
-        output += text.utf8
+        JSONValue.writeString(value, to: &output)
         return ArraySlice(value.utf8)
     }
 }

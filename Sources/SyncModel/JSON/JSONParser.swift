@@ -61,9 +61,11 @@ struct JSONParser {
         index += word.utf8.count
     }
 
-    mutating func consume(_ byte: Character) -> Bool {
+    /// A scalar, not a Character: a Character's ASCII value is worked out on every call, and every
+    /// member and element of a page passes here.
+    mutating func consume(_ byte: Unicode.Scalar) -> Bool {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == byte.asciiValue else { return false }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: byte) else { return false }
         index += 1
         return true
     }
@@ -172,15 +174,18 @@ struct JSONParser {
     /// ASCII with no escape: then they are the string itself, and its canonical form (most
     /// strings a page holds: uuids, timestamps, stamps). Nil otherwise; `index` is not moved.
     func plainString() -> Range<Int>? {
-        var end = index + 1
-        while end < bytes.count {
-            switch bytes[end] {
-            case UInt8(ascii: "\""): return index + 1..<end
-            case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
-            default: end += 1
+        // Over the buffer, not the array: no bounds check a byte on the bytes of every string.
+        bytes.withUnsafeBufferPointer { buffer in
+            var end = index + 1
+            while end < buffer.count {
+                switch buffer[end] {
+                case UInt8(ascii: "\""): return index + 1..<end
+                case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
+                default: end += 1
+                }
             }
+            return nil
         }
-        return nil
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {

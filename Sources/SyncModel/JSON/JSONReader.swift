@@ -78,7 +78,7 @@ public struct JSONReader {
         guard parser.index == parser.bytes.count else { throw parser.failure("the end of the text") }
     }
 
-    private mutating func enter(_ opening: Character) throws(JSONSyntaxError) {
+    private mutating func enter(_ opening: Unicode.Scalar) throws(JSONSyntaxError) {
         guard depth < parser.maximumDepth else { throw JSONSyntaxError(offset: parser.index, reason: "nested too deeply") }
         guard parser.consume(opening) else { throw parser.failure("'\(opening)'") }
         depth += 1

@@ -99,7 +99,7 @@ extension JSONValue {
             if sortingKeys {
                 var lastByKey: [String: JSONValue] = [:]
                 for member in members { lastByKey[member.key] = member.value }
-                members = lastByKey.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                members = lastByKey.sorted { $0.key.precedesBytewise($1.key) }
                     .map { (key: $0.key, value: $0.value) }
             }
             output += "{"
@@ -115,21 +115,52 @@ extension JSONValue {
 
     /// Escapes only what JSON requires: the quote, the backslash and control characters.
     public static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case let control where control.value < 0x20:
-                output += "\\u00" + (control.value < 0x10 ? "0" : "") + String(control.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
+        // Most strings (names, keys, stamps, uuids) need no escape: appended whole, not scalar by
+        // scalar, which was most of what writing a row's column_stamps cost.
+        guard value.utf8.contains(where: needsEscape) else {
+            output += "\""
+            output += value
+            output += "\""
+            return
+        }
+        var utf8: [UInt8] = []
+        writeString(value, to: &utf8)
+        output += String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// The same, appended as UTF-8.
+    public static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        writeEscaped(value, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// A JSON string's contents, without its quotes. Every byte that needs an escape is ASCII, and
+    /// no byte of a multi-byte UTF-8 sequence is, so the bytes are escaped one by one.
+    public static func writeEscaped(_ value: String, to output: inout [UInt8]) {
+        guard value.utf8.contains(where: needsEscape) else {
+            output += value.utf8
+            return
+        }
+        for byte in value.utf8 {
+            guard needsEscape(byte) else {
+                output.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): output += #"\""#.utf8
+            case UInt8(ascii: "\\"): output += #"\\"#.utf8
+            case UInt8(ascii: "\n"): output += #"\n"#.utf8
+            case UInt8(ascii: "\r"): output += #"\r"#.utf8
+            case UInt8(ascii: "\t"): output += #"\t"#.utf8
+            case 0x08: output += #"\b"#.utf8
+            case 0x0C: output += #"\f"#.utf8
+            default: output += ("\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)).utf8
             }
         }
-        output += "\""
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

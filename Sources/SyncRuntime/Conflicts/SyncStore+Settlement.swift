@@ -13,9 +13,17 @@ extension SyncStore {
         }
     }
 
-    /// The write needs nothing more (its row no longer meets its filter, or it was gone already).
-    func settleSynced(_ write: QueuedMutation) throws(SyncError) {
-        try settle(write) { _, _ in }
+    /// The write needs nothing more (its row no longer meets its filter, or it was gone already),
+    /// but it did not land: the row may still show its values, laid over a pulled row while it
+    /// waited (for a file, say), with a `server_seq` no pull passes again. So the row takes
+    /// `server` (the columns read, under the version the device saw) and is fetched again whole.
+    func settleSynced(_ write: QueuedMutation, server: ColumnValues?) throws(SyncError) {
+        try settle(write) { database, sql in
+            if let server {
+                try LocalRow.write(server.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)
+            }
+            try requestRefresh(table: write.table.name, rowID: write.rowID, database)
+        }
     }
 
     /// keepServer: the write is dropped and the server's values shown (under the version the

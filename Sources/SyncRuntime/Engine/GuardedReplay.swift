@@ -16,6 +16,8 @@ struct GuardedReplay {
         // sent: that one's answer may have moved its base.
         var touched: Set<String> = []
         for queued in try store.queuedMutations() {
+            // A write naming a file still to upload waits, and the writes behind it with it.
+            if try store.waitsForFileUpload(queued.body, in: queued.table) { break }
             let row = queued.table.name + "/" + queued.rowID.lowercasedString
             var write: QueuedMutation? = queued
             if !touched.insert(row).inserted {
@@ -58,7 +60,7 @@ struct GuardedReplay {
             let lastSend = send == Self.maxSendsPerPass
             switch outcome {
             case .gone where write.operation == .delete, .filterMissed:
-                try store.settleSynced(write)
+                try store.settleSynced(write, server: server)
                 report.synced += 1
                 if write.operation == .delete { report.alreadyOnServer += 1 }
                 return

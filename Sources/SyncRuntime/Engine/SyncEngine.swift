@@ -26,16 +26,24 @@ public actor SyncEngine {
     var rowsFailingAlone: [String: [String: Int]] = [:]
     /// When the server last lacked a sync function it was called with (SyncEngine+Functions).
     var functionsLackedAt: Date?
+    /// Where file columns' files go; nil when none is configured (they then wait, saying so).
+    let fileTransport: (any SyncFileTransport)?
+    let transfers = FileTransfers()
 
-    /// - Parameter credentials: the signed-in user and a fresh token, or nil when nobody is
-    ///   signed in. Called before every pass, so a refreshed token is picked up.
+    /// - Parameters:
+    ///   - files: where file columns' files go; by default the transport's own
+    ///     (``PostgRESTTransport``: its project's Storage). Without one, files wait.
+    ///   - credentials: the signed-in user and a fresh token, or nil when nobody is signed in.
+    ///     Called before every pass, so a refreshed token is picked up.
     public init(
         store: SyncStore,
         transport: any SyncTransport,
+        files: (any SyncFileTransport)? = nil,
         configuration: SyncConfiguration = SyncConfiguration(),
         credentials: @escaping @Sendable () async -> Credentials?
     ) {
         self.store = store
+        self.fileTransport = files ?? transport.files
         self.transport = SwitchedTransport(base: transport, networkEnabled: networkEnabled)
         self.configuration = configuration
         self.credentials = credentials
@@ -164,6 +172,8 @@ public actor SyncEngine {
             try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
         }
         let functions = triesFunctions()
+        // Files first: the rows that name them go only once they are up.
+        try await fileSync(for: user).upload(into: &report)
         var pusher = Pusher(
             store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone,
             usesFunctions: functions
@@ -201,6 +211,7 @@ public actor SyncEngine {
             drifts += try await puller.pull(into: &report)
         }
         noteFunctions(tried: functions, lacking: lacking)
+        try await fileSync(for: user).download(into: &report)
         if !pusher.refusedForTheClock.isEmpty {
             // The pull told the store the server's time: the claims the server refused go again
             // as made now. A second refusal is the rows' own.

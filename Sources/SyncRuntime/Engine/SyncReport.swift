@@ -20,6 +20,11 @@ public struct SyncReport: Sendable, Equatable {
     public var conflicted: [ConflictedMutation] = []
     /// Remote rows that could not be read: reported, never applied.
     public var undecodable: [UndecodableRow] = []
+    /// Files uploaded and downloaded in this pass.
+    public var filesUploaded = 0
+    public var filesDownloaded = 0
+    /// Transfers that failed in this pass (each file's status says why; it is tried again later).
+    public var fileFailures = 0
 
     public init() {}
 }

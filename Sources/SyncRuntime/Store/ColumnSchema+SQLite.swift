@@ -11,7 +11,7 @@ extension ColumnSchema {
         case .bool: return .bool(row.int64(at: index) != 0)
         case .double: return .double(row.double(at: index))
         case .bytes: return .bytes(row.data(at: index) ?? Data())
-        case .text, .uuid, .timestamp, .json, .enumeration: return .text(row.text(at: index) ?? "")
+        case .text, .uuid, .timestamp, .json, .enumeration, .file: return .text(row.text(at: index) ?? "")
         }
     }
 }

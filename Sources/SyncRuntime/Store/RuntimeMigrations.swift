@@ -5,7 +5,7 @@ import SQLite
 /// all; the layers above own what goes in them (the queue and the lists are the conflicts
 /// layer's). Append only: a shipped migration is never edited.
 enum RuntimeMigrations {
-    static let all = [bookkeeping, guardedWrites, rowRefresh]
+    static let all = [bookkeeping, guardedWrites, rowRefresh, files]
 
     /// Metadata (device id, owner, clock) and the first rejected list.
     static let bookkeeping = LocalMigration(
@@ -103,10 +103,35 @@ enum RuntimeMigrations {
             );
             """)
 
-    /// Empties this user's queue and lists (sign-out).
+    /// The files of file columns (SyncStore+Files.swift): one entry per object this device
+    /// attached or a row names, with where it stands, keyed by bucket and content-addressed name.
+    /// No path is kept: a file's place in the store's folder follows from its name, so moving
+    /// the folder (an app container that moves on update) breaks nothing.
+    static let files = LocalMigration(
+        version: 4, name: "files",
+        sql: """
+            CREATE TABLE _sync_files (
+                bucket TEXT NOT NULL,
+                name TEXT NOT NULL,
+                state TEXT NOT NULL,
+                cached INTEGER NOT NULL DEFAULT 0,
+                size INTEGER,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                retry_ms INTEGER NOT NULL DEFAULT 0,
+                error_code TEXT,
+                error_status INTEGER,
+                error_message TEXT,
+                created_ms INTEGER NOT NULL,
+                PRIMARY KEY (bucket, name)
+            );
+            CREATE INDEX _sync_files_due ON _sync_files (state, retry_ms);
+            """)
+
+    /// Empties this user's queue, lists and files (sign-out).
     static func clearBookkeeping(of userID: UUID, _ database: Database) throws {
         for table in ["_sync_mutations", "_sync_conflicted", "_sync_rejected"] {
             try database.execute("DELETE FROM \(table) WHERE user_id = ? OR user_id = ''", [.text(userID.lowercasedString)])
         }
+        try database.execute("DELETE FROM _sync_files")
     }
 }

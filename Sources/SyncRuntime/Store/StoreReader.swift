@@ -49,10 +49,10 @@ public struct StoreReader {
     /// Every row of `table` (deleted ones too) with every column, as the server holds them.
     public func rowValues(of table: String) throws(SyncError) -> [ColumnValues] {
         let sql = try store.tableSQL(table)
-        let names = sql.table.columnNames
+        let names = sql.names
         return try SyncError.local {
             try database.fetchAll(sql.select) { row in
-                ColumnValues(columns: names, values: sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) })
+                ColumnValues(columns: names, values: sql.values(of: row))
             }
         }
     }
@@ -70,8 +70,7 @@ public struct StoreReader {
     }
 
     func decode<Record: SyncRecord>(_ type: Record.Type, _ row: Row, _ sql: TableSQL) throws -> Record {
-        let values = sql.table.columns.enumerated().map { $1.syncValue(row, at: $0) }
-        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
+        return try RecordDecoder().decode(Record.self, columns: sql.names, values: sql.values(of: row))
     }
 
     private func clauses(_ table: TableSchema, _ condition: String?, orderBy: String?, includingDeleted: Bool) -> String {

@@ -20,29 +20,48 @@ public struct StoreWriter {
     /// server-owned columns (server_seq, the version) keep their stored values on an update.
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
-        try SyncError.reportingSQLite { try saveRecord(record) }
+        try SyncError.reportingSQLite {
+            let sql = try store.tableSQL(Record.table.name)
+            let values = try checkedValues(of: record, sql)
+            guard sql.merge != nil else {
+                return try saveWholeRow(values, sql, id: record.id, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
+            }
+            return try saveMerging(values, over: try sql.storedRow(record.id.lowercasedString, database), sql, as: Record.self)
+        }
     }
 
-    private func saveRecord<Record: SyncRecord>(_ record: Record) throws -> Record {
-        let sql = try store.tableSQL(Record.table.name)
-        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
-        if sql.merge != nil {
-            let saved = try saveMerging(values, sql)
-            let stored = sql.table.columnNames.map { saved[$0] ?? .null }
-            if let rule = sql.table.openRowRule, isOpen(stored, rule, sql) { try enforceOpenRowRule(sql, owner: store.userID) }
-            return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: stored)
-        }
-        try stamp(&values, sql)
+    /// A record's values as a save stores them (checked, JSON and timestamps canonical), with
+    /// the files they name registered for upload.
+    func checkedValues<Record: SyncRecord>(of record: Record, _ sql: TableSQL) throws -> [SyncValue] {
+        let values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
+        try registerFiles(values, sql)
+        return values
+    }
+
+    /// Saves a row of a column-merge table over `stored` (nil: there is none), and returns it as stored.
+    func saveMerging<Record: SyncRecord>(
+        _ values: [SyncValue], over stored: TableSQL.StoredRow?, _ sql: TableSQL, as type: Record.Type
+    ) throws -> Record {
+        let saved = try saveMerging(values, over: stored, sql)
+        if let rule = sql.table.openRowRule, isOpen(saved, rule, sql) { try enforceOpenRowRule(sql, owner: store.userID) }
+        return try RecordDecoder().decode(Record.self, columns: sql.names, values: saved)
+    }
+
+    /// Saves row `id` of any other table, stamped past `storedMs` (the stored row's updated_ms),
+    /// and returns it as stored.
+    func saveWholeRow<Record: SyncRecord>(_ values: [SyncValue], _ sql: TableSQL, id: UUID, over storedMs: Int64?) throws -> Record {
+        var values = values
+        stamp(&values, sql, over: storedMs)
         if try store.guardedWrites.queueUpdate(values, sql, filters: [], in: self) {
             flags.wroteLocally = true
-            return try fetchOne(Record.self, id: record.id) ?? record
+            return try fetchOne(Record.self, id: id) ?? RecordDecoder().decode(Record.self, columns: sql.names, values: values)
         }
         try database.execute(sql.saveLocal, sql.pushedIndexes.map { values[$0].databaseValue })
         flags.wroteLocally = true
         if let rule = sql.table.openRowRule, isOpen(values, rule, sql) {
             try enforceOpenRowRule(sql, owner: store.userID)
         }
-        return try RecordDecoder().decode(Record.self, columns: sql.table.columnNames, values: values)
+        return try RecordDecoder().decode(Record.self, columns: sql.names, values: values)
     }
 
     /// Updates a synced row of a version table as a conditional edit: its replay applies only
@@ -51,9 +70,10 @@ public struct StoreWriter {
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
-        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.table.columnNames), of: sql.table)
+        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
         let queued = try SyncError.local {
-            try stamp(&values, sql)
+            try registerFiles(values, sql)
+            stamp(&values, sql, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
             return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
         }
         guard queued else {
@@ -118,10 +138,9 @@ public struct StoreWriter {
         try reader.fetchCount(type, where: condition, arguments, includingDeleted: includingDeleted)
     }
 
-    /// Stamps a whole-row write: past the row's stored pair, so the edit wins over what this
-    /// device has seen of the row.
-    private func stamp(_ values: inout [SyncValue], _ sql: TableSQL) throws {
-        let stored = try sql.index(of: ReservedColumn.id).flatMap { try storedUpdatedMs(values[$0].databaseValue, sql) }
+    /// Stamps a whole-row write: past the row's stored pair (`stored`, its updated_ms), so the edit
+    /// wins over what this device has seen of the row.
+    private func stamp(_ values: inout [SyncValue], _ sql: TableSQL, over stored: Int64?) {
         for (index, column) in sql.table.columns.enumerated() {
             switch column.role {
             case .owner: values[index] = .text(store.userID.lowercasedString)

@@ -19,6 +19,8 @@ public final class SyncStore: Sendable {
     let tables: [String: TableSQL]
     /// Where version tables' edits of synced rows go instead of the next push (the layer above).
     let guardedWrites: any GuardedWriteQueue
+    /// The file columns' files, beside the database (SyncStore+Files.swift).
+    let files: FileFolder
 
     /// Opens (creating and migrating as needed) the database at `path`. The public initializers
     /// (Conflicts/SyncStore+Open.swift) give it the conflicts layer's queue.
@@ -35,6 +37,9 @@ public final class SyncStore: Sendable {
         self.userID = userID
         self.path = path
         tables = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, TableSQL($0)) })
+        files = FileFolder(databasePath: path)
+        // No transfer runs before the store is open: what is on its way in was left by a stop.
+        files.removeIncoming()
         do {
             pool = try DatabasePool(path: path, maximumReaderCount: Self.readerCount)
             let migrator = StoreMigrator(appMigrations: schema.migrations, syncedTables: schema.tables.map(\.name), nowMs: wallClock())
@@ -101,15 +106,19 @@ public final class SyncStore: Sendable {
         try performWrite(body)
     }
 
-    /// Empties this user's synced tables, cursors and lists (sign-out). The device id and the
-    /// clock stay, so later writes still stamp forward.
+    /// Empties this user's synced tables, cursors, lists and files (sign-out). The device id and
+    /// the clock stay, so later writes still stamp forward.
     public func clearLocalData() throws(SyncError) {
-        try writeTransaction { database in
-            try persistClock(database)
-            for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
-            try database.execute("DELETE FROM _sync_cursors")
-            try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.pullMarkKey)])
-            try RuntimeMigrations.clearBookkeeping(of: userID, database)
+        try withWriter { database in
+            try database.inTransaction {
+                try persistClock(database)
+                for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
+                try database.execute("DELETE FROM _sync_cursors")
+                try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.pullMarkKey)])
+                try RuntimeMigrations.clearBookkeeping(of: userID, database)
+            }
+            // Still on the writer: no attach can come between.
+            files.removeEveryFile()
         }
         state.notifyObservers()
     }

@@ -22,17 +22,23 @@ extension TableSQL {
         }
     }
 
-    func write(_ row: RowMerge.Row, dirty: DirtyState, _ database: Database) throws {
+    /// Writes `row` with its dirty state; returns its values in table order.
+    @discardableResult
+    func write(_ row: RowMerge.Row, dirty: DirtyState, _ database: Database) throws -> [SyncValue] {
         let statement = try database.cachedStatement(writeRow)
         statement.reset()
-        for (index, column) in table.columns.enumerated() {
-            try statement.bind((row.values[column.name] ?? .null).databaseValue, at: index + 1)
+        var values: [SyncValue] = []
+        values.reserveCapacity(names.count)
+        for (index, name) in names.enumerated() {
+            values.append(row.values[name] ?? .null)
+            try statement.bind(values[index].databaseValue, at: index + 1)
         }
-        try statement.bind(.integer(dirty.rawValue), at: table.columns.count + 1)
+        try statement.bind(.integer(dirty.rawValue), at: names.count + 1)
         try statement.run()
+        return values
     }
 
     func row(from values: [SyncValue]) -> [String: SyncValue] {
-        Dictionary(uniqueKeysWithValues: zip(table.columnNames, values))
+        Dictionary(uniqueKeysWithValues: zip(names, values))
     }
 }

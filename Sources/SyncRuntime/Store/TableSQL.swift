@@ -3,6 +3,8 @@ import Foundation
 /// The statements the store runs against one synced table, written once from its schema.
 struct TableSQL: Sendable {
     let table: TableSchema
+    /// The column names in table order (``TableSchema/columnNames`` makes a new array each time).
+    let names: [String]
     /// Column indexes by name, for decoding and for the roles below.
     let indexByName: [String: Int]
     /// Every column but server_seq, in table order: what a push sends.
@@ -36,7 +38,7 @@ struct TableSQL: Sendable {
 
     init(_ table: TableSchema) {
         self.table = table
-        let names = table.columnNames
+        names = table.columnNames
         indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         pushedColumns = table.columns.filter { $0.role != .serverSeq }
         pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
@@ -85,7 +87,10 @@ struct TableSQL: Sendable {
             """
 
         let pushedList = pushedColumns.map { quoted($0.name) }.joined(separator: ", ")
-        selectDirty = "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = \(dirty) AND rowid > ? ORDER BY rowid LIMIT ?"
+        // A row waits while a file it names is still to upload: no row may name an object the
+        // server lacks.
+        selectDirty =
+            "SELECT rowid, \(pushedList) FROM \(t) WHERE _dirty = \(dirty)\(Self.filesUploaded(table)) AND rowid > ? ORDER BY rowid LIMIT ?"
         if table.column(named: ReservedColumn.updatedMs) != nil {
             clearDirty = "UPDATE \(t) SET _dirty = \(clean) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"
             markRejected = "UPDATE \(t) SET _dirty = \(rejected) \(whereKey) AND _dirty = \(dirty) AND updated_ms = ?"

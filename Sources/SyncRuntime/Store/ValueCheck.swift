@@ -15,10 +15,14 @@ enum ValueCheck {
     }
 
     private static func checked(_ value: SyncValue, _ column: ColumnSchema, _ table: TableSchema) throws(SyncError) -> SyncValue {
-        let name = "\(table.name).\(column.name)"
+        // Made only for an error: every value of every save passes here.
+        var name: String { "\(table.name).\(column.name)" }
         switch value {
         case .text(let text):
             if text.utf8.contains(0) { throw nul(name) }
+            if column.type.bucket != nil, SyncFile(name: text) == nil {
+                throw SyncError(.invalidRequest, "\(name) is not a file's name (<sha256>.<extension>): attach the file to get one")
+            }
             if column.type == .timestamp {
                 // The version column stays the exact text the server sent: the guarded replay compares it.
                 guard column.role != .version else { return value }

@@ -107,12 +107,17 @@ enum PostgRESTRowCoding {
         switch (column.type, json) {
         case (.text, .string(let text)):
             return .text(text)
+        case (.file, .string(let text)):
+            // Only a content-addressed name: it becomes a file name and a path in Storage.
+            guard SyncFile(name: text) != nil else { throw mismatch("a file's name (<sha256>.<extension>)") }
+            return .text(text)
         case (.timestamp, .string(let text)) where column.role == .version:
             return .text(text) // compared as the exact text the server sent
         case (.timestamp, .string(let text)):
             guard let timestamp = SyncTimestamp(text) else { throw mismatch("a timestamp with an offset") }
             return .text(timestamp.text) // the canonical form, whatever the server's time zone
         case (.uuid, .string(let text)):
+            if UUID.isLowercaseText(text) { return .text(text) } // as PostgREST sends it: no new string
             guard let uuid = UUID(text: text) else { throw mismatch("a uuid") }
             return .text(uuid.lowercasedString)
         case (.enumeration(let cases), .string(let text)):
@@ -135,7 +140,7 @@ enum PostgRESTRowCoding {
         case (.bytes, .string(let text)):
             guard case .bytes(let data)? = SyncValue(byteaText: text) else { throw mismatch("bytea hex text (\\x...)") }
             return .bytes(data)
-        case (.text, _), (.timestamp, _), (.enumeration, _): throw mismatch("a string")
+        case (.text, _), (.timestamp, _), (.enumeration, _), (.file, _): throw mismatch("a string")
         case (.uuid, _): throw mismatch("a uuid")
         case (.int, _): throw mismatch("an integer")
         case (.double, _): throw mismatch("a number")
@@ -219,11 +224,15 @@ struct PageReading {
         var slots = [Result<SyncValue, PostgRESTRowCoding.RowFailure>?](repeating: nil, count: names.count)
         var serverSeq: Int64?
         var key: String?
+        var next = 0
         try element.readObject { name, member throws(JSONSyntaxError) in
-            guard let index = columnIndex[name] else {
+            // PostgREST writes the members in the order the select named them: the table's.
+            let expected = next < names.count && names[next] == name ? next : nil
+            guard let index = expected ?? columnIndex[name] else {
                 _ = try member.readCanonicalText() // a column this client does not know
                 return
             }
+            next = index + 1
             let column = table.columns[index]
             if column.type == .json, try !member.readNull() {
                 slots[index] = .success(.text(try member.readCanonicalText()))

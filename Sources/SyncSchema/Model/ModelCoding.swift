@@ -4,7 +4,7 @@
 /// which matters because `generate --check` runs in every build.
 extension Column {
     private enum Key: String, CodingKey {
-        case name, type, values, nullable, `default`, references
+        case name, type, values, bucket, nullable, `default`, references, download
     }
 
     public init(from decoder: any Decoder) throws {
@@ -13,6 +13,8 @@ extension Column {
         let keyword = try container.decode(String.self, forKey: .type)
         if keyword == "enum" {
             type = .enumeration(try container.decode([String].self, forKey: .values))
+        } else if keyword == "file" {
+            type = .file(bucket: try container.decode(String.self, forKey: .bucket))
         } else if let simple = ColumnType(simpleKeyword: keyword) {
             type = simple
         } else {
@@ -20,6 +22,7 @@ extension Column {
         }
         isNullable = try container.decodeIfPresent(Bool.self, forKey: .nullable) ?? false
         references = try container.decodeIfPresent(String.self, forKey: .references)
+        download = try container.decodeIfPresent(FileDownload.self, forKey: .download) ?? .eager
         guard container.contains(.default) else {
             defaultValue = nil
             return
@@ -30,7 +33,7 @@ extension Column {
         case .bool: defaultValue = .bool(try container.decode(Bool.self, forKey: .default))
         case .timestamp: defaultValue = .now
         case .json: defaultValue = .json(try container.decode(String.self, forKey: .default))
-        case .text, .enumeration, .uuid, .bytes: defaultValue = .text(try container.decode(String.self, forKey: .default))
+        case .text, .enumeration, .uuid, .bytes, .file: defaultValue = .text(try container.decode(String.self, forKey: .default))
         }
     }
 
@@ -39,6 +42,7 @@ extension Column {
         try container.encode(name, forKey: .name)
         try container.encode(type.keyword, forKey: .type)
         if case .enumeration(let values) = type { try container.encode(values, forKey: .values) }
+        if let bucket = type.bucket { try container.encode(bucket, forKey: .bucket) }
         if isNullable { try container.encode(true, forKey: .nullable) }
         switch defaultValue {
         case nil: break
@@ -50,6 +54,7 @@ extension Column {
         case .json(let text)?: try container.encode(text, forKey: .default)
         }
         try container.encodeIfPresent(references, forKey: .references)
+        if download != .eager { try container.encode(download, forKey: .download) }
     }
 }
 

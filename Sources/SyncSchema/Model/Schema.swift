@@ -13,6 +13,11 @@ public struct Schema: Codable, Equatable, Sendable {
     public func table(named name: String) -> Table? {
         tables.first { $0.name == name }
     }
+
+    /// The Storage buckets of the file columns, each once, in the order the schema names them.
+    public var buckets: [String] {
+        tables.flatMap(\.columns).compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
 }
 
 public struct Table: Codable, Equatable, Sendable {
@@ -67,19 +72,24 @@ public struct Column: Codable, Equatable, Sendable {
     /// A logical reference to another synced table's id. Never a foreign key: rows arrive in
     /// any order.
     public var references: String?
+    /// When devices fetch a file column's files; the devices' choice alone, so changing it makes
+    /// no migration.
+    public var download: FileDownload
 
     public init(
         name: String,
         type: ColumnType,
         isNullable: Bool = false,
         defaultValue: DefaultValue? = nil,
-        references: String? = nil
+        references: String? = nil,
+        download: FileDownload = .eager
     ) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
         self.defaultValue = defaultValue
         self.references = references
+        self.download = download
     }
 }
 

@@ -7,6 +7,8 @@ public struct SyncedColumn: SyncColumn, Equatable, Sendable {
     public var defaultValue: DefaultValue?
     public var role: ColumnRole
     public var references: String?
+    /// When devices fetch a file column's files.
+    public var download: FileDownload = .eager
 
     public init(_ column: ImplicitColumn) {
         self.name = column.name
@@ -22,6 +24,7 @@ public struct SyncedColumn: SyncColumn, Equatable, Sendable {
         self.defaultValue = column.defaultValue
         self.role = .user
         self.references = column.references
+        self.download = column.download
     }
 }
 

@@ -1,12 +1,13 @@
 /// The `columns:` of one table: `name: type`, `name: type?`, or a mapping.
 extension SchemaReader {
-    static let columnKeys = ["type", "nullable", "default", "references", "values"]
+    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download"]
 
     /// Words people reach for from other databases, mapped to the schema's own.
     static let typeSynonyms = [
         "string": "text", "varchar": "text", "integer": "int", "bigint": "int", "boolean": "bool",
         "float": "double", "real": "double", "number": "double", "datetime": "timestamp",
-        "date": "timestamp", "timestamptz": "timestamp", "blob": "bytes", "jsonb": "json",
+        "date": "timestamp", "timestamptz": "timestamp", "blob": "bytes", "jsonb": "json", "attachment": "file", "image": "file",
+        "photo": "file",
     ]
 
     mutating func readColumns(_ entry: YAMLEntry?, table: String, tableMark: YAMLMark, tableFields: [YAMLEntry]) -> (
@@ -62,7 +63,7 @@ extension SchemaReader {
         }
         let isNullable = written.hasSuffix("?")
         let keyword = isNullable ? String(written.dropLast()) : written
-        guard let type = readType(keyword, at: node.mark, column: column, values: nil) else { return nil }
+        guard let type = readType(keyword, at: node.mark, column: column, values: nil, bucket: nil) else { return nil }
         return Column(name: column, type: type, isNullable: isNullable)
     }
 
@@ -90,18 +91,33 @@ extension SchemaReader {
         if let valuesEntry, keyword != "enum" {
             log.error(valuesEntry.keyMark, "'values' applies only to enum columns", hint: "remove 'values', or write 'type: enum'")
         }
-        guard let type = readType(keyword, at: typeNode.mark, column: column, values: valuesEntry) else { return nil }
+        let fileEntries = [fields.entry("bucket"), fields.entry("download")].compactMap { $0 }
+        // An unknown type is reported as such; its keys would only repeat it.
+        if keyword != "file", ColumnType.keywords.contains(keyword) {
+            for entry in fileEntries {
+                log.error(
+                    entry.keyMark, "'\(entry.key)' applies only to file columns", hint: "remove '\(entry.key)', or write 'type: file'")
+            }
+        }
+        guard let type = readType(keyword, at: typeNode.mark, column: column, values: valuesEntry, bucket: fields.entry("bucket"))
+        else { return nil }
+        var download = FileDownload.eager
+        if type.bucket != nil, let entry = fields.entry("download") { download = readDownload(entry) ?? .eager }
         if let references, let referencesNode, type != .uuid {
             log.error(
                 referencesNode.mark, "column '\(column.abbreviated)' references '\(references)' but is \(type.keyword)",
                 hint: "a reference holds the other row's id: make the column 'type: uuid'")
         }
         let defaultValue = fields["default"].flatMap { readDefault($0, type: type, column: column) }
-        return Column(name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references)
+        return Column(
+            name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references, download: download)
     }
 
-    /// A type keyword; an enum takes its values from the `values` entry.
-    private mutating func readType(_ keyword: String, at mark: YAMLMark, column: String, values: YAMLEntry?) -> ColumnType? {
+    /// A type keyword; an enum takes its values from the `values` entry, a file its bucket from
+    /// `bucket`.
+    private mutating func readType(
+        _ keyword: String, at mark: YAMLMark, column: String, values: YAMLEntry?, bucket: YAMLEntry?
+    ) -> ColumnType? {
         switch keyword {
         case "text": return .text
         case "int": return .int
@@ -119,6 +135,14 @@ extension SchemaReader {
                 return nil
             }
             return readEnumValues(values).map(ColumnType.enumeration)
+        case "file":
+            guard let bucket else {
+                log.error(
+                    mark, "file column '\(column.abbreviated)' has no 'bucket'",
+                    hint: "write '\(column.abbreviated): { type: file, bucket: photos }', naming the Storage bucket its files go in")
+                return nil
+            }
+            return readBucket(bucket).map { ColumnType.file(bucket: $0) }
         default:
             let match = Self.typeSynonyms[keyword.lowercased()] ?? Suggestion.closest(to: keyword, among: ColumnType.keywords)
             log.error(
@@ -126,6 +150,46 @@ extension SchemaReader {
                 hint: match.map { "did you mean '\($0)'?" } ?? "the types are \(ColumnType.keywords.joined(separator: ", "))")
             return nil
         }
+    }
+
+    /// A bucket name: it is also the Storage bucket's id, part of its policies' names, and a
+    /// literal in their SQL, so it keeps to lowercase letters, digits, '-' and '_'.
+    private mutating func readBucket(_ entry: YAMLEntry) -> String? {
+        guard let name = string(entry.value, for: "bucket", hint: "write a bucket name such as 'photos'") else { return nil }
+        let allowed = name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        guard allowed, let first = name.utf8.first, first != UInt8(ascii: "-"), first != UInt8(ascii: "_") else {
+            log.error(
+                entry.value.mark, "bucket name '\(name.abbreviated)' is not lowercase letters, digits, '-' and '_'",
+                hint: "write lowercase letters, digits, '-' and '_', starting with a letter or digit, such as 'task-photos'")
+            return nil
+        }
+        guard name.utf8.count <= Self.maxBucketLength else {
+            log.error(
+                entry.value.mark, "bucket name '\(name.abbreviated)' is \(name.utf8.count) bytes long",
+                hint: "keep bucket names to \(Self.maxBucketLength) bytes: its policies' names must fit PostgreSQL's 63")
+            return nil
+        }
+        return name
+    }
+
+    /// `<bucket>_select_own`, the longest policy name, fits 63 bytes.
+    static let maxBucketLength = 52
+
+    private mutating func readDownload(_ entry: YAMLEntry) -> FileDownload? {
+        let keywords = FileDownload.allCases.map(\.keyword)
+        guard let word = string(entry.value, for: "download", hint: "write one of \(keywords.joined(separator: ", "))") else {
+            return nil
+        }
+        guard let mode = FileDownload(rawValue: word) else {
+            log.error(
+                entry.value.mark, "unknown download '\(word.abbreviated)'",
+                hint: Suggestion.hint(for: word, among: keywords, listing: "write one of"))
+            return nil
+        }
+        return mode
     }
 
     private mutating func readReference(_ node: YAMLNode, column: String) -> String? {

@@ -66,6 +66,13 @@ extension SchemaReader {
             return nil
         case (.json, _):
             return .json(CanonicalJSON.text(of: node))
+        case (.file, _):
+            log.error(
+                node.mark, "file column '\(column.abbreviated)' cannot have a default",
+                hint:
+                    "a file column names a file a device attached; remove the default, and write 'nullable: true' if rows may come without one"
+            )
+            return nil
         }
     }
 

@@ -11,7 +11,7 @@ enum ChildRuns {
         var peakMiB = Measure.peakMemoryMiB() ?? 0
 
         var rowsPerSecond: Double { Double(rows) / seconds }
-        var line: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+        var line: String { ChildProcess.line(self) }
 
         init(rows: Int, seconds: Double, cpuSeconds: Double) {
             (self.rows, self.seconds, self.cpuSeconds) = (rows, seconds, cpuSeconds)
@@ -51,18 +51,8 @@ enum ChildRuns {
 
     /// Runs one part in a fresh process of this executable and reads its result line.
     static func childRun(_ part: String, _ rows: Int) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [CommandLine.arguments[1], "child", part, String(rows)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last, let result = Result(line: line) else {
-            throw BenchmarkError("benchmark part \(part) \(rows) failed: \(text)")
-        }
+        let line = try ChildProcess.run([part, String(rows)])
+        guard let result = Result(line: line) else { throw BenchmarkError("benchmark part \(part) \(rows) printed \(line)") }
         return result
     }
 }

@@ -7,15 +7,16 @@ import SyncTestSupport
     import FoundationNetworking
 #endif
 
-/// The runtime's PostgREST transport reading ``SessionRows`` as PostgREST writes them, served
-/// over a URLProtocol from a file written beforehand (untimed), so that serving a page costs
-/// the "server" nearly nothing and memory stays flat.
+/// The runtime's PostgREST transport reading pages as PostgREST writes them, served over a
+/// URLProtocol from files written beforehand (untimed), so that serving a page costs the
+/// "server" nearly nothing and memory stays flat.
 enum PostgRESTPages {
     static let pageSize = 1_000
 
-    static func transport(rows count: Int) throws -> PostgRESTTransport {
-        let file = try PageFile(SessionRows(keys: .sequential), count: count)
-        PageProtocol.file.value = file
+    /// A transport whose pulls `source` answers: the body of a table's page after a server_seq,
+    /// nil for an empty page.
+    static func transport(serving source: @escaping @Sendable (_ table: String, _ after: Int) -> Data?) -> PostgRESTTransport {
+        PageProtocol.source.value = source
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [PageProtocol.self]
         return PostgRESTTransport(
@@ -23,6 +24,26 @@ enum PostgRESTPages {
                 projectURL: URL(string: "https://bench.supabase.test")!, anonKey: "anon",
                 session: URLSession(configuration: configuration), accessToken: { "token" }
             ))
+    }
+
+    /// ``SessionRows`` (sequential keys) as the sessions table's pages; every other table empty.
+    static func transport(rows count: Int) throws -> PostgRESTTransport {
+        let file = Locked(try PageFile(SessionRows(keys: .sequential), count: count))
+        return transport { table, after in table == Session.table.name ? file.withLock { $0.page(after: after) } : nil }
+    }
+
+    /// Pages written by ``write(_:_:after:to:)`` into `directory`, one file each.
+    static func transport(directory: URL) -> PostgRESTTransport {
+        transport { table, after in try? Data(contentsOf: file(table, after: after, in: directory)) }
+    }
+
+    /// Writes one page's body (`json`, as PostgREST sends it) for a pull of `table` after `after`.
+    static func write(_ json: Data, _ table: String, after: Int64, to directory: URL) throws {
+        try json.write(to: file(table, after: Int(after), in: directory))
+    }
+
+    private static func file(_ table: String, after: Int, in directory: URL) -> URL {
+        directory.appendingPathComponent("\(table)-\(after).json")
     }
 
     /// A row as PostgREST writes it: keys in table order, json columns embedded.
@@ -45,10 +66,9 @@ enum PostgRESTPages {
     }
 }
 
-/// Serves `GET /rest/v1/sessions?...server_seq=gt.N...` from a ``PageFile``; every other table
-/// is empty.
+/// Serves `GET /rest/v1/<table>?...server_seq=gt.N...` from ``source``.
 private final class PageProtocol: URLProtocol {
-    static let file = Locked<PageFile?>(nil)
+    static let source = Locked<(@Sendable (String, Int) -> Data?)?>(nil)
 
     override class func canInit(with request: URLRequest) -> Bool { true }
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
@@ -58,8 +78,7 @@ private final class PageProtocol: URLProtocol {
         let url = request.url!
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let after = items.first { $0.name == ReservedColumn.serverSeq }?.value.flatMap { Int($0.dropFirst("gt.".count)) } ?? 0
-        let empty = Data("[]".utf8)
-        let body = url.lastPathComponent == Session.table.name ? Self.file.withLock { $0?.page(after: after) } ?? empty : empty
+        let body = Self.source.value?(url.lastPathComponent, after) ?? Data("[]".utf8)
         let response = HTTPURLResponse(
             url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)

@@ -42,6 +42,12 @@ enum Measure {
     /// The process's peak resident memory so far, in MiB (Linux: VmHWM).
     static func peakMemoryMiB() -> Double? { ownStatus("VmHWM:").map { $0 / 1024 } }
 
+    /// Starts the peak (VmHWM) over from the resident memory now (Linux: /proc/self/clear_refs),
+    /// so that it is what comes after, not what the process did before.
+    static func resetPeakMemory() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
     /// The resident memory now (VmRSS), in MiB.
     static func residentMemoryMiB() -> Double? { ownStatus("VmRSS:").map { $0 / 1024 } }
 

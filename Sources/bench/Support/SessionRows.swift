@@ -20,7 +20,8 @@ struct SessionRows {
     static let sources = ["desktop", "phone", "watch"]
 
     let keys: Keys
-    private let activities = (0..<20).map { _ in UUID().uuidString.lowercased() }
+    private let activityIDs = (0..<20).map { _ in UUID() }
+    private let activities: [String]
     private let owner = SessionRows.user.uuidString.lowercased()
     /// One names array for every row, as a decoded page shares one.
     private let names = Session.table.columnNames
@@ -29,6 +30,7 @@ struct SessionRows {
 
     init(keys: Keys) {
         self.keys = keys
+        activities = activityIDs.map { $0.uuidString.lowercased() }
     }
 
     /// Row `index`, every column in table order.
@@ -53,6 +55,22 @@ struct SessionRows {
             }
         }
         return ColumnValues(columns: names, values: values)
+    }
+
+    /// Row `index` as the app holds it: what a local write saves, the same values raw SQLite
+    /// writes for ``row(_:)``, made as cheaply (sequential keys only).
+    func session(_ index: Int) -> Session {
+        let started = Self.base + Int64(index) * 60_000
+        let i = UInt64(index)
+        let id = UUID(
+            uuid: (
+                0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, UInt8(truncatingIfNeeded: i >> 40), UInt8(truncatingIfNeeded: i >> 32),
+                UInt8(truncatingIfNeeded: i >> 24), UInt8(truncatingIfNeeded: i >> 16), UInt8(truncatingIfNeeded: i >> 8),
+                UInt8(truncatingIfNeeded: i)
+            ))
+        return Session(
+            id: id, activityId: activityIDs[index % 20], startedMs: started, endedMs: started + 30_000,
+            note: index % 3 == 0 ? "note \(index)" : nil, source: Session.Source(rawValue: Self.sources[index % 3]) ?? .desktop)
     }
 
     private func key(_ index: Int) -> String {

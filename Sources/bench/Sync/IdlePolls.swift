@@ -7,9 +7,10 @@ import SyncRuntime
 /// table's pull sends with a 50-row lookback against exact ordering, and what an idle poll
 /// cycle over every table costs.
 enum IdlePolls {
-    static func run(
-        _ database: BenchDatabase, exact: (store: SyncStore, engine: SyncEngine), lookback: (store: SyncStore, engine: SyncEngine)
-    ) async throws -> [Figure] {
+    static func run(_ database: BenchDatabase, directory: URL) async throws -> [Figure] {
+        let exact = try await syncedDevice(database, ordering: .exact, directory: directory)
+        let lookback = try await syncedDevice(database, ordering: .lookback(50), directory: directory)
+        defer { for device in [exact, lookback] { device.store.close() } }
         print("\nidle poll per table (nothing changed), a device at the head of every table:")
         print("table          exact rows  exact bytes  lookback-50 rows  lookback-50 bytes")
         var exactRows = 0
@@ -37,6 +38,24 @@ enum IdlePolls {
             Figure("sync.idle_cycle_ms_exact", exactCycle * 1e3, aim: nil),
             Figure("sync.idle_cycle_ms_lookback", lookbackCycle * 1e3, aim: nil),
         ]
+    }
+
+    /// A device that pulled every table from the start (in this process), its pull ordering `ordering`.
+    static func syncedDevice(
+        _ database: BenchDatabase, ordering: PullOrdering, directory: URL
+    ) async throws -> (store: SyncStore, engine: SyncEngine) {
+        let tables = GeneratedSchema.tables.map {
+            TableSchema(
+                name: $0.name, columns: $0.columns, primaryKey: $0.primaryKey, conflict: $0.conflict, ordering: ordering,
+                openRowRule: $0.openRowRule)
+        }
+        let store = try SyncStore(
+            path: Scratch.databasePath("bench-idle", in: directory),
+            schema: AppSchema(tables: tables, migrations: GeneratedSchema.migrations),
+            userID: InitialSync.user, deviceID: "idle")
+        let engine = SyncEngine(store: store, transport: PostgresTransport(url: database.url)) { InitialSync.credentials }
+        _ = try await engine.syncNow()
+        return (store, engine)
     }
 
     /// One idle pull of `table` as the device sends it: the rows back, and the bytes of

@@ -4,109 +4,107 @@ import SyncPostgres
 import SyncRuntime
 import SyncTestSupport
 
-/// `bench sync`, on a throwaway PostgreSQL 15 with the generated schema.sql: the initial sync of
-/// 100k session rows into an empty device through PostgresTransport, its time split into the
-/// server's query, decode and local apply, beside raw SQLite upserting the same rows in the same
-/// directory (and PowerSync's published Flutter desktop figure); then idle polls (``IdlePolls``).
+/// `bench sync`, on a throwaway PostgreSQL 15 with the generated schema.sql: an empty device's
+/// initial sync of 100k session rows (and the small tables) through libpq and through PostgREST's
+/// JSON pages for the same rows, each beside raw SQLite upserting the same rows in the same
+/// directory, on this machine's disk and in memory (/dev/shm). Every run is a process of its own
+/// (``SyncChild``): its rate, CPU time and resident memory above its idle memory. Three rounds,
+/// the parts interleaved in each; each ratio is the median of the rounds' ratios. Then idle polls
+/// (``IdlePolls``).
 enum InitialSync {
     static let user = UUID(uuidString: "0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2b")!
     static let credentials = Credentials(userID: user, accessToken: "unused")
     static let sessions = 100_000
     static let smallTables = [(table: "activities", rows: 20), (table: "tasks", rows: 200), (table: "task_lists", rows: 10)]
     static let powerSyncRowsPerSecond = 27_600.0
-
-    /// One run's figures.
-    struct Result {
-        let device: (store: SyncStore, engine: SyncEngine)
-        let rows: Int
-        let seconds: Double
-        let query: Double
-        let decode: Double
-        /// The engine's time outside the transport's pulls: applying pages locally (the push
-        /// that finds nothing, and cursor reads, are in here too).
-        let apply: Double
-        let other: Double
-        let peakMiB: Double
-        /// This process's CPU time during the sync: the wall time on a shared machine also holds
-        /// waits for a core, and the server's time.
-        let cpuSeconds: Double
-        /// Resident memory before, after the first 10k rows, at the most and at the end: flat when
-        /// the pull holds only the pages it fetched ahead, whatever the table's size.
-        let memoryBefore: Double
-        let memory: PullWatch.Memory
-
-        var rowsPerSecond: Double { Double(rows) / seconds }
-
-        func line(_ label: String) -> String {
-            func share(_ part: Double) -> String { String(format: "%5.0f%%", 100 * part / seconds) }
-            return label.padded(12) + String(format: " %8d  %9.3f  %7.0f", rows, seconds, rowsPerSecond)
-                + "  " + [query, decode, apply, other].map(share).joined(separator: "  ")
-                + String(format: "  %9.1f  %12.3f  %10.0f", peakMiB, cpuSeconds, Double(rows) / cpuSeconds)
-        }
-    }
+    static let rounds = 3
 
     static func run() async throws -> [Figure] {
+        let arguments = Array(CommandLine.arguments.dropFirst(2))
+        if arguments.first == "child" {
+            print(ChildProcess.line(try await SyncChild.run(Array(arguments.dropFirst()))))
+            return []
+        }
         let cluster = try BenchCluster.start()
         let places = [("disk", false), ("memory", true)].compactMap { place, inMemory in
             Scratch.directory("hope-sync-bench", inMemory: inMemory).map { (place: place, directory: $0) }
         }
+        let pages = FileManager.default.temporaryDirectory.appendingPathComponent("hope-sync-bench-pages-\(getpid())")
         defer {
             cluster.stop()
-            for place in places { try? FileManager.default.removeItem(at: place.directory) }
+            for directory in places.map(\.directory) + [pages] { try? FileManager.default.removeItem(at: directory) }
         }
         let database = try cluster.createDatabase("bench", generatedSchema: true)
-        print(
-            "Initial sync: PostgreSQL 15 on this machine over TCP 127.0.0.1, PostgresTransport, pages of 1000 rows; release build figures only\n"
-        )
+        print("Initial sync: PostgreSQL 15 on this machine over TCP 127.0.0.1, pages of 1000 rows; each run a process of its own\n")
         let loadSeconds = try Measure.seconds { try load(database) }
         print(
             "loaded \(sessions) sessions + \(smallTables.map { "\($0.rows) \($0.table)" }.joined(separator: " + ")) server-side in "
-                + "\(Measure.format(loadSeconds, digits: 2)) s (triggers on)\n")
+                + "\(Measure.format(loadSeconds, digits: 2)) s (triggers on)")
+        try writePostgRESTPages(database, to: pages)
+        print("PostgREST's pages written (json_agg of the select it runs)\n")
 
-        // The baseline: raw SQLite upserting the same session rows (already in memory, as values:
-        // as the device receives them) into an empty file beside the device's, one prepared
-        // statement, one transaction.
-        let pages = try await PostgresTransport(url: database.url).pullAll(Session.table, as: credentials)
-        let rawRows = pages.flatMap(\.rows).map(RawSQLite.values)
-        print("initial sync     rows    seconds   rows/s   query  decode  apply  other   peak MiB  client CPU s  rows/CPU s")
-        // The device's file on this machine's disk, then (where there is one) in memory: the gap
-        // is the local database's I/O waits (WAL writes and checkpoints) on the disk.
-        var medians: [(place: String, sync: Result, raw: Double)] = []
-        for (place, directory) in places {
-            var runs: [Result] = []
-            var raw: [Double] = []
-            for run in 1...3 {
-                let rawSeconds = try RawSQLite.upsertSessions(rawRows, in: directory)
-                raw.append(Double(rawRows.count) / rawSeconds)
-                print("\(place) \(run) raw".padded(12) + String(format: " %8d  %9.3f  %7.0f", rawRows.count, rawSeconds, raw.last!))
-                runs.append(try await initialSync(database, ordering: .exact, name: "exact-\(run)", directory: directory))
-                print(runs.last!.line("\(place) \(run)"))
+        print("run          part       rows   seconds   rows/s  ratio  CPU s  idle MiB  peak MiB  extra MiB  at 10k  at end")
+        var runs: [String: [SyncChild.Part: [SyncChild.Result]]] = [:]
+        var ratios: [String: [SyncChild.Part: [Double]]] = [:]
+        for round in 1...rounds {
+            for (place, directory) in places {
+                var raw: SyncChild.Result?
+                for part in SyncChild.Part.allCases {
+                    let line = try ChildProcess.run([part.rawValue, directory.path, database.url, pages.path])
+                    let result = try ChildProcess.decode(SyncChild.Result.self, line)
+                    runs[place, default: [:]][part, default: []].append(result)
+                    if part == .raw { raw = result } else if let raw { ratios[place, default: [:]][part, default: []].append(result / raw) }
+                    print(row("\(place) \(round)", part, result, raw: part == .raw ? nil : raw))
+                }
             }
-            medians.append((place, runs.sorted { $0.seconds < $1.seconds }[1], Measure.median(raw)))
         }
+        return try await summary(runs, ratios) + IdlePolls.run(database, directory: places[0].directory)
+    }
+
+    /// The medians, and the figures.
+    static func summary(_ runs: [String: [SyncChild.Part: [SyncChild.Result]]], _ ratios: [String: [SyncChild.Part: [Double]]]) -> [Figure]
+    {
+        print("\nmedians of \(rounds) rounds (ratio: the median of each round's ratio to raw SQLite beside it)")
         var figures: [Figure] = []
-        for (place, sync, raw) in medians {
-            let (memory, rate) = (sync.memory, sync.rowsPerSecond)
-            func format(_ value: Double, _ digits: Int = 0) -> String { Measure.format(value, digits: digits) }
-            print(
-                """
-                device file on \(place): resident memory \(format(sync.memoryBefore, 1)) MiB before, \(format(memory.at10k, 1)) MiB after \
-                10k rows, \(format(memory.most, 1)) MiB at most, \(format(memory.atEnd, 1)) MiB after \(sync.rows) rows
-                device file on \(place): initial sync \(format(rate)) rows/s, raw SQLite upsert \(format(raw)) rows/s: ratio \
-                \(format(rate / raw, 2)) (aim 0.8)
-                PowerSync Flutter desktop (published): \(format(powerSyncRowsPerSecond)) rows/s; this, device file on \(place): \
-                \(format(rate)) rows/s (median run), ratio \(format(rate / powerSyncRowsPerSecond, 2)); target 50000
-                """)
-            figures.append(Figure("sync.\(place)_over_raw", rate / raw, aim: 0.8))
-            if place == "disk" {
-                figures.append(Figure("sync.disk_rows_per_s", rate, aim: 50_000, digits: 0))
-                figures.append(Figure("sync.peak_extra_mib", memory.most - sync.memoryBefore, aim: nil, digits: 1))
+        for place in ["disk", "memory"] {
+            guard let parts = runs[place] else { continue }
+            for part in [SyncChild.Part.libpq, .postgrest] {
+                let rates = (parts[part] ?? []).map(\.rowsPerSecond)
+                let rounds = ratios[place]?[part] ?? []
+                let extra = (parts[part] ?? []).map(\.extraMiB)
+                print(
+                    "\(place.padded(7)) \(part.rawValue.padded(10)) \(Measure.format(Measure.median(rates), digits: 0)) rows/s, raw "
+                        + "\(Measure.format(Measure.median((parts[.raw] ?? []).map(\.rowsPerSecond)), digits: 0)) rows/s: ratio "
+                        + "\(Measure.format(Measure.median(rounds), digits: 2)) (rounds \(rounds.map { Measure.format($0, digits: 2) }.joined(separator: ", "))); "
+                        + "memory above idle \(extra.map { Measure.format($0) }.joined(separator: ", ")) MiB")
             }
         }
-        print("(query: begin to commit, the rows as text in libpq; decode: text to values; apply: the engine's local writes and cursor)")
+        func ratio(_ place: String, _ part: SyncChild.Part) -> Double { Measure.median(ratios[place]?[part] ?? [.nan]) }
+        let diskRate = Measure.median((runs["disk"]?[.libpq] ?? []).map(\.rowsPerSecond))
+        print(
+            "PowerSync Flutter desktop (published): \(Measure.format(powerSyncRowsPerSecond, digits: 0)) rows/s; this, libpq, device file on disk: "
+                + "\(Measure.format(diskRate, digits: 0)) rows/s, ratio \(Measure.format(diskRate / powerSyncRowsPerSecond, digits: 2)); target 50000"
+        )
+        print("(query: begin to commit in libpq, summed over pages, decode inside it; they overlap the apply)")
+        let synced = runs.values.flatMap { $0.filter { $0.key != .raw }.values.joined() }
+        figures.append(Figure("sync.disk_over_raw", ratio("disk", .libpq), aim: 0.85))
+        figures.append(Figure("sync.memory_over_raw", ratio("memory", .libpq), aim: 0.85))
+        figures.append(Figure("sync.postgrest_over_raw", ratio("disk", .postgrest), aim: 0.85))
+        figures.append(Figure("sync.disk_rows_per_s", diskRate, aim: 50_000, digits: 0))
+        figures.append(Figure("sync.peak_extra_mib", synced.map(\.extraMiB).max() ?? .nan, aim: 64, digits: 1))
+        return figures
+    }
 
-        let lookback = try await initialSync(database, ordering: .lookback(50), name: "lookback", directory: places[0].directory)
-        return figures + (try await IdlePolls.run(database, exact: medians[0].sync.device, lookback: lookback.device))
+    static func row(_ run: String, _ part: SyncChild.Part, _ result: SyncChild.Result, raw: SyncChild.Result?) -> String {
+        let ratio = raw.map { String(format: "%5.2f", result / $0) } ?? "    -"
+        var line = run.padded(12) + " " + part.rawValue.padded(9)
+        line += String(format: " %7d  %7.3f  %7.0f  ", result.rows, result.seconds, result.rowsPerSecond) + ratio
+        line += String(format: "  %5.2f", result.cpuSeconds)
+        guard part != .raw else { return line }
+        line += String(
+            format: "  %8.1f  %8.1f  %9.1f  %6.1f  %6.1f", result.idleMiB, result.peakMiB, result.extraMiB, result.at10kMiB, result.endMiB)
+        if part == .libpq { line += String(format: "   query %.2f s, decode %.2f s", result.query, result.decode) }
+        return line
     }
 
     /// Rows made by the server itself (generate_series), through the real triggers: the small
@@ -130,60 +128,30 @@ enum InitialSync {
                 """)
     }
 
-    /// An empty device's first sync, timed in parts.
-    static func initialSync(_ database: BenchDatabase, ordering: PullOrdering, name: String, directory: URL) async throws -> Result {
-        let timings = RequestTimings()
-        let pulls = PullWatch()
-        let transport = WatchedTransport(base: PostgresTransport(configuration: .init(url: database.url, timings: timings))) {
-            pulls.record($0)
+    /// Every table's pages as PostgREST answers the device's pulls (json_agg of the same select,
+    /// in the transport's column order), one file each in `directory`.
+    static func writePostgRESTPages(_ database: BenchDatabase, to directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (owner, sequence) = (ReservedColumn.owner, ReservedColumn.serverSeq)
+        for table in GeneratedSchema.tables {
+            let columns = table.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            var after: Int64 = 0
+            while true {
+                let page = try database.admin.execute(
+                    """
+                    select coalesce(json_agg(t), '[]')::text, count(*), max(t.\(sequence)) from
+                      (select \(columns) from public.\(table.name) where \(owner) = $1 and \(sequence) > $2 order by \(sequence) limit $3) t
+                    """, [user.uuidString.lowercased(), String(after), String(PostgRESTPages.pageSize)])
+                let row = page.rows[0]
+                try PostgRESTPages.write(Data((row[0] ?? "[]").utf8), table.name, after: after, to: directory)
+                guard Int(row[1] ?? "") == PostgRESTPages.pageSize, let last = Int64(row[2] ?? "") else { break }
+                after = last
+            }
         }
-        let tables = GeneratedSchema.tables.map {
-            TableSchema(
-                name: $0.name, columns: $0.columns, primaryKey: $0.primaryKey, conflict: $0.conflict, ordering: ordering,
-                openRowRule: $0.openRowRule)
-        }
-        let store = try SyncStore(
-            path: Scratch.databasePath("bench-sync-\(name)", in: directory),
-            schema: AppSchema(tables: tables, migrations: GeneratedSchema.migrations), userID: user, deviceID: name)
-        let engine = SyncEngine(store: store, transport: transport) { credentials }
-        var report = SyncReport()
-        let memoryBefore = Measure.residentMemoryMiB() ?? 0
-        let cpuBefore = Measure.cpuSeconds()
-        let seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
-        let cpuSeconds = Measure.cpuSeconds() - cpuBefore
-        let pulling = pulls.seconds
-        let decode = timings.seconds(.decode)
-        let query = timings.seconds(.query) - decode // a page is decoded inside its request
-        return Result(
-            device: (store, engine), rows: report.pulled, seconds: seconds, query: query, decode: decode, apply: seconds - pulling,
-            other: pulling - query - decode, peakMiB: Measure.peakMemoryMiB() ?? 0, cpuSeconds: cpuSeconds, memoryBefore: memoryBefore,
-            memory: pulls.memory)
     }
 }
 
-/// The time spent inside a transport's pulls (query, decode and the hops between), and the
-/// resident memory as the rows arrived, one sample a page.
-final class PullWatch: Sendable {
-    struct Memory {
-        var at10k = 0.0
-        var most = 0.0
-        var atEnd = 0.0
-    }
-
-    private let state = Locked((nanoseconds: UInt64(0), rows: 0, memory: Memory()))
-
-    func record(_ request: WatchedRequest) {
-        guard request.kind == .pull, case .success(let rows) = request.outcome else { return }
-        let resident = Measure.residentMemoryMiB() ?? 0
-        state.withLock { state in
-            state.nanoseconds += request.end - request.start
-            if state.rows < 10_000, state.rows + rows >= 10_000 { state.memory.at10k = resident }
-            state.rows += rows
-            state.memory.most = max(state.memory.most, resident)
-            state.memory.atEnd = resident
-        }
-    }
-
-    var seconds: Double { Double(state.value.nanoseconds) / 1e9 }
-    var memory: Memory { state.value.memory }
+extension SyncChild.Result {
+    /// Throughput as a share of `baseline`'s (wall time).
+    static func / (result: Self, baseline: Self) -> Double { result.rowsPerSecond / baseline.rowsPerSecond }
 }

@@ -22,6 +22,7 @@ struct PgTAPTableScript {
         let lww = table.conflict == .lww
         var context = TableTestsContext()
         context.table = table.name
+        context.pullFunction = ServerFunctions.pull
         context.q = quote
         context.alice = SupabaseTestRenderer.alice
         context.aliceClaims = Self.claims(SupabaseTestRenderer.alice)
@@ -208,6 +209,8 @@ struct PgTAPTableScript {
         case .json: return "'{\"n\": \(n)}'::jsonb"
         case .bytes: return "'\\x\(padded(n % 100, 2))'::bytea"
         case .enumeration(let values): return SQLLiteral.string(values[n % values.count]) + "::text"
+        // A file's content-addressed name: a SHA-256 in hex and an extension.
+        case .file: return "'\(padded(n, 64)).bin'::text"
         }
     }
 

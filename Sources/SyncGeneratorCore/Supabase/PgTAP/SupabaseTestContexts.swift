@@ -7,6 +7,7 @@ struct TestsContext: TemplateContext {
     var alice: String
     var bob: String
     var tables: [RenderedSQL]
+    var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
@@ -14,6 +15,33 @@ struct TestsContext: TemplateContext {
             .init("alice", "the first test user's id", \.alice),
             .init("bob", "the second test user's id", \.bob),
             .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
+            .init("buckets", "each Storage bucket's tests, rendered by bucket_tests.sql", \.buckets),
+        ]
+    }
+}
+
+/// `supabase/bucket_tests.sql.mustache`: one Storage bucket's tests.
+struct BucketTestsContext: TemplateContext {
+    static let template = "supabase/bucket_tests.sql.mustache"
+    static let summary = "one Storage bucket's pgTAP tests (the plan counts the tests they call)"
+
+    var bucket: String
+    var literal: String
+    var q: String
+    var aliceClaims: String
+    var bobClaims: String
+    var aliceObject: String
+    var bobObject: String
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("bucket", "the bucket's name", \.bucket),
+            .init("literal", "the name as an SQL string literal", \.literal),
+            .init("q", "a dollar quote no enum value contains, for statements inside pgTAP calls", \.q),
+            .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),
+            .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
+            .init("aliceObject", "an object name in Alice's folder (`<alice>/<sha256>.bin`)", \.aliceObject),
+            .init("bobObject", "the same name in Bob's folder", \.bobObject),
         ]
     }
 }
@@ -27,6 +55,7 @@ struct TableTestsContext: TemplateContext {
     static let summary = "one table's pgTAP tests (the plan counts the tests they call)"
 
     var table = ""
+    var pullFunction = ""
     var q = ""
     var alice = ""
     var aliceClaims = ""
@@ -75,6 +104,7 @@ struct TableTestsContext: TemplateContext {
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
+            .init("pullFunction", "the pull function's name (every table's next page in one request)", \.pullFunction),
             .init("q", "a dollar quote no enum value contains, for statements inside pgTAP calls", \.q),
             .init("alice", "Alice's user id", \.alice),
             .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),

@@ -23,10 +23,22 @@ package struct SupabaseTestRenderer: Sendable {
             while sql.hasSuffix("\n") { sql.removeLast() }
             return RenderedSQL(sql: sql)
         }
+        let buckets = try schema.buckets.map { bucket in
+            var sql = try templates.render(bucketContext(bucket, quote: quote))
+            while sql.hasSuffix("\n") { sql.removeLast() }
+            return RenderedSQL(sql: sql)
+        }
         // The plan counts the tests the file makes: rendered once to count them, then with the count.
-        var context = TestsContext(plan: "0", alice: Self.alice, bob: Self.bob, tables: tables)
+        var context = TestsContext(plan: "0", alice: Self.alice, bob: Self.bob, tables: tables, buckets: buckets)
         context.plan = String(PgTAPPlan.count(in: try templates.render(context)))
         return try templates.render(context)
+    }
+
+    private func bucketContext(_ bucket: String, quote: String) -> BucketTestsContext {
+        let name = String(repeating: "0", count: 63) + "1.bin"
+        return BucketTestsContext(
+            bucket: bucket, literal: SQLLiteral.string(bucket), q: quote, aliceClaims: PgTAPTableScript.claims(Self.alice),
+            bobClaims: PgTAPTableScript.claims(Self.bob), aliceObject: "\(Self.alice)/\(name)", bobObject: "\(Self.bob)/\(name)")
     }
 
     /// A dollar quote no enum value contains (they are the only user text in the tests).

@@ -56,6 +56,27 @@ private struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try value.decoded(as: type, codingPath: [key])
     }
 
+    // An optional column looked up once, not three times (contains, decodeNil, decode).
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = values[key.stringValue], value != .null else { return nil }
+        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(text: text) {
+            return (uuid as! T)
+        }
+        return try value.decoded(as: type, codingPath: [key])
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = values[key.stringValue], value != .null else { return nil }
+        if case .text(let text) = value { return text }
+        return try value.decoded(as: type, codingPath: [key])
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = values[key.stringValue], value != .null else { return nil }
+        if case .int(let int) = value { return int }
+        return try value.decoded(as: type, codingPath: [key])
+    }
+
     // The types generated rows use, without the generic path's dynamic casts.
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         if case .text(let text)? = values[key.stringValue] { return text }
@@ -101,6 +122,13 @@ extension SyncValue {
     func decoded<T: Decodable>(as type: T.Type, codingPath: [any CodingKey]) throws -> T {
         func mismatch() -> DecodingError {
             .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "column holds \(self)"))
+        }
+        // The types generated rows use, compared as metatypes: each `is` below is a dynamic cast.
+        switch self {
+        case .text(let text) where type == String.self: return text as! T
+        case .text(let text) where type == UUID.self: if let uuid = UUID(text: text) { return uuid as! T }
+        case .int(let int) where type == Int64.self: return int as! T
+        default: break
         }
         let result: Any?
         switch (type, self) {

@@ -88,6 +88,10 @@ private struct SingleValue: SingleValueEncodingContainer {
 extension SyncValue {
     /// One column's value from a Swift value of any type a generated row uses.
     static func encoding<T: Encodable>(_ value: T) throws -> SyncValue {
+        // The types generated rows use, compared as metatypes: each case below is a dynamic cast.
+        if T.self == UUID.self { return .text((value as! UUID).lowercasedString) }
+        if T.self == String.self { return .text(value as! String) }
+        if T.self == Int64.self { return .int(value as! Int64) }
         switch value {
         case let uuid as UUID: return .text(uuid.lowercasedString)
         case let timestamp as SyncTimestamp: return .text(timestamp.text)

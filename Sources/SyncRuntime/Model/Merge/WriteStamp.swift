@@ -33,15 +33,35 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
     }
 
     public var text: String {
-        let digits = String(ms)
-        return String(repeating: "0", count: max(0, 15 - digits.count)) + digits + ":" + deviceID
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(16 + deviceID.utf8.count)
+        writeMilliseconds(to: &utf8)
+        utf8.append(UInt8(ascii: ":"))
+        utf8 += deviceID.utf8
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// The text's first part: `ms` in decimal, left-padded with zeros to 15 digits.
+    func writeMilliseconds(to output: inout [UInt8]) {
+        guard (0...Self.maxMs).contains(ms) else {
+            let digits = String(ms)
+            output += (String(repeating: "0", count: max(0, 15 - digits.count)) + digits).utf8
+            return
+        }
+        var unit: Int64 = 100_000_000_000_000 // the first of the 15 digits
+        var rest = ms
+        while unit > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(rest / unit))
+            rest %= unit
+            unit /= 10
+        }
     }
 
     public var description: String { "(\(ms), \(deviceID.isEmpty ? "server" : deviceID))" }
 
     public static func < (lhs: WriteStamp, rhs: WriteStamp) -> Bool {
         if lhs.ms != rhs.ms { return lhs.ms < rhs.ms }
-        return lhs.deviceID.utf8.lexicographicallyPrecedes(rhs.deviceID.utf8)
+        return lhs.deviceID.precedesBytewise(rhs.deviceID)
     }
 }
 
@@ -77,14 +97,31 @@ public struct ColumnStamps: Hashable, Sendable {
 
     /// Compact JSON with the keys sorted bytewise: the same text whoever writes it.
     public var json: String {
-        var output = "{"
-        for (index, key) in stamps.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
-            if index > 0 { output += "," }
+        // Written as bytes, with no String a stamp, and a stamp shared by several columns (every
+        // column of a new row, every column one edit changed) written once: every local save and
+        // merged row writes this.
+        var output: [UInt8] = [UInt8(ascii: "{")]
+        output.reserveCapacity(stamps.count * 64)
+        var last: WriteStamp?
+        var text: [UInt8] = [] // `last` as a JSON string
+        for (index, key) in stamps.keys.sorted(by: { $0.precedesBytewise($1) }).enumerated() {
+            let stamp = stamps[key]!
+            if index > 0 { output.append(UInt8(ascii: ",")) }
             JSONValue.writeString(key, to: &output)
-            output += ":"
-            JSONValue.writeString(stamps[key]!.text, to: &output)
+            output.append(UInt8(ascii: ":"))
+            if stamp != last {
+                text.removeAll(keepingCapacity: true)
+                text.append(UInt8(ascii: "\""))
+                stamp.writeMilliseconds(to: &text)
+                text.append(UInt8(ascii: ":"))
+                JSONValue.writeEscaped(stamp.deviceID, to: &text)
+                text.append(UInt8(ascii: "\""))
+                last = stamp
+            }
+            output += text
         }
-        return output + "}"
+        output.append(UInt8(ascii: "}"))
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The newest stamp of all, or nil when none.

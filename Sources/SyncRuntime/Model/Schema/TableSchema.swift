@@ -77,12 +77,15 @@ public struct ColumnSchema: SyncColumn, Sendable, Equatable {
     public let type: ColumnType
     public let isNullable: Bool
     public let role: ColumnRole
+    /// When a file column's files are fetched (ignored for other columns).
+    public let download: FileDownload
 
-    public init(_ name: String, _ type: ColumnType, nullable: Bool = false, role: ColumnRole = .user) {
+    public init(_ name: String, _ type: ColumnType, nullable: Bool = false, role: ColumnRole = .user, download: FileDownload = .eager) {
         self.name = name
         self.type = type
         self.isNullable = nullable
         self.role = role
+        self.download = download
     }
 }
 
@@ -125,6 +128,11 @@ public struct AppSchema: Sendable {
 
     public func table(named name: String) -> TableSchema? {
         tables.first { $0.name == name }
+    }
+
+    /// Every file column of every table, in schema order.
+    public var fileColumns: [(table: TableSchema, column: ColumnSchema)] {
+        tables.flatMap { table in table.columns.filter { $0.type.bucket != nil }.map { (table, $0) } }
     }
 }
 

@@ -5,7 +5,7 @@ extension SyncError {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable {
             case networkDisabled, connectivity, server, syncFailed, clientClosed, accessToken, signedOut, invalidRequest
-            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase
+            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase, localFile
         }
 
         private let kind: Kind
@@ -47,5 +47,8 @@ extension SyncError {
         /// The local database failed a read or a write (a full disk, a damaged file); the
         /// message has SQLite's own.
         public static let localDatabase = Code(.localDatabase)
+        /// A file in the store's folder could not be read or written (a full disk, a file the
+        /// app attached that cannot be read); the message names it.
+        public static let localFile = Code(.localFile)
     }
 }

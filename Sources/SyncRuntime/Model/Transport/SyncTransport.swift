@@ -115,9 +115,15 @@ public protocol SyncTransport: Sendable {
     /// not. Absent as for ``pull(_:since:limit:function:as:)``: the engine then upserts.
     func push(_ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials) async throws(SyncError)
         -> UpsertedRows
+
+    /// Where file columns' files go, when this transport's server has a Storage beside it
+    /// (PostgREST's project); nil (the default) when files need one configured separately.
+    var files: (any SyncFileTransport)? { get }
 }
 
 extension SyncTransport {
+    public var files: (any SyncFileTransport)? { nil }
+
     /// Reads one row by key; nil when no row is visible.
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
         try await fetch(table, ids: [id], columns: columns, as: user).first

@@ -27,27 +27,53 @@ extension UUID {
     /// Reads a UUID's 36-character text in either case; nil for anything else.
     package init?(text: String) {
         var bytes = uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed: Bool = withUnsafeMutableBytes(of: &bytes) { output in
-            var utf8 = text.utf8.makeIterator()
-            var count = 0
-            for position in 0..<36 {
-                guard let character = utf8.next() else { return false }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard character == UInt8(ascii: "-") else { return false }
-                    continue
+        var text = text
+        // Through the text's own bytes: every row a read decodes has a uuid or two.
+        let parsed: Bool = text.withUTF8 { utf8 in
+            guard utf8.count == 36 else { return false }
+            return withUnsafeMutableBytes(of: &bytes) { output in
+                var count = 0
+                for position in 0..<36 {
+                    let character = utf8[position]
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        guard character == UInt8(ascii: "-") else { return false }
+                        continue
+                    }
+                    guard let nibble = Self.nibble(character) else { return false }
+                    if count % 2 == 0 {
+                        output[count / 2] = nibble << 4
+                    } else {
+                        output[count / 2] |= nibble
+                    }
+                    count += 1
                 }
-                guard let nibble = Self.nibble(character) else { return false }
-                if count % 2 == 0 {
-                    output[count / 2] = nibble << 4
-                } else {
-                    output[count / 2] |= nibble
-                }
-                count += 1
+                return true
             }
-            return utf8.next() == nil
         }
         guard parsed else { return nil }
         self.init(uuid: bytes)
+    }
+
+    /// Whether `utf8` is a uuid in the form both databases store (8-4-4-4-12 lowercase hex
+    /// digits, as PostgreSQL's uuid_out writes it): then it is its own stored text.
+    package static func isLowercaseText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    package static func isLowercaseText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isLowercaseText($0) }
     }
 
     private static func nibble(_ character: UInt8) -> UInt8? {

@@ -34,6 +34,27 @@ pub struct Table {
     pub lookback: i64,
     /// One open row per owner: (start column, end column).
     pub open_row_rule: Option<(&'static str, &'static str)>,
+    /// The file columns: their values name files kept in Supabase Storage.
+    pub files: &'static [FileColumn],
+}
+
+/// A file column. Its value is the file's name, `<sha256 of the bytes, hex>.<extension>` (or the
+/// hash alone); the object is `<user_id>/<name>` in `bucket`, uploaded before any row names it
+/// (docs/PROTOCOL.md in hope-sync, "Files").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileColumn {
+    pub column: &'static str,
+    pub bucket: &'static str,
+    pub download: Download,
+}
+
+/// When a device fetches a file column's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Download {
+    /// As soon as a pulled row names one, so it is there offline.
+    Eager,
+    /// When the app first asks for it.
+    OnRead,
 }
 
 impl Table {
@@ -65,15 +86,18 @@ pub const THINGS: Table = Table {
         Column { name: "payload", sqlite_type: "TEXT", nullable: false },
         Column { name: "blob", sqlite_type: "BLOB", nullable: true },
         Column { name: "kind", sqlite_type: "TEXT", nullable: false },
+        Column { name: "picture", sqlite_type: "TEXT", nullable: true },
+        Column { name: "scan", sqlite_type: "TEXT", nullable: false },
         Column { name: "updated_ms", sqlite_type: "INTEGER", nullable: false },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
         Column { name: "device_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "column_stamps", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
-    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["label", "count", "ratio", "flag", "owner_ref", "seen_at", "payload", "blob", "kind", "deleted_ms"] },
+    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["label", "count", "ratio", "flag", "owner_ref", "seen_at", "payload", "blob", "kind", "picture", "scan", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
+    files: &[FileColumn { column: "picture", bucket: "pictures", download: Download::Eager }, FileColumn { column: "scan", bucket: "scans", download: Download::OnRead }],
 };
 
 /// Every synced table, in schema order.
@@ -109,6 +133,8 @@ CREATE TABLE things (
     payload TEXT NOT NULL DEFAULT '{"a":[1,2]}',
     blob BLOB,
     kind TEXT NOT NULL DEFAULT 'small' CHECK (kind IN ('small', 'large', 'x-large')),
+    picture TEXT,
+    scan TEXT NOT NULL,
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,

@@ -19,6 +19,8 @@ CREATE TABLE things (
     payload TEXT NOT NULL DEFAULT '{"a":[1,2]}',
     blob BLOB,
     kind TEXT NOT NULL DEFAULT 'small' CHECK (kind IN ('small', 'large', 'x-large')),
+    picture TEXT,
+    scan TEXT NOT NULL,
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,

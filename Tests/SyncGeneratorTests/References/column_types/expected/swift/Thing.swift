@@ -16,6 +16,8 @@ public struct Thing: SyncRuntime.SyncRecord {
     public var payload: Swift.String
     public var blob: Foundation.Data?
     public var kind: Kind
+    public var picture: SyncRuntime.SyncFile?
+    public var scan: SyncRuntime.SyncFile
     public var updatedMs: Swift.Int64
     public var deletedMs: Swift.Int64?
     public var deviceId: Swift.String
@@ -39,6 +41,8 @@ public struct Thing: SyncRuntime.SyncRecord {
         payload: Swift.String = #"{"a":[1,2]}"#,
         blob: Foundation.Data? = nil,
         kind: Kind = .small,
+        picture: SyncRuntime.SyncFile? = nil,
+        scan: SyncRuntime.SyncFile,
         updatedMs: Swift.Int64 = 0,
         deletedMs: Swift.Int64? = nil,
         deviceId: Swift.String = "",
@@ -55,6 +59,8 @@ public struct Thing: SyncRuntime.SyncRecord {
         self.payload = payload
         self.blob = blob
         self.kind = kind
+        self.picture = picture
+        self.scan = scan
         self.updatedMs = updatedMs
         self.deletedMs = deletedMs
         self.deviceId = deviceId
@@ -73,6 +79,8 @@ public struct Thing: SyncRuntime.SyncRecord {
         case payload
         case blob
         case kind
+        case picture
+        case scan
         case updatedMs = "updated_ms"
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
@@ -93,6 +101,8 @@ public struct Thing: SyncRuntime.SyncRecord {
             SyncRuntime.ColumnSchema("payload", .json),
             SyncRuntime.ColumnSchema("blob", .bytes, nullable: true),
             SyncRuntime.ColumnSchema("kind", .enumeration(["small", "large", "x-large"])),
+            SyncRuntime.ColumnSchema("picture", .file(bucket: "pictures"), nullable: true),
+            SyncRuntime.ColumnSchema("scan", .file(bucket: "scans"), download: .onRead),
             SyncRuntime.ColumnSchema("updated_ms", .int, role: .updatedMs),
             SyncRuntime.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             SyncRuntime.ColumnSchema("device_id", .text, role: .deviceId),

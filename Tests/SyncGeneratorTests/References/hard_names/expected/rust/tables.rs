@@ -34,6 +34,27 @@ pub struct Table {
     pub lookback: i64,
     /// One open row per owner: (start column, end column).
     pub open_row_rule: Option<(&'static str, &'static str)>,
+    /// The file columns: their values name files kept in Supabase Storage.
+    pub files: &'static [FileColumn],
+}
+
+/// A file column. Its value is the file's name, `<sha256 of the bytes, hex>.<extension>` (or the
+/// hash alone); the object is `<user_id>/<name>` in `bucket`, uploaded before any row names it
+/// (docs/PROTOCOL.md in hope-sync, "Files").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileColumn {
+    pub column: &'static str,
+    pub bucket: &'static str,
+    pub download: Download,
+}
+
+/// When a device fetches a file column's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Download {
+    /// As soon as a pulled row names one, so it is there offline.
+    Eager,
+    /// When the app first asks for it.
+    OnRead,
 }
 
 impl Table {
@@ -91,6 +112,7 @@ pub const PROBES: Table = Table {
     conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["self", "note_2", "note2", "a_b", "a__b", "server__seq", "init", "type", "string", "coding_keys", "table_schema", "protocol", "data", "bool", "double", "foundation", "payload", "flag", "ratio", "label", "ref_key", "tab", "carriage", "hashes", "quotes", "bidi", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 pub const SELVES: Table = Table {
@@ -108,6 +130,7 @@ pub const SELVES: Table = Table {
     conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["self", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 pub const LOCAL_MIGRATIONS: Table = Table {
@@ -125,6 +148,7 @@ pub const LOCAL_MIGRATIONS: Table = Table {
     conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["note", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 pub const OPEN_ROW_RULES: Table = Table {
@@ -140,6 +164,7 @@ pub const OPEN_ROW_RULES: Table = Table {
     conflict: ConflictMode::Version { column: "version" },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 pub const TABLES_TABLE: Table = Table {
@@ -155,6 +180,7 @@ pub const TABLES_TABLE: Table = Table {
     conflict: ConflictMode::Version { column: "updated_at" },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 pub const MIGRATIONS_TABLE: Table = Table {
@@ -172,6 +198,7 @@ pub const MIGRATIONS_TABLE: Table = Table {
     conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["note", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 /// Every synced table, in schema order.

@@ -34,6 +34,27 @@ pub struct Table {
     pub lookback: i64,
     /// One open row per owner: (start column, end column).
     pub open_row_rule: Option<(&'static str, &'static str)>,
+    /// The file columns: their values name files kept in Supabase Storage.
+    pub files: &'static [FileColumn],
+}
+
+/// A file column. Its value is the file's name, `<sha256 of the bytes, hex>.<extension>` (or the
+/// hash alone); the object is `<user_id>/<name>` in `bucket`, uploaded before any row names it
+/// (docs/PROTOCOL.md in hope-sync, "Files").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileColumn {
+    pub column: &'static str,
+    pub bucket: &'static str,
+    pub download: Download,
+}
+
+/// When a device fetches a file column's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Download {
+    /// As soon as a pulled row names one, so it is there offline.
+    Eager,
+    /// When the app first asks for it.
+    OnRead,
 }
 
 impl Table {
@@ -64,6 +85,7 @@ pub const TASK_LISTS: Table = Table {
     conflict: ConflictMode::Version { column: "version" },
     lookback: 0,
     open_row_rule: None,
+    files: &[],
 };
 
 /// Every synced table, in schema order.

@@ -53,14 +53,20 @@ $$;
 revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
 grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
 
--- Per owner, a mark that moves with every statement that writes the owner's rows, committed
--- with them: a device that kept the mark from a pull that applied everything skips its next
--- pull while the mark has not moved (one index lookup instead of one per table). A new number
--- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
--- rows may commit below it), so a statement that commits late still moves it.
+-- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+-- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+-- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+-- sends the mark back, and while no transaction of its owner's at or past it has committed,
+-- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+-- query a table). A transaction that commits late still has its row past the mark, so a
+-- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+-- one owner never wait for each other here (a lookback table's writes take no owner lock);
+-- each write deletes what no mark can need any more (rows older than every running
+-- transaction, except its own row), skipping rows another write is deleting.
 create table if not exists public.sync_marks (
-  user_id uuid primary key,
-  mark bigint not null
+  user_id uuid not null,
+  xid xid8 not null,
+  primary key (user_id, xid)
 );
 revoke all on table public.sync_marks from anon, authenticated;
 grant select on table public.sync_marks to authenticated;
@@ -72,18 +78,24 @@ create policy sync_marks_select_own on public.sync_marks for select to authentic
 
 -- After each statement that wrote synced rows (its rows in the transition table `written`):
 -- once per owner written, whatever is done per owner. Security definer: users only read
--- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+-- their marks.
 create or replace function public.sync_written_owners()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
 begin
-  insert into public.sync_marks as m (user_id, mark)
-    select o.user_id, pg_catalog.nextval('public.sync_server_seq')
-    from (select distinct w.user_id from written w order by w.user_id) o
-  on conflict (user_id) do update set mark = excluded.mark;
+  insert into public.sync_marks (user_id, xid)
+    select distinct w.user_id, current_xid from written w
+  on conflict do nothing;
+  delete from public.sync_marks m where m.ctid = any (array(
+    select o.ctid from public.sync_marks o
+    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+    for update skip locked));
   return null;
 end
 $$;
@@ -101,6 +113,8 @@ create table if not exists public.things (
   payload jsonb not null default '{"a":[1,2]}'::jsonb,
   blob bytea,
   kind text not null default 'small' constraint things_kind_check check (kind in ('small', 'large', 'x-large')),
+  picture text,
+  scan text not null,
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
@@ -152,6 +166,8 @@ declare
   s_payload text;
   s_blob text;
   s_kind text;
+  s_picture text;
+  s_scan text;
   s_deleted_ms text;
   t_label text;
   t_count text;
@@ -162,6 +178,8 @@ declare
   t_payload text;
   t_blob text;
   t_kind text;
+  t_picture text;
+  t_scan text;
   t_deleted_ms text;
 begin
   -- Devices read a json column nested at most 256 levels deep (docs/PROTOCOL.md): a deeper one
@@ -185,20 +203,22 @@ begin
     s_payload := new.column_stamps ->> 'payload';
     s_blob := new.column_stamps ->> 'blob';
     s_kind := new.column_stamps ->> 'kind';
+    s_picture := new.column_stamps ->> 'picture';
+    s_scan := new.column_stamps ->> 'scan';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
-      oldest := least(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
+      oldest := least(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_label = newest or s_label = oldest) and (s_count = newest or s_count = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_flag = newest or s_flag = oldest) and (s_owner_ref = newest or s_owner_ref = oldest) and (s_seen_at = newest or s_seen_at = oldest) and (s_payload = newest or s_payload = oldest) and (s_blob = newest or s_blob = oldest) and (s_kind = newest or s_kind = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_label = newest or s_label = oldest) and (s_count = newest or s_count = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_flag = newest or s_flag = oldest) and (s_owner_ref = newest or s_owner_ref = oldest) and (s_seen_at = newest or s_seen_at = oldest) and (s_payload = newest or s_payload = oldest) and (s_blob = newest or s_blob = oldest) and (s_kind = newest or s_kind = oldest) and (s_picture = newest or s_picture = oldest) and (s_scan = newest or s_scan = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -220,6 +240,8 @@ begin
       t_payload := old.column_stamps ->> 'payload';
       t_blob := old.column_stamps ->> 'blob';
       t_kind := old.column_stamps ->> 'kind';
+      t_picture := old.column_stamps ->> 'picture';
+      t_scan := old.column_stamps ->> 'scan';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
@@ -231,6 +253,8 @@ begin
           and coalesce(s_payload, '') collate "C" <= coalesce(t_payload, '') collate "C"
           and coalesce(s_blob, '') collate "C" <= coalesce(t_blob, '') collate "C"
           and coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
+          and coalesce(s_picture, '') collate "C" <= coalesce(t_picture, '') collate "C"
+          and coalesce(s_scan, '') collate "C" <= coalesce(t_scan, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -263,6 +287,12 @@ begin
           and (coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
             or (pg_catalog.substr(s_kind, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_kind, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_kind collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_picture, '') collate "C" <= coalesce(t_picture, '') collate "C"
+            or (pg_catalog.substr(s_picture, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_picture, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_picture collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_scan, '') collate "C" <= coalesce(t_scan, '') collate "C"
+            or (pg_catalog.substr(s_scan, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_scan, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_scan collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -303,6 +333,14 @@ begin
           new.kind := old.kind;
           s_kind := t_kind;
         end if;
+        if coalesce(s_picture, '') collate "C" <= coalesce(t_picture, '') collate "C" then
+          new.picture := old.picture;
+          s_picture := t_picture;
+        end if;
+        if coalesce(s_scan, '') collate "C" <= coalesce(t_scan, '') collate "C" then
+          new.scan := old.scan;
+          s_scan := t_scan;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -312,15 +350,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_label is not null and s_count is not null and s_ratio is not null and s_flag is not null and s_owner_ref is not null and s_seen_at is not null and s_payload is not null and s_blob is not null and s_kind is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
-            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
-            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms]))
+          when s_label is not null and s_count is not null and s_ratio is not null and s_flag is not null and s_owner_ref is not null and s_seen_at is not null and s_payload is not null and s_blob is not null and s_kind is not null and s_picture is not null and s_scan is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'],
+            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_picture, s_scan, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'],
+            array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_picture, s_scan, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -355,13 +393,15 @@ begin
   s_payload := coalesce(incoming ->> 'payload', in_default);
   s_blob := coalesce(incoming ->> 'blob', in_default);
   s_kind := coalesce(incoming ->> 'kind', in_default);
+  s_picture := coalesce(incoming ->> 'picture', in_default);
+  s_scan := coalesce(incoming ->> 'scan', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
-    oldest := least(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
+    oldest := least(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_label <> newest and s_label <> oldest and (pg_catalog.substr(s_label, 16, 1) <> ':'
@@ -382,6 +422,10 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_blob, 1, 15), '0123456789') <> ''))
         or (s_kind <> newest and s_kind <> oldest and (pg_catalog.substr(s_kind, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_kind, 1, 15), '0123456789') <> ''))
+        or (s_picture <> newest and s_picture <> oldest and (pg_catalog.substr(s_picture, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_picture, 1, 15), '0123456789') <> ''))
+        or (s_scan <> newest and s_scan <> oldest and (pg_catalog.substr(s_scan, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_scan, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -515,6 +559,32 @@ begin
       new.kind := old.kind;
       s_kind := coalesce(stored ->> 'kind', old_default);
     end if;
+    if coalesce(s_picture, '') collate "C" > coalesce(stored ->> 'picture', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_picture, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_picture, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.picture is not a stamp';
+      end if;
+      if s_picture collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.picture is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.picture := old.picture;
+      s_picture := coalesce(stored ->> 'picture', old_default);
+    end if;
+    if coalesce(s_scan, '') collate "C" > coalesce(stored ->> 'scan', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_scan, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_scan, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.scan is not a stamp';
+      end if;
+      if s_scan collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.scan is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.scan := old.scan;
+      s_scan := coalesce(stored ->> 'scan', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -535,7 +605,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C");
+    newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -550,18 +620,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_label is not null and s_count is not null and s_ratio is not null and s_flag is not null and s_owner_ref is not null and s_seen_at is not null and s_payload is not null and s_blob is not null and s_kind is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
-      array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'deleted_ms'],
-      array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_deleted_ms]))
+    when s_label is not null and s_count is not null and s_ratio is not null and s_flag is not null and s_owner_ref is not null and s_seen_at is not null and s_payload is not null and s_blob is not null and s_kind is not null and s_picture is not null and s_scan is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'],
+      array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_picture, s_scan, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'],
+      array[s_label, s_count, s_ratio, s_flag, s_owner_ref, s_seen_at, s_payload, s_blob, s_kind, s_picture, s_scan, s_deleted_ms]))
   end;
   return new;
 end
@@ -588,8 +658,10 @@ create or replace trigger things_written_update
 -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
 -- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
 -- security keeps every table to the caller's rows; one snapshot for every table (a stable
--- function's queries all see the calling statement's). When `since` is the caller's mark,
--- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+-- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+-- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+-- has committed, nothing of theirs was written since the pull it came from: the answer is
+-- `since` alone, after one index lookup.
 -- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
 -- as PostgREST writes a table's rows.
 create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
@@ -603,11 +675,12 @@ declare
   size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
   pages json;
 begin
-  select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
-  current_mark := coalesce(current_mark, 0);
-  if since = current_mark then
-    return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+  if since is not null and not exists (
+    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+  ) then
+    return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
   end if;
+  current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
   select pg_catalog.json_object_agg(p.name, p.page) into pages from (
     select 'things' as name, (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
@@ -620,3 +693,29 @@ end
 $$;
 revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
 grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;
+
+-- Storage bucket pictures: the files of its file columns, each user's under their own folder
+-- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+-- the owner may upload (insert) and download (select) in their folder, and there is no update
+-- or delete policy. Nobody else may read or write there.
+insert into storage.buckets (id, name, public) values ('pictures', 'pictures', false)
+  on conflict (id) do nothing;
+drop policy if exists "pictures_insert_own" on storage.objects;
+create policy "pictures_insert_own" on storage.objects for insert to authenticated
+  with check (bucket_id = 'pictures' and (storage.foldername(name))[1] = (select auth.uid()::text));
+drop policy if exists "pictures_select_own" on storage.objects;
+create policy "pictures_select_own" on storage.objects for select to authenticated
+  using (bucket_id = 'pictures' and (storage.foldername(name))[1] = (select auth.uid()::text));
+
+-- Storage bucket scans: the files of its file columns, each user's under their own folder
+-- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
+-- the owner may upload (insert) and download (select) in their folder, and there is no update
+-- or delete policy. Nobody else may read or write there.
+insert into storage.buckets (id, name, public) values ('scans', 'scans', false)
+  on conflict (id) do nothing;
+drop policy if exists "scans_insert_own" on storage.objects;
+create policy "scans_insert_own" on storage.objects for insert to authenticated
+  with check (bucket_id = 'scans' and (storage.foldername(name))[1] = (select auth.uid()::text));
+drop policy if exists "scans_select_own" on storage.objects;
+create policy "scans_select_own" on storage.objects for select to authenticated
+  using (bucket_id = 'scans' and (storage.foldername(name))[1] = (select auth.uid()::text));

@@ -53,14 +53,20 @@ $$;
 revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
 grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
 
--- Per owner, a mark that moves with every statement that writes the owner's rows, committed
--- with them: a device that kept the mark from a pull that applied everything skips its next
--- pull while the mark has not moved (one index lookup instead of one per table). A new number
--- from the sequence each time, never one seen before (not max(server_seq): a lookback table's
--- rows may commit below it), so a statement that commits late still moves it.
+-- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+-- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+-- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+-- sends the mark back, and while no transaction of its owner's at or past it has committed,
+-- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+-- query a table). A transaction that commits late still has its row past the mark, so a
+-- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+-- one owner never wait for each other here (a lookback table's writes take no owner lock);
+-- each write deletes what no mark can need any more (rows older than every running
+-- transaction, except its own row), skipping rows another write is deleting.
 create table if not exists public.sync_marks (
-  user_id uuid primary key,
-  mark bigint not null
+  user_id uuid not null,
+  xid xid8 not null,
+  primary key (user_id, xid)
 );
 revoke all on table public.sync_marks from anon, authenticated;
 grant select on table public.sync_marks to authenticated;
@@ -72,18 +78,24 @@ create policy sync_marks_select_own on public.sync_marks for select to authentic
 
 -- After each statement that wrote synced rows (its rows in the transition table `written`):
 -- once per owner written, whatever is done per owner. Security definer: users only read
--- their mark. Owners in order, so two statements writing the same owners cannot deadlock here.
+-- their marks.
 create or replace function public.sync_written_owners()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
 begin
-  insert into public.sync_marks as m (user_id, mark)
-    select o.user_id, pg_catalog.nextval('public.sync_server_seq')
-    from (select distinct w.user_id from written w order by w.user_id) o
-  on conflict (user_id) do update set mark = excluded.mark;
+  insert into public.sync_marks (user_id, xid)
+    select distinct w.user_id, current_xid from written w
+  on conflict do nothing;
+  delete from public.sync_marks m where m.ctid = any (array(
+    select o.ctid from public.sync_marks o
+    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+    for update skip locked));
   return null;
 end
 $$;
@@ -427,8 +439,10 @@ create or replace trigger sessions_after_write
 -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
 -- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
 -- security keeps every table to the caller's rows; one snapshot for every table (a stable
--- function's queries all see the calling statement's). When `since` is the caller's mark,
--- nothing of theirs was written since the pull it came from: the answer is the mark alone.
+-- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+-- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+-- has committed, nothing of theirs was written since the pull it came from: the answer is
+-- `since` alone, after one index lookup.
 -- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
 -- as PostgREST writes a table's rows.
 create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
@@ -442,11 +456,12 @@ declare
   size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
   pages json;
 begin
-  select m.mark into current_mark from public.sync_marks m where m.user_id = auth.uid();
-  current_mark := coalesce(current_mark, 0);
-  if since = current_mark then
-    return pg_catalog.json_build_object('mark', current_mark, 'tables', '{}'::json);
+  if since is not null and not exists (
+    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+  ) then
+    return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
   end if;
+  current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
   select pg_catalog.json_object_agg(p.name, p.page) into pages from (
     select 'sessions' as name, (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)

@@ -1,0 +1,32 @@
+import Foundation
+
+/// A part of a benchmark run in a fresh process of this executable (`bench <name> child ...`), so
+/// that what it measures of memory is its own: the child prints its result as the last line of
+/// its output, and the parent reads it.
+enum ChildProcess {
+    /// Runs `bench <this benchmark> child <arguments...>` and returns its last line of output.
+    static func run(_ arguments: [String]) throws -> Substring {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = [CommandLine.arguments[1], "child"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last else {
+            throw BenchmarkError("benchmark part \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return line
+    }
+
+    /// A child's result line: one JSON object.
+    static func line(_ result: some Encodable) -> String {
+        String(decoding: try! JSONEncoder().encode(result), as: UTF8.self)
+    }
+
+    static func decode<Result: Decodable>(_ type: Result.Type, _ line: Substring) throws -> Result {
+        try JSONDecoder().decode(type, from: Data(line.utf8))
+    }
+}

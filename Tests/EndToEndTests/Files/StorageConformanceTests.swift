@@ -1,0 +1,31 @@
+import Foundation
+import SyncTestSupport
+import Testing
+
+/// The test Storage server answers Supabase's own Python client (storage3) as Storage does, so
+/// it is not shaped to our client: Tests/Servers/storage_conformance.py, on the generated bucket
+/// and policies.
+@Suite struct StorageConformanceTests {
+    @Test func supabasesOwnClientFindsItStorage() async throws {
+        let server = try TestServer()
+        let storage = try StorageServer(database: server.database)
+        let python = StorageServer.root.appendingPathComponent(".build/test-python/bin/python")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python.path),
+            "the test servers' Python is missing (\(python.path)): scripts/test makes it (scripts/python-env)")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [
+            StorageServer.root.appendingPathComponent("Tests/Servers/storage_conformance.py").path, storage.projectURL.absoluteString + "/",
+            TestJWT.secret, UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), "task-photos",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.hasSuffix("conformance ok\n"), "\(text)")
+    }
+}
