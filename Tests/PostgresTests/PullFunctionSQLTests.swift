@@ -114,6 +114,26 @@ import Testing
         #expect(try pull(["notes": 0], since: theirs, as: other).rows["notes"]?.count == 2)
     }
 
+    /// An idle pass reads no synced table: one index scan of the marks, counted by PostgreSQL
+    /// for the calling transaction (pg_stat_xact_user_tables).
+    @Test func anIdlePassIsOneIndexScanOfTheMarksAndNoTable() throws {
+        try server.upsert("notes", as: user, [note("n")])
+        try server.upsert("loose_notes", as: user, [note("l")])
+        let mark = try pull(["notes": 0, "loose_notes": 0]).mark
+        // A new session: PostgreSQL 15 keeps a session's unflushed counts of earlier
+        // transactions in these views.
+        let session = try server.database.connect()
+        let scans = try session.request(asUser: user) { connection in
+            _ = try connection.execute(
+                "select public.sync_pull($1::jsonb, $2::bigint)", [#"{"notes": 0, "loose_notes": 0}"#, String(mark)])
+            return try connection.execute(
+                "select relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) from pg_stat_xact_user_tables where schemaname = 'public'"
+            ).rows.reduce(into: [String: Int]()) { $0[$1[0]!] = Int($1[1]!)! }
+        }
+        #expect(scans["sync_marks"] == 1)
+        #expect(scans["notes", default: 0] == 0 && scans["loose_notes", default: 0] == 0)
+    }
+
     @Test func writesKeepOnlyTheMarksAPullCanStillNeed() throws {
         for index in 0..<20 { try server.upsert("notes", as: user, [note("n\(index)")]) }
         #expect(try markRows(of: user) == 1, "each write deletes the transactions no running one can still miss")

@@ -15,8 +15,14 @@ struct TestServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Generated/supabase/schema.sql")
 
-    init() throws {
+    /// - Parameter ownerLockWaitsUnbounded: a wait for the owner's lock lasts as long as it
+    ///   takes (`hope_sync.owner_lock_timeout = 0` for the database), for tests that hold one
+    ///   writer open while another waits, so that a slow machine does not end the wait.
+    init(ownerLockWaitsUnbounded: Bool = false) throws {
         database = try PostgresCluster.createDatabase()
+        if ownerLockWaitsUnbounded {
+            try database.connect().execute("alter database \(database.name) set hope_sync.owner_lock_timeout = '0'")
+        }
         transport = PostgresTransport(url: database.url)
         try applySchema()
     }

@@ -43,8 +43,9 @@ create or replace function public.sync_wait_for_owner(owner uuid)
 returns void
 language plpgsql
 set search_path = ''
-set lock_timeout = '1s'
 as $$
+declare
+  previous text := pg_catalog.current_setting('lock_timeout');
 begin
   if auth.uid() is not null and owner is distinct from auth.uid() then
     raise exception using errcode = '42501', message = 'a user waits only for their own rows';
@@ -52,7 +53,13 @@ begin
   if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(owner::text)) then
     raise exception using errcode = '55P03', message = 'another request of this user is waiting to write: retry shortly';
   end if;
+  -- The bound is for this wait alone (the statement's row locks keep the session's), and a
+  -- database or role may set another (hope_sync.owner_lock_timeout; 0 waits as long as it
+  -- takes): PostgREST's requests cannot set it.
+  perform pg_catalog.set_config('lock_timeout',
+    coalesce(nullif(pg_catalog.current_setting('hope_sync.owner_lock_timeout', true), ''), '1s'), true);
   perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text));
+  perform pg_catalog.set_config('lock_timeout', previous, true);
 end
 $$;
 revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
