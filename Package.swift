@@ -123,7 +123,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres",
-                "HopeSchema", "SyncTestSupport",
+                "HopeSchema",
+                "SyncTestSupport",
                 "UpgradeSchemaV1", "UpgradeSchemaV2",
             ]
         ),

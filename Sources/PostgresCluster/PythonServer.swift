@@ -14,11 +14,7 @@ public final class PythonServer: Sendable {
 
     /// Starts `Tests/Servers/<script>` with `arguments`, and waits for its port.
     public init(script: String, arguments: [String] = [], root: URL) throws {
-        let python = root.appendingPathComponent(".build/test-python/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw Failure(
-                description: "the test servers' Python is missing (\(python.path)): scripts/test makes it (scripts/python-env)")
-        }
+        let python = try Self.interpreter(root: root)
         let process = Process()
         process.executableURL = python
         process.arguments = ["-u", root.appendingPathComponent("Tests/Servers/\(script)").path] + arguments
@@ -35,6 +31,16 @@ public final class PythonServer: Sendable {
         }
         self.port = port
         self.process = process
+    }
+
+    /// The virtual environment's python, or the failure that says how to make it.
+    static func interpreter(root: URL) throws -> URL {
+        let python = root.appendingPathComponent(".build/test-python/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw Failure(
+                description: "the test servers' Python is missing (\(python.path)): scripts/test makes it (scripts/python-env)")
+        }
+        return python
     }
 
     public func stop() {

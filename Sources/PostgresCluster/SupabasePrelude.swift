@@ -82,4 +82,56 @@ public enum SupabasePrelude {
         $$;
         grant execute on all functions in schema storage to anon, authenticated, service_role;
         """
+
+    /// Supabase Realtime's part of a project, per database, for the tests that want it (the
+    /// others stand for a PostgreSQL without it): `realtime.messages` partitioned by day as
+    /// Realtime keeps it (here one default partition), row-level security on and no policy,
+    /// `realtime.topic()` and `realtime.send()` as Realtime's migrations make them. Nothing here
+    /// delivers a message: the test Realtime server does (Tests/Servers/realtime_server.py).
+    public static let realtime = """
+        create schema realtime;
+        grant usage on schema realtime to postgres, anon, authenticated, service_role;
+        create table realtime.messages (
+          topic text not null,
+          extension text not null,
+          payload jsonb,
+          event text,
+          private boolean default false,
+          updated_at timestamp without time zone default now() not null,
+          inserted_at timestamp without time zone default now() not null,
+          id uuid default gen_random_uuid() not null,
+          primary key (id, inserted_at)
+        ) partition by range (inserted_at);
+        create table realtime.messages_default partition of realtime.messages default;
+        create index messages_inserted_at_topic_index on only realtime.messages (inserted_at desc, topic)
+          where extension = 'broadcast' and private is true;
+        alter table realtime.messages enable row level security;
+        grant select, insert, update on realtime.messages to postgres, anon, authenticated, service_role;
+        create function realtime.topic() returns text language sql stable as $$
+          select nullif(current_setting('realtime.topic', true), '')::text;
+        $$;
+        create function realtime.send(payload jsonb, event text, topic text, private boolean default true) returns void
+        language plpgsql as $$
+        declare
+          generated_id uuid;
+          final_payload jsonb;
+        begin
+          begin
+            generated_id := gen_random_uuid();
+            if payload ? 'id' then
+              final_payload := payload;
+            else
+              final_payload := jsonb_set(payload, '{id}', to_jsonb(generated_id));
+            end if;
+            execute format('set local realtime.topic to %L', topic);
+            insert into realtime.messages (id, payload, event, topic, private, extension)
+            values (generated_id, final_payload, event, topic, private, 'broadcast');
+          exception
+            when others then
+              raise warning 'ErrorSendingBroadcastMessage: %', sqlerrm;
+          end;
+        end;
+        $$;
+        grant usage on all sequences in schema realtime to anon, authenticated, service_role;
+        """
 }

@@ -23,6 +23,8 @@ let benchmarks = [
     Benchmark("conflicts", "1,000 queued guarded updates replayed, 0% and 10% conflicts, beside the bare transport", GuardedReplay.run),
     Benchmark("files", "a 50 MiB file up and down through StorageTransport beside plain URLSession; its peak memory", FilesBenchmark.run),
     Benchmark("fleet", "200 devices of 50 users on the engine's schedule against one PostgreSQL, beside one alone", FleetBenchmark.run),
+    Benchmark(
+        "pokes", "save on A to applied on B with Realtime pokes beside polling only; idle requests per device-minute", PokeBenchmark.run),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

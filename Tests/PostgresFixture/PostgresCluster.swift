@@ -80,3 +80,11 @@ extension Connection {
         }
     }
 }
+
+extension Connection {
+    /// Supabase Realtime's schema in this connection's database (``SupabasePrelude/realtime``):
+    /// only the tests that want it have it, so the others stand for a PostgreSQL without it.
+    public func createRealtimeSchema() throws {
+        try execute(script: SupabasePrelude.realtime)
+    }
+}

@@ -58,6 +58,7 @@ import Testing
         let schema = try SchemaParser.parse(yaml).schema
         let templates = try TemplateSet(directory: nil)
         let connection = try PostgresCluster.createDatabase().connect()
+        try connection.createRealtimeSchema()
         try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: ServerColumnOrder()))
         try connection.createPgTAP()
         let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
@@ -92,9 +93,26 @@ import Testing
         #expect(run.failed.contains { $0.hasSuffix("activities: Bob cannot read Alice's row") })
     }
 
-    /// A fresh database with the folder's schema.sql and pgTAP.
+    /// Without the policies on realtime.messages, Alice may join Bob's poke topic: the
+    /// generated tests say so.
+    @Test func theGeneratedTestsCatchAPokeTopicOpenToOthers() throws {
+        let generated = Self.packageRoot.appendingPathComponent("Generated")
+        let connection = try Self.prepare(generated)
+        try connection.execute(
+            script: """
+                drop policy sync_pokes_read_own on realtime.messages;
+                create policy everyone_reads on realtime.messages for select to authenticated using (true);
+                """)
+        let tests = try String(contentsOf: generated.appendingPathComponent(SupabaseTestRenderer.path), encoding: .utf8)
+        let run = try TAPRun(file: tests, on: connection)
+        #expect(run.failed.contains { $0.hasSuffix("pokes: Alice can neither join nor read Bob's topic") })
+    }
+
+    /// A fresh database as a Supabase project has it (Realtime's schema included) with the
+    /// folder's schema.sql and pgTAP.
     static func prepare(_ generated: URL) throws -> Connection {
         let connection = try PostgresCluster.createDatabase().connect()
+        try connection.createRealtimeSchema()
         try connection.execute(script: String(contentsOf: generated.appendingPathComponent("supabase/schema.sql"), encoding: .utf8))
         try connection.createPgTAP()
         return connection

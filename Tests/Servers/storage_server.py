@@ -89,6 +89,14 @@ class Storage:
             # A refusal may come before the body is read: the connection cannot be reused, since
             # the client may have sent part of that body or none of it.
             response.force_close()
+        except ConnectionResetError:
+            # The client went away mid-request (a cut or killed upload, which tests do on
+            # purpose): nobody is left to answer (the log keeps no status), and aiohttp would log a
+            # traceback for it.
+            entry["status"] = None
+            response = web.Response(status=400)
+            response.force_close()
+            return response
         entry["status"] = response.status
         return response
 

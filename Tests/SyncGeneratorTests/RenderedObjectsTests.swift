@@ -43,18 +43,23 @@ import Testing
             try RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[index], replacing: true)).triggers.map(\.name)
         }
         let marks = ["_written_insert", "_written_update"]
-        #expect(try triggers(0) == ["exact_before_write", "exact_lock_owner"] + marks.map { "exact" + $0 })
-        #expect(try triggers(1) == ["loose_before_write"] + marks.map { "loose" + $0 })
-        #expect(try triggers(2) == ["stamped_before_write"] + marks.map { "stamped" + $0 } + ["stamped_updated_at"])
+        let pokes = ["_poke_inserts", "_poke_updates"]
+        #expect(try triggers(0) == ["exact_before_write", "exact_lock_owner"] + (marks + pokes).map { "exact" + $0 })
+        #expect(try triggers(1) == ["loose_before_write"] + (marks + pokes).map { "loose" + $0 })
+        #expect(try triggers(2) == ["stamped_before_write"] + (marks + pokes).map { "stamped" + $0 } + ["stamped_updated_at"])
 
-        let rendered = RenderedObjects(parsing: try Self.renderer.triggersSQL(schema.tables[0], replacing: false)).triggers
-        let lock = try #require(rendered.first { $0.name == "exact_lock_owner" })
+        let exact = RenderedObjects(parsing: try Self.renderer.triggersSQL(schema.tables[0], replacing: false)).triggers
+        let lock = try #require(exact.first { $0.name == "exact_lock_owner" })
         #expect(lock.table == "exact")
         #expect(
             lock.definition
                 == LiveCatalog.TriggerInfo(
                     timing: "before", events: ["insert", "update"], level: "statement", function: "public.sync_lock_owner"))
         let version = try #require(RenderedObjects(parsing: Self.renderer.triggersSQL(schema.tables[2], replacing: false)).triggers.last)
+        let poke = try #require(exact.first { $0.name == "exact_poke_updates" })
+        #expect(
+            poke.definition
+                == LiveCatalog.TriggerInfo(timing: "after", events: ["update"], level: "statement", function: "public.sync_poke_written"))
         #expect(
             version.definition
                 == LiveCatalog.TriggerInfo(timing: "before", events: ["update"], level: "row", function: "extensions.moddatetime"))

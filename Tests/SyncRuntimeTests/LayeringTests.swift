@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The runtime's folders are layers: Model <- Store <- Conflicts <- Engine, and Transport on
-/// the model alone (docs/ARCHITECTURE.md). One module keeps the API in one import, so the
+/// The runtime's folders are layers: Model <- Store <- Conflicts <- Engine, and Transport and
+/// Realtime on the model alone (docs/ARCHITECTURE.md). One module keeps the API in one import, so the
 /// compiler cannot hold the line; this test does. A file may name what its own layer and the
 /// layers below declare, never a type or function declared only above it.
 struct LayeringTests {
@@ -13,6 +13,7 @@ struct LayeringTests {
         ("Conflicts", ["Model", "Store"]),
         ("Engine", ["Model", "Store", "Conflicts"]),
         ("Transport", ["Model"]),
+        ("Realtime", ["Model"]),
     ]
 
     @Test func everyFileNamesOnlyItsOwnLayerAndTheLayersBelow() throws {
@@ -42,7 +43,7 @@ struct LayeringTests {
     }
 
     @Test func onlyTheStoreAndTheLayersAboveItOpenSQLite() throws {
-        for folder in ["Model", "Transport"] {
+        for folder in ["Model", "Transport", "Realtime"] {
             for source in try Self.sources(in: folder) {
                 #expect(!source.text.contains("import SQLite"), "\(source.path) imports SQLite, which is the store's")
             }

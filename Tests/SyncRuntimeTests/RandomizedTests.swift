@@ -12,7 +12,11 @@ import Testing
 /// the server's rows, and every write acknowledged locally is on the server or lost to a newer
 /// write by the rule (rows ever refused excepted). The server keeps its own clock and refuses
 /// claims more than a day past it; devices' clocks are near it, reset to 1970 or 2000, or days
-/// ahead (``DeviceClockKind``). Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
+/// ahead (``DeviceClockKind``). In half the runs the devices' engines run their schedules and
+/// hear a poke after each write the server takes, through ``FakePokes``: pokes lost, late or
+/// doubled, and connections that drop and come back, the faults drawn from the seed; the engines
+/// stop before the final syncs, so the oracle is the same.
+/// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct RandomizedTests {
     @Test func devicesConvergeAndKeepEveryAcknowledgedWrite() async throws {
         try await SeededRuns.recordFailures(defaultRuns: 200) { seed in try await RandomRun(seed: seed).run() }
@@ -81,6 +85,8 @@ private struct RandomRun {
     let server: InMemoryServer
     let serverClock = ManualClock()
     let lww = [HopeFixture.activities, HopeFixture.sessions()]
+    /// The pokes the devices hear, in the runs whose engines run (nil: only explicit syncs).
+    let pokes: FakePokes?
 
     init(seed: UInt64) {
         self.seed = seed
@@ -88,6 +94,7 @@ private struct RandomRun {
         user = generator.uuid()
         ordering = seed % 2 == 1 ? .lookback(50) : .exact
         server = InMemoryServer(tables: HopeFixture.app(sessionOrdering: ordering).tables, clock: serverClock.read)
+        pokes = (seed / 2) % 2 == 1 ? FakePokes(seed: seed &* 31, faults: .drawn(&generator)) : nil
     }
 
     func run() async throws -> [String] {
@@ -98,14 +105,16 @@ private struct RandomRun {
             // Some pushes see a write land while they are in flight.
             let kind = DeviceClockKind.pick(&random)
             let box = StoreBox()
-            let transport = HookedTransport(base: server, beforeUpsert: { inFlight.maybeWrite(on: box.store) })
+            let hooked = HookedTransport(base: server, beforeUpsert: { inFlight.maybeWrite(on: box.store) })
+            let transport: any SyncTransport = pokes.map { PokingTransport(hooked, pokes: $0) } ?? hooked
             let device = try TestDevice(
                 name, user: user, transport: transport, schema: HopeFixture.app(sessionOrdering: ordering),
-                clock: kind.clock(server: serverClock, &random)
+                clock: kind.clock(server: serverClock, &random), pokes: pokes
             )
             box.store = device.store
             inFlight.register(box, for: device)
             if kind.syncsBeforeWriting { try await device.sync() }
+            if pokes != nil { await device.engine.start() }
             devices.append(device)
         }
         defer { for device in devices { remove(device) } }
@@ -130,8 +139,11 @@ private struct RandomRun {
             case 84..<85: await server.holdNextWrite() // commits out of order, at a later commit point
             case 85..<86: await server.commitHeldWrites()
             case 86..<90:
+                // The app quits, mid-pass or not; a relaunched app starts its engine again.
+                if pokes != nil { await device.engine.stop() }
                 devices[index] = try device.restarted()
                 inFlight.rebind(devices[index])
+                if pokes != nil { await devices[index].engine.start() }
             case 90..<92: await server.insertUndecodableRow(in: random.below(2) == 0 ? "activities" : "sessions", owner: user)
             case 92..<93: await server.storeUnchecked(farFutureActivity(random.uuid(), days: 1 + random.below(60)), in: "activities")
             case 93..<94:
@@ -143,6 +155,9 @@ private struct RandomRun {
             }
         }
 
+        if pokes != nil {
+            for device in devices { await device.engine.stop() }
+        }
         inFlight.stop()
         acknowledged += inFlight.acknowledged
         await server.clearFaults()
@@ -171,7 +186,7 @@ private struct RandomRun {
         }
         if ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil {
             print(
-                "seed \(seed): \(acknowledged.count) acknowledged writes, \(await server.rows(of: "sessions").count) sessions, \(await server.rows(of: "activities").count) activities, \(await server.requestCount) requests"
+                "seed \(seed): \(acknowledged.count) acknowledged writes, \(await server.rows(of: "sessions").count) sessions, \(await server.rows(of: "activities").count) activities, \(await server.requestCount) requests, \(pokes?.sentCount ?? 0) pokes heard"
             )
         }
         return problems

@@ -80,21 +80,27 @@ import Testing
         await a.engine.stop()
     }
 
-    @Test func localWritesArePushedAfterTheDebounce() async throws {
+    @Test func theFirstWriteIsPushedAtOnceAndTheRestAfterTheDebounce() async throws {
         let a = try device()
         await a.engine.start()
         #expect(await sleeper.waitUntilSleeping(.seconds(5)))
         try await a.store.write { try $0.save(Activity(name: "First")) }
+        // Nothing to wait for: it goes at once.
+        #expect(await eventually { await server.rows(of: "activities").count == 1 })
         #expect(await sleeper.waitUntilSleeping(.milliseconds(500)))
         try await a.store.write { try $0.save(Activity(name: "Second")) }
-        // Still nothing sent: the debounce restarts with every write.
-        #expect(await server.rows(of: "activities").isEmpty)
+        try await a.store.write { try $0.save(Activity(name: "Third")) }
+        // The writes that follow wait for writes to pause: the debounce restarts with each.
         #expect(
             await eventually {
-                sleeper.startedCount(.milliseconds(500)) == 2 && sleeper.pending.filter { $0 == .milliseconds(500) }.count == 1
+                sleeper.startedCount(.milliseconds(500)) == 3 && sleeper.pending.filter { $0 == .milliseconds(500) }.count == 1
             })
+        #expect(await server.rows(of: "activities").count == 1)
         sleeper.elapse(.milliseconds(500))
-        #expect(await eventually { await server.rows(of: "activities").count == 2 })
+        #expect(await eventually { await server.rows(of: "activities").count == 3 })
+        // After a quiet spell the next write goes at once again.
+        try await a.store.write { try $0.save(Activity(name: "Fourth")) }
+        #expect(await eventually { await server.rows(of: "activities").count == 4 })
         await a.engine.stop()
     }
 

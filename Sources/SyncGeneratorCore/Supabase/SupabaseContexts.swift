@@ -45,7 +45,7 @@ struct AccessContext: TemplateContext {
 /// `supabase/sequence.sql.mustache`.
 struct SequenceContext: TemplateContext {
     static let template = "supabase/sequence.sql.mustache"
-    static let summary = "what every table shares: the server_seq sequence and the owner-lock function"
+    static let summary = "what every table shares: the server_seq sequence, the owner-lock functions, the owners' marks and the pokes"
 
     static var fields: [TemplateField<Self>] { [] }
 }
@@ -91,7 +91,8 @@ struct SupabaseMigrationContext: TemplateContext {
             .init("number", "the migration's number", \.number),
             .init("name", "its name", \.name),
             .init(
-                "createsSequence", "it creates a table, or what tables share renders differently: it (re)makes what they share",
+                "createsSequence",
+                "it creates a table or re-creates triggers, or what tables share renders differently: it (re)makes what they share",
                 \.createsSequence),
             .init("sequence", "the rendered sequence.sql", \.sequence),
             .init("steps", "each change, rendered by its fragment", \.steps),

@@ -11,14 +11,20 @@ package struct SupabaseRenderer: Sendable {
         self.templates = templates
     }
 
-    /// One migration file: what the tables share when the migration creates a table or that
-    /// renders differently now, then each change.
+    /// One migration file: what the tables share when the migration creates a table, re-creates
+    /// triggers (which may call a shared function that is new) or what they share renders
+    /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
-        let createsTable = migration.changes.contains { if case .createTable = $0 { true } else { false } }
+        let sharesCode = migration.changes.contains {
+            switch $0 {
+            case .createTable, .replaceTriggers: true
+            default: false
+            }
+        }
         return try templates.render(
             SupabaseMigrationContext(
-                number: String(migration.number), name: migration.name, createsSequence: createsTable || migration.replacesSharedCode,
+                number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
                 sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema),
                 buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
     }

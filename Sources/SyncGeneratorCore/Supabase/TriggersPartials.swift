@@ -30,3 +30,16 @@ enum ColumnStampsPartial: TriggersPartial {
     static let template = "supabase/column_stamps.sql.mustache"
     static let summary = "a column-merge row's stamps, from each column's, in both branches of the write trigger"
 }
+
+enum PokeTriggersPartial: TriggersPartial {
+    static let template = "supabase/poke_triggers.sql.mustache"
+    static let summary = "the statement triggers that poke the owners a write reached (public.sync_poke)"
+}
+
+/// The partial of supabase/sequence.sql.mustache: what every table shares for pokes.
+enum PokesPartial: TemplateContext {
+    static let template = "supabase/pokes.sql.mustache"
+    static let summary = "the poke function, its triggers' function and the Realtime policies every table shares"
+    static var partialOf: String? { SequenceContext.template }
+    static var fields: [TemplateField<Self>] { [] }
+}

@@ -291,6 +291,77 @@ enum BuiltInTemplates {
         {{/buckets}}
 
         """#,
+        "supabase/poke_triggers.sql.mustache": #"""
+        {{! After each write statement, a poke to the owners it wrote (see public.sync_poke). }}
+        -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
+        create or replace trigger {{table}}_poke_inserts
+          after insert on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.sync_poke_written();
+        create or replace trigger {{table}}_poke_updates
+          after update on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.sync_poke_written();
+
+        """#,
+        "supabase/pokes.sql.mustache": #"""
+        {{! Pokes through Supabase Realtime: the function, the statement triggers' function, and who may join. }}
+        -- Pokes: after a statement writes an owner's rows, one message on the owner's private Realtime
+        -- topic, sync:<owner>, tells the owner's devices to pull now. It carries no row data, only the
+        -- table and a server_seq the write reached: rows arrive by the pull alone, so a lost poke costs
+        -- time, never a row. Realtime delivers it after the commit (Broadcast from Database). Without
+        -- Supabase's realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for
+        -- it: realtime.send turns its own failures into warnings. One poke per owner, table and
+        -- transaction: an upsert that inserts and updates fires both statement triggers, and the
+        -- second poke would tell a device nothing new.
+        create or replace function public.sync_poke(owner uuid, table_name text, high_seq bigint)
+        returns void
+        language plpgsql
+        set search_path = ''
+        as $$
+        declare
+          poke text := pg_catalog.txid_current()::text || ' ' || owner::text || ' ' || table_name;
+        begin
+          if owner is null or pg_catalog.current_setting('sync.poked', true) is not distinct from poke
+              or pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+            return;
+          end if;
+          perform pg_catalog.set_config('sync.poked', poke, true);
+          perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
+            'sync:' || owner::text, true);
+        end
+        $$;
+
+        -- The statement triggers' function: a poke for each owner whose rows the statement wrote.
+        create or replace function public.sync_poke_written()
+        returns trigger
+        language plpgsql
+        set search_path = ''
+        as $$
+        begin
+          perform public.sync_poke(written.user_id, tg_table_name, max(written.server_seq)) from written group by written.user_id;
+          return null;
+        end
+        $$;
+
+        -- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
+        -- the user when a device joins a private channel, and when a message is sent. A signed-in user
+        -- joins, reads and sends on their own topic only (sync_poke sends as the writing user).
+        do $pokes$
+        begin
+          if pg_catalog.to_regclass('realtime.messages') is null then
+            return;
+          end if;
+          drop policy if exists sync_pokes_read_own on realtime.messages;
+          create policy sync_pokes_read_own on realtime.messages for select to authenticated
+            using (extension = 'broadcast' and topic = 'sync:' || (select auth.uid())::text);
+          drop policy if exists sync_pokes_send_own on realtime.messages;
+          create policy sync_pokes_send_own on realtime.messages for insert to authenticated
+            with check (extension = 'broadcast' and topic = 'sync:' || (select auth.uid())::text);
+        end
+        $pokes$;
+
+        """#,
         "supabase/pull.sql.mustache": #"""
         -- One request per pull pass: every table's next page after the cursor the caller sends for it
         -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
@@ -470,6 +541,8 @@ enum BuiltInTemplates {
         end
         $$;
 
+        {{> supabase/pokes.sql.mustache}}
+
         """#,
         "supabase/table.sql.mustache": #"""
         -- {{table}}{{#lww}}: last writer wins on (updated_ms, device_id){{#columnMerge}}, column by column{{/columnMerge}}{{/lww}}{{#versionTimestamp}}: versioned by updated_at{{/versionTimestamp}}{{#versionInteger}}: versioned by an integer{{/versionInteger}}
@@ -488,6 +561,10 @@ enum BuiltInTemplates {
         select lives_ok({{q}}{{insertRow}}{{q}}, '{{table}}: Alice adds a row');
         select is((select user_id from public.{{table}} where id = '{{rowId}}'), '{{alice}}'::uuid,
           '{{table}}: the row is Alice''s (user_id defaults to auth.uid())');
+        select ok(exists (select from realtime.messages where topic = 'sync:{{alice}}' and event = 'poke'
+            and payload ->> 'table' = '{{table}}'
+            and (payload ->> 'server_seq')::bigint = (select server_seq from public.{{table}} where id = '{{rowId}}')),
+          '{{table}}: Alice''s write pokes her devices, naming the table and the row''s server_seq');
         set local request.jwt.claims = '{{bobClaims}}';
         select is_empty({{q}}select id from public.{{table}} where id = '{{rowId}}'{{q}}, '{{table}}: Bob cannot read Alice''s row');
         select is_empty({{q}}{{bobUpdate}} returning id{{q}}, '{{table}}: Bob cannot change Alice''s row');
@@ -600,7 +677,8 @@ enum BuiltInTemplates {
         -- pgTAP tests of the synced tables, generated by hope-sync from schema.yaml. `supabase test db`
         -- runs them on your project (the Supabase CLI runs supabase/tests/*.sql; copy or link this file
         -- there). They prove what the server promises every device: row-level security between two
-        -- users, the conflict rules, the version bumps, the one-open-row rule and server_seq moving.
+        -- users, the conflict rules, the version bumps, the one-open-row rule, server_seq moving and
+        -- the pokes (Supabase Realtime) that tell a user's devices to pull.
         -- Everything runs in one transaction that is rolled back: the tests write rows of their own,
         -- as two made-up users, and leave nothing behind.
         begin;
@@ -619,6 +697,24 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/buckets}}
+
+        -- Pokes: row-level security on realtime.messages, which Realtime checks as the user when a
+        -- device joins a private channel, lets a user join, read and send on their own topic only.
+        reset role;
+        insert into realtime.messages (topic, extension, event, payload, private)
+          values ('sync:{{alice}}', 'broadcast', 'poke', '{}', true), ('sync:{{bob}}', 'broadcast', 'poke', '{}', true);
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select isnt_empty($$select id from realtime.messages where topic = 'sync:{{alice}}'$$,
+          'pokes: Alice may join and read her own topic');
+        select is_empty($$select id from realtime.messages where topic = 'sync:{{bob}}'$$,
+          'pokes: Alice can neither join nor read Bob''s topic');
+        select lives_ok($$insert into realtime.messages (topic, extension, event, payload, private)
+          values ('sync:{{alice}}', 'broadcast', 'poke', '{}', true)$$, 'pokes: Alice may send on her own topic');
+        select throws_ok($$insert into realtime.messages (topic, extension, event, payload, private)
+          values ('sync:{{bob}}', 'broadcast', 'poke', '{}', true)$$, '42501', null, 'pokes: Alice cannot send on Bob''s topic');
+        set local role anon;
+        select is_empty($$select id from realtime.messages$$, 'pokes: anon joins no topic');
 
         select * from finish();
         rollback;
@@ -898,6 +994,7 @@ enum BuiltInTemplates {
           after update on public.{{table}}
           referencing new table as written
           for each statement execute function public.sync_written_owners();
+        {{> supabase/poke_triggers.sql.mustache}}
         {{#versionTimestamp}}
         -- A new Supabase project has the extension available, not enabled.
         create extension if not exists moddatetime with schema extensions;

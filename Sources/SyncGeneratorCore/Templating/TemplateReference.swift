@@ -10,7 +10,8 @@ enum TemplateReference {
             CreateTableContext.self, IndexContext.self,
             SupabaseMigrationContext.self, PullContext.self, SchemaContext.self, SequenceContext.self, TableContext.self, TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
-            JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self,
+            JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
+            PokesPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,
         ]
     }

@@ -4,7 +4,13 @@ import Foundation
 public struct SyncConfiguration: Sendable {
     /// How often to pull while signed in and healthy.
     public var pollInterval: Duration = .seconds(5)
-    /// How long after the last local write a push starts.
+    /// How often to pull while a poke source is connected (a write elsewhere pokes a pull at
+    /// once; the poll only catches what a lost poke missed). Back to ``pollInterval`` the moment
+    /// the source disconnects.
+    public var pollIntervalWithPokes: Duration = .seconds(60)
+    /// How long a local write waits for others before they are pushed together. The first
+    /// write after a quiet spell goes at once; the writes that follow it within this interval
+    /// go when writes pause for this long.
     public var debounce: Duration = .milliseconds(500)
     /// Rows per upsert request; clamped to ``maxBatchSize``.
     public var batchSize = Self.maxBatchSize {

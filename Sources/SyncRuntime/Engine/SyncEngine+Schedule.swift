@@ -1,16 +1,28 @@
 import Foundation
 
-/// The schedule: pass, wait (poll interval, backoff, or the slowest pace on schema drift), and
-/// wake early for a debounced local write or a reconnect.
+/// The schedule: pass, wait (the poll interval, slower while pokes are connected; backoff; the
+/// slowest pace on schema drift), and wake early for a local write, a reconnect or a poke. A
+/// wake for a poke alone pulls the tables it named; any other runs a full pass.
 extension SyncEngine {
     func runLoop() async {
         while !Task.isCancelled {
-            var delay = configuration.pollInterval
+            var delay = pokesConnected ? configuration.pollIntervalWithPokes : configuration.pollInterval
             do {
-                _ = try await runPass()
+                switch fullPassDue ? .everything : try pokedPull() {
+                case .everything:
+                    fullPassDue = false
+                    forgetPokes()
+                    _ = try await runPass()
+                case .tables(let tables):
+                    _ = try await runPass(pullingOnly: tables)
+                case .nothing:
+                    break
+                }
                 failures = 0
             } catch {
                 if Task.isCancelled { break }
+                // A failed pass leaves the next one to do everything.
+                fullPassDue = true
                 switch error.code {
                 case .signedOut:
                     // Nobody signed in yet (an auth library can say so at launch): nothing was
@@ -40,22 +52,36 @@ extension SyncEngine {
         }
     }
 
-    /// A local write: push once writes have paused for the debounce interval, unless a failure
-    /// is being waited out.
+    /// A local write. The first after a quiet spell is pushed at once (nothing to wait for);
+    /// those that follow within the debounce interval are pushed together once writes pause
+    /// that long. Nothing is pushed early while a failure is being waited out.
     func localWriteHappened() {
         publish()
         guard loop != nil else { return }
-        debounce?.cancel()
+        if debounce == nil {
+            if failures == 0 { wakeUp() }
+        } else {
+            writesWaiting = true
+        }
+        debounce?.task.cancel()
+        debounceCount += 1
+        let number = debounceCount
         let sleep = configuration.sleep
         let interval = configuration.debounce
-        debounce = Task {
-            do { try await sleep(interval) } catch { return }
-            self.debounceElapsed()
-        }
+        debounce = (
+            number,
+            Task {
+                do { try await sleep(interval) } catch { return }
+                self.debounceElapsed(number)
+            }
+        )
     }
 
-    private func debounceElapsed() {
-        if failures == 0 { wakeUp() }
+    private func debounceElapsed(_ number: Int) {
+        guard debounce?.number == number else { return }
+        debounce = nil
+        if writesWaiting, failures == 0 { wakeUp() }
+        writesWaiting = false
     }
 
     private func waitForWake(upTo delay: Duration) async {
@@ -74,20 +100,27 @@ extension SyncEngine {
         timer.cancel()
     }
 
-    /// Ends the current wait (`token` nil: whichever it is; if none, the next one).
+    /// Ends the current wait for a full pass (`token` nil: whichever wait; if none, the next).
     func wakeUp(token: Int? = nil) {
+        if resumeWait(token: token) { fullPassDue = true }
+    }
+
+    /// Ends the current wait (or the next) for what pokes named.
+    func wakeForPokes() {
+        _ = resumeWait(token: nil)
+    }
+
+    /// Whether a wait ended, or the next one will: false for a timer of a wait already over.
+    private func resumeWait(token: Int?) -> Bool {
         if let current = wake, token == nil || token == current.token {
             wake = nil
             current.continuation.resume()
-        } else if token == nil {
-            wakePending = true
+            return true
         }
-    }
-}
-
-extension Duration {
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        if token == nil {
+            wakePending = true
+            return true
+        }
+        return false
     }
 }

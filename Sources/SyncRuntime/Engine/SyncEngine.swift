@@ -2,23 +2,40 @@ import Foundation
 import Locking
 
 /// Keeps one user's store in sync with the server: a full push and pull on start and on
-/// reconnect, a pull every poll interval, a push shortly after local writes, backing off on
-/// failures. It syncs only while the credentials provider returns this store's user.
+/// reconnect, a pull every poll interval (or when a poke says the server has something), a push
+/// soon after local writes, backing off on failures. It syncs only while the credentials
+/// provider returns this store's user.
 public actor SyncEngine {
     public nonisolated let store: SyncStore
     public nonisolated let configuration: SyncConfiguration
     let transport: SwitchedTransport
     let credentials: @Sendable () async -> Credentials?
+    let pokes: (any PokeSource)?
     /// The app's "simulate offline" switch, checked before every request.
     let networkEnabled = Locked(true)
 
     public internal(set) var status = SyncStatus()
     var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     var loop: Task<Void, Never>?
-    var debounce: Task<Void, Never>?
+    /// The debounce window after a local write, and its number (a window replaced by another
+    /// must not end the new one).
+    var debounce: (number: Int, task: Task<Void, Never>)?
+    var debounceCount = 0
+    /// A write came during the debounce window: push when it ends.
+    var writesWaiting = false
     var failures = 0
     var wake: (token: Int, continuation: CheckedContinuation<Void, Never>)?
     var wakePending = false
+    /// The next pass pushes and pulls everything (a poll, a write, a reconnect); otherwise it
+    /// pulls only what pokes named.
+    var fullPassDue = true
+    /// Tables pokes named since the last pass, each with the highest server_seq named (nil:
+    /// none said); a poke naming no table asks for every table.
+    var pokedTables: [String: Int64?] = [:]
+    var pokedEverything = false
+    var pokeListener: Task<Void, Never>?
+    /// The poke source is connected: the idle poll is the slow one.
+    var pokesConnected = false
     var waitCount = 0
     var passRunning = false
     var passWaiters: [CheckedContinuation<Void, Never>] = []
@@ -33,6 +50,8 @@ public actor SyncEngine {
     /// - Parameters:
     ///   - files: where file columns' files go; by default the transport's own
     ///     (``PostgRESTTransport``: its project's Storage). Without one, files wait.
+    ///   - pokes: where the engine hears that the server has something new (``RealtimePokes``);
+    ///     nil: it polls alone.
     ///   - credentials: the signed-in user and a fresh token, or nil when nobody is signed in.
     ///     Called before every pass, so a refreshed token is picked up.
     public init(
@@ -40,12 +59,14 @@ public actor SyncEngine {
         transport: any SyncTransport,
         files: (any SyncFileTransport)? = nil,
         configuration: SyncConfiguration = SyncConfiguration(),
+        pokes: (any PokeSource)? = nil,
         credentials: @escaping @Sendable () async -> Credentials?
     ) {
         self.store = store
         self.fileTransport = files ?? transport.files
         self.transport = SwitchedTransport(base: transport, networkEnabled: networkEnabled)
         self.configuration = configuration
+        self.pokes = pokes
         self.credentials = credentials
         // What waits is known before the first pass (rows written in an earlier launch).
         if let counts = try? store.pendingCounts() { status.count(counts) }
@@ -60,7 +81,9 @@ public actor SyncEngine {
         store.state.localWriteHandler = { [weak self] in
             Task { await self?.localWriteHappened() }
         }
+        fullPassDue = true
         loop = Task { await self.runLoop() }
+        listenForPokes()
     }
 
     /// Stops the schedule (sign-out, going to the background). Local writes keep queuing.
@@ -68,8 +91,10 @@ public actor SyncEngine {
         store.state.localWriteHandler = nil
         loop?.cancel()
         loop = nil
-        debounce?.cancel()
+        debounce?.task.cancel()
         debounce = nil
+        writesWaiting = false
+        stopListeningForPokes()
         wakeUp()
         status.phase = networkEnabled.value ? .idle : .offline
         publish()
@@ -117,13 +142,15 @@ public actor SyncEngine {
 
     // MARK: Passes
 
-    func runPass() async throws(SyncError) -> SyncReport {
+    /// A pass: everything (push, replay, refresh, pull), or with `pullingOnly` a pull of those
+    /// tables alone (what pokes named).
+    func runPass(pullingOnly tables: [TableSchema]? = nil) async throws(SyncError) -> SyncReport {
         await acquirePass()
         defer { releasePass() }
         status.phase = .syncing
         publish()
         do {
-            let report = try await performPass()
+            let report = try await performPass(pullingOnly: tables)
             status.phase = .idle
             status.lastError = nil
             status.lastSyncedAt = configuration.now()
@@ -143,7 +170,7 @@ public actor SyncEngine {
         }
     }
 
-    private func performPass() async throws(SyncError) -> SyncReport {
+    private func performPass(pullingOnly tables: [TableSchema]?) async throws(SyncError) -> SyncReport {
         guard networkEnabled.value else {
             throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
         }
@@ -155,10 +182,16 @@ public actor SyncEngine {
             throw SyncError(.signedOut, "The signed-in user is not this database's user; nothing was sent.")
         }
         var report = SyncReport()
-        let puller = Puller(
+        var puller = Puller(
             store: store, transport: transport, credentials: user,
             pageSize: configuration.pageSize, lookback: configuration.lookback
         )
+        if let tables {
+            puller.tables = tables
+            let drifts = try await puller.pull(into: &report)
+            if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
+            return report
+        }
         // A table the server lacks columns of is passed over and the others still sync; a push
         // or replay the server fails does not keep the pull from running.
         var drifts: [ServerError] = []

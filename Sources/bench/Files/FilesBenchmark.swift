@@ -117,17 +117,10 @@ enum FilesBenchmark {
     }
 
     private static func child(_ arguments: [String]) throws -> FileMemoryChild.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [CommandLine.arguments[1], "child"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last, let result = FileMemoryChild.Result(line: line)
-        else { throw BenchmarkError("bench files child \(arguments[0]) failed: \(text)") }
+        let line = try ChildProcess.run(arguments)
+        guard let result = FileMemoryChild.Result(line: line) else {
+            throw BenchmarkError("bench files child \(arguments[0]) printed \(line)")
+        }
         return result
     }
 }

@@ -91,10 +91,12 @@ struct ProcessStat {
     }
 }
 
-/// Latencies in seconds: how many, the median, the 99th percentile (nearest rank) and the most.
+/// Latencies in seconds: how many, the median, the 95th and 99th percentiles (nearest rank) and
+/// the most.
 struct Latencies {
     let count: Int
     let p50: Double
+    let p95: Double
     let p99: Double
     let max: Double
 
@@ -103,6 +105,7 @@ struct Latencies {
         count = sorted.count
         func at(_ fraction: Double) -> Double { sorted.isEmpty ? .nan : sorted[Int((fraction * Double(sorted.count - 1)).rounded())] }
         p50 = at(0.5)
+        p95 = at(0.95)
         p99 = at(0.99)
         max = sorted.last ?? .nan
     }

@@ -30,7 +30,8 @@ import Testing
         let phone = try FileDevice("phone", user: user, server: server, storage: storage)
         let taken = try await phone.savePhoto(photo)
         phone.store.close()
-        try await storage.control(["upload_bytes_per_second": 2_000_000])
+        // Slow enough that a loaded machine still kills it mid-upload: 1 MB in 2.5 s, the rest 17 s more.
+        try await storage.control(["upload_bytes_per_second": 400_000])
 
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -3,7 +3,8 @@ import HopeSchema
 import SyncRuntime
 import SyncTestSupport
 
-/// One device of one user: its own SQLite file, engine and clock, syncing through `transport`.
+/// One device of one user: its own SQLite file, engine and clock, syncing through `transport`
+/// (and hearing `pokes`, which want a real `accessToken`).
 struct Device: Sendable {
     let name: String
     let user: UUID
@@ -16,7 +17,8 @@ struct Device: Sendable {
     ///   ``tablesOnly`` syncs table by table, as a build from before them does.
     init(
         _ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo),
-        configuration: SyncConfiguration = Device.configuration, schema: AppSchema = GeneratedSchema.app
+        configuration: SyncConfiguration = Device.configuration, pokes: (any PokeSource)? = nil,
+        accessToken: String = Credentials.unusedToken, schema: AppSchema = GeneratedSchema.app
     ) throws {
         self.name = name
         self.user = user
@@ -26,7 +28,9 @@ struct Device: Sendable {
             path: file.path, schema: schema,
             userID: user, deviceID: name, wallClock: clock.read
         )
-        engine = SyncEngine(store: store, transport: transport, configuration: configuration) { Credentials(user) }
+        engine = SyncEngine(store: store, transport: transport, configuration: configuration, pokes: pokes) {
+            Credentials(userID: user, accessToken: accessToken)
+        }
     }
 
     /// The generated list without the functions it names: a device of an earlier build.

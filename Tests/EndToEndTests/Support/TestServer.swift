@@ -1,29 +1,34 @@
 import Foundation
 import Postgres
+import PostgresCluster
 import PostgresFixture
 import SyncPostgres
 import SyncRuntime
 
 /// A database of its own with the generated server SQL applied, as the migration would run it,
-/// and the PostgreSQL transport the devices reach it through.
+/// and the PostgreSQL transport the devices reach it through; with `realtime`, also Supabase
+/// Realtime's schema and the test Realtime server over it.
 struct TestServer: Sendable {
     let database: TestDatabase
     let transport: PostgresTransport
+    let realtime: RealtimeTestServer?
 
-    /// The committed `Generated/supabase/schema.sql`: the real generated SQL, not a copy.
-    static let schemaURL = URL(fileURLWithPath: #filePath)
+    static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Generated/supabase/schema.sql")
+    /// The committed `Generated/supabase/schema.sql`: the real generated SQL, not a copy.
+    static let schemaURL = packageRoot.appendingPathComponent("Generated/supabase/schema.sql")
 
     /// - Parameter ownerLockWaitsUnbounded: a wait for the owner's lock lasts as long as it
     ///   takes (`hope_sync.owner_lock_timeout = 0` for the database), for tests that hold one
     ///   writer open while another waits, so that a slow machine does not end the wait.
-    init(ownerLockWaitsUnbounded: Bool = false) throws {
+    init(realtime: Bool = false, ownerLockWaitsUnbounded: Bool = false) throws {
         database = try PostgresCluster.createDatabase()
         if ownerLockWaitsUnbounded {
             try database.connect().execute("alter database \(database.name) set hope_sync.owner_lock_timeout = '0'")
         }
         transport = PostgresTransport(url: database.url)
+        if realtime { try database.connect().createRealtimeSchema() }
+        self.realtime = realtime ? try RealtimeTestServer(databaseURL: database.url, root: Self.packageRoot) : nil
         try applySchema()
     }
 
@@ -47,6 +52,8 @@ struct TestServer: Sendable {
 extension Credentials {
     /// A signed-in user; the PostgreSQL transport sets `sub` from the id and never sends the token.
     init(_ user: UUID) {
-        self.init(userID: user, accessToken: "unused-by-postgres")
+        self.init(userID: user, accessToken: Self.unusedToken)
     }
+
+    static let unusedToken = "unused-by-postgres"
 }

@@ -30,6 +30,7 @@ struct TestDevice: Sendable {
     let clock: ManualClock
     let signIn: SignIn
     let configuration: SyncConfiguration
+    let pokes: (any PokeSource)?
     let store: SyncStore
     let engine: SyncEngine
 
@@ -41,6 +42,7 @@ struct TestDevice: Sendable {
         clock: ManualClock = ManualClock(),
         signIn: SignIn? = nil,
         configuration: SyncConfiguration = TestDevice.configuration,
+        pokes: (any PokeSource)? = nil,
         path: String? = nil
     ) throws {
         self.path = path ?? TestDevice.temporaryPath(deviceID)
@@ -51,8 +53,10 @@ struct TestDevice: Sendable {
         self.clock = clock
         self.signIn = signIn ?? SignIn(user)
         self.configuration = configuration
+        self.pokes = pokes
         store = try SyncStore(path: self.path, schema: schema, userID: user, deviceID: deviceID, wallClock: clock.read)
-        engine = SyncEngine(store: store, transport: transport, configuration: configuration, credentials: self.signIn.provider)
+        engine = SyncEngine(
+            store: store, transport: transport, configuration: configuration, pokes: pokes, credentials: self.signIn.provider)
     }
 
     /// The app quits and launches again: same file, new store and engine.
@@ -60,7 +64,7 @@ struct TestDevice: Sendable {
         store.close()
         return try TestDevice(
             deviceID, user: user, transport: transport, schema: schema, clock: clock, signIn: signIn,
-            configuration: configuration, path: path
+            configuration: configuration, pokes: pokes, path: path
         )
     }
 

@@ -10,7 +10,9 @@ import UpgradeSchemaV2
 /// habits, delete and restore them, through offline periods, lost answers, 5xx answers and
 /// restarts. Oracle: every column of every row holds, on the server and on every device, the
 /// value written with the largest pair for that column; no device diverges. The server keeps its
-/// own clock; devices' clocks are near it, reset, or days ahead (``DeviceClockKind``).
+/// own clock; devices' clocks are near it, reset, or days ahead (``DeviceClockKind``). In half
+/// the runs the engines run their schedules and hear pokes through ``FakePokes`` (lost, late,
+/// doubled, connections dropped), and stop before the final syncs.
 /// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct FleetRandomTests {
     @Test func mixedBuildsKeepEveryColumnsNewestWrite() async throws {
@@ -23,10 +25,14 @@ private struct FleetRun {
     let user = UUID()
     let serverClock = ManualClock()
     let server: InMemoryServer
+    /// The pokes the devices hear, in the runs whose engines run (nil: only explicit syncs).
+    let pokes: FakePokes?
 
     init(seed: UInt64) {
         self.seed = seed
         server = MixedBuilds.server(clock: serverClock.read)
+        var random = SeededGenerator(seed: seed &* 7_643)
+        pokes = (seed / 2) % 2 == 1 ? FakePokes(seed: seed &* 37, faults: .drawn(&random)) : nil
     }
 
     func run() async throws -> [String] {
@@ -34,9 +40,11 @@ private struct FleetRun {
         var devices: [TestDevice] = []
         for (name, schema) in [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)] {
             let kind = DeviceClockKind.pick(&random)
+            let transport: any SyncTransport = pokes.map { PokingTransport(server, pokes: $0) } ?? server
             let device = try TestDevice(
-                name, user: user, transport: server, schema: schema, clock: kind.clock(server: serverClock, &random))
+                name, user: user, transport: transport, schema: schema, clock: kind.clock(server: serverClock, &random), pokes: pokes)
             if kind.syncsBeforeWriting { try await device.sync() }
+            if pokes != nil { await device.engine.start() }
             devices.append(device)
         }
         defer { for device in devices { remove(device) } }
@@ -52,14 +60,22 @@ private struct FleetRun {
                 await server.failNextRequests(
                     1, with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 80..<86: await server.loseNextAnswers(1)
-            case 86..<91: devices[index] = try device.restarted()
+            case 86..<91:
+                if pokes != nil { await device.engine.stop() }
+                devices[index] = try device.restarted()
+                if pokes != nil { await devices[index].engine.start() }
             case 91..<94 where device.schema.tables.count == MixedBuilds.v1.tables.count && device.deviceID == "d3":
+                if pokes != nil { await device.engine.stop() }
                 devices[index] = try device.upgradedToV2()
+                if pokes != nil { await devices[index].engine.start() }
             default:
                 let elapsed = Int64(random.below(5_000))
                 device.clock.advance(elapsed)
                 serverClock.advance(elapsed)
             }
+        }
+        if pokes != nil {
+            for device in devices { await device.engine.stop() }
         }
         await server.clearFaults()
         for device in devices { await device.engine.setNetworkEnabled(true) }

@@ -46,7 +46,7 @@ extension TestDevice {
         store.close()
         return try TestDevice(
             deviceID, user: user, transport: transport, schema: MixedBuilds.v2, clock: clock, signIn: signIn,
-            configuration: configuration, path: path
+            configuration: configuration, pokes: pokes, path: path
         )
     }
 }

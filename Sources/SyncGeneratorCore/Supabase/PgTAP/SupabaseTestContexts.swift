@@ -6,6 +6,8 @@ struct TestsContext: TemplateContext {
     var plan: String
     var alice: String
     var bob: String
+    var aliceClaims: String
+    var bobClaims: String
     var tables: [RenderedSQL]
     var buckets: [RenderedSQL]
 
@@ -14,6 +16,8 @@ struct TestsContext: TemplateContext {
             .init("plan", "how many tests the file runs (pgTAP's plan), counted from the rendered file", \.plan),
             .init("alice", "the first test user's id", \.alice),
             .init("bob", "the second test user's id", \.bob),
+            .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),
+            .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
             .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
             .init("buckets", "each Storage bucket's tests, rendered by bucket_tests.sql", \.buckets),
         ]

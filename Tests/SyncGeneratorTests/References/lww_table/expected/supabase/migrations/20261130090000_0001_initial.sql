@@ -107,6 +107,61 @@ begin
 end
 $$;
 
+-- Pokes: after a statement writes an owner's rows, one message on the owner's private Realtime
+-- topic, sync:<owner>, tells the owner's devices to pull now. It carries no row data, only the
+-- table and a server_seq the write reached: rows arrive by the pull alone, so a lost poke costs
+-- time, never a row. Realtime delivers it after the commit (Broadcast from Database). Without
+-- Supabase's realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for
+-- it: realtime.send turns its own failures into warnings. One poke per owner, table and
+-- transaction: an upsert that inserts and updates fires both statement triggers, and the
+-- second poke would tell a device nothing new.
+create or replace function public.sync_poke(owner uuid, table_name text, high_seq bigint)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  poke text := pg_catalog.txid_current()::text || ' ' || owner::text || ' ' || table_name;
+begin
+  if owner is null or pg_catalog.current_setting('sync.poked', true) is not distinct from poke
+      or pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+    return;
+  end if;
+  perform pg_catalog.set_config('sync.poked', poke, true);
+  perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
+    'sync:' || owner::text, true);
+end
+$$;
+
+-- The statement triggers' function: a poke for each owner whose rows the statement wrote.
+create or replace function public.sync_poke_written()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform public.sync_poke(written.user_id, tg_table_name, max(written.server_seq)) from written group by written.user_id;
+  return null;
+end
+$$;
+
+-- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
+-- the user when a device joins a private channel, and when a message is sent. A signed-in user
+-- joins, reads and sends on their own topic only (sync_poke sends as the writing user).
+do $pokes$
+begin
+  if pg_catalog.to_regclass('realtime.messages') is null then
+    return;
+  end if;
+  drop policy if exists sync_pokes_read_own on realtime.messages;
+  create policy sync_pokes_read_own on realtime.messages for select to authenticated
+    using (extension = 'broadcast' and topic = 'sync:' || (select auth.uid())::text);
+  drop policy if exists sync_pokes_send_own on realtime.messages;
+  create policy sync_pokes_send_own on realtime.messages for insert to authenticated
+    with check (extension = 'broadcast' and topic = 'sync:' || (select auth.uid())::text);
+end
+$pokes$;
+
 -- notes: last writer wins on (updated_ms, device_id), column by column
 create table if not exists public.notes (
   id uuid primary key,
@@ -364,6 +419,15 @@ create or replace trigger notes_written_update
   after update on public.notes
   referencing new table as written
   for each statement execute function public.sync_written_owners();
+-- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
+create or replace trigger notes_poke_inserts
+  after insert on public.notes
+  referencing new table as written
+  for each statement execute function public.sync_poke_written();
+create or replace trigger notes_poke_updates
+  after update on public.notes
+  referencing new table as written
+  for each statement execute function public.sync_poke_written();
 
 -- One request per pull pass: every table's next page after the cursor the caller sends for it
 -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`

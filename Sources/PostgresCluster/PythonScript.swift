@@ -1,0 +1,11 @@
+import Foundation
+
+/// A Tests/Servers script run to its end in the test servers' Python (a conformance check, say).
+public enum PythonScript {
+    /// Its output (stdout and stderr); a failing exit throws, with the output.
+    @discardableResult
+    public static func run(_ script: String, arguments: [String] = [], root: URL) throws -> String {
+        let python = try PythonServer.interpreter(root: root)
+        return try Subprocess.run([python.path, "-u", root.appendingPathComponent("Tests/Servers/\(script)").path] + arguments)
+    }
+}
