@@ -194,10 +194,3 @@ public struct PostgresTransport: SyncTransport {
         #"{"sub": "\#(user.userID.uuidString.lowercased())", "role": "authenticated"}"#
     }
 }
-
-extension Duration {
-    fileprivate var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// The generated Rust needs no crates: rustc compiles it alone, and a small Rust test reads it.
@@ -9,7 +10,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tables = packageRoot.appendingPathComponent("Generated/rust/tables.rs")
 
-        let library = try Self.rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
+        let library = try ProgramRun.rustc(["--edition", "2021", "--crate-type", "lib", "--out-dir", scratch.path, tables.path])
         #expect(library.status == 0, "rustc failed:\n\(library.output)")
         #expect(!library.output.contains("warning"), "rustc warned:\n\(library.output)")
 
@@ -46,9 +47,9 @@ import Testing
             """.utf8
         ).write(to: test)
         let binary = scratch.appendingPathComponent("reads_tables")
-        let build = try Self.rustc(["--edition", "2021", "-o", binary.path, test.path])
+        let build = try ProgramRun.rustc(["--edition", "2021", "-o", binary.path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
-        let run = try Self.execute(binary.path, [])
+        let run = try ProgramRun.execute(binary.path, [])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output == "ok 5\n")
     }
@@ -85,10 +86,10 @@ import Testing
             }
             """.utf8
         ).write(to: test)
-        let build = try rustc(["--edition", "2021", "-o", scratch.appendingPathComponent("main").path, test.path])
+        let build = try ProgramRun.rustc(["--edition", "2021", "-o", scratch.appendingPathComponent("main").path, test.path])
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
         #expect(!build.output.contains("warning"), "rustc warned:\n\(build.output)")
-        let run = try execute(scratch.appendingPathComponent("main").path, [])
+        let run = try ProgramRun.execute(scratch.appendingPathComponent("main").path, [])
         #expect(run.output == "ok\n", "\(run.output)")
     }
 
@@ -103,26 +104,5 @@ import Testing
                 "pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];"))
         #expect(rust.contains("Column { name: \"updated_at\", sqlite_type: \"TEXT\", nullable: true }"))
         #expect(rust.contains("Column { name: \"version\", sqlite_type: \"INTEGER\", nullable: true }"))
-    }
-
-    /// rustc from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
-    private static func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-        let rustup = home + "/.cargo/bin/rustc"
-        if FileManager.default.isExecutableFile(atPath: rustup) { return try execute(rustup, arguments) }
-        return try execute("/usr/bin/env", ["rustc"] + arguments)
-    }
-
-    private static func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

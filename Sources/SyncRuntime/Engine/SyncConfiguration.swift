@@ -56,7 +56,6 @@ public struct SyncConfiguration: Sendable {
     /// The wait after `failures` consecutive failures.
     public func backoff(afterFailures failures: Int) -> Duration {
         guard failures > 0 else { return pollInterval }
-        let factor = 1 << min(failures - 1, 30)
-        return min(backoffBase * factor, backoffCeiling)
+        return .doubling(from: backoffBase, afterFailures: failures, upTo: backoffCeiling)
     }
 }

@@ -38,6 +38,6 @@ struct RealtimeChannel {
     }
 
     func reconnectDelay(afterFailures failures: Int) -> Duration {
-        min(settings.reconnectBase * (1 << min(failures - 1, 20)), settings.reconnectCeiling)
+        .doubling(from: settings.reconnectBase, afterFailures: failures, upTo: settings.reconnectCeiling)
     }
 }

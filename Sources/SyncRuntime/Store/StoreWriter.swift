@@ -70,9 +70,8 @@ public struct StoreWriter {
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try store.tableSQL(Record.table.name)
-        var values = try ValueCheck.checked(RecordEncoder().encode(record, columns: sql.names), of: sql.table)
+        var values = try SyncError.reportingSQLite { try checkedValues(of: record, sql) }
         let queued = try SyncError.local {
-            try registerFiles(values, sql)
             stamp(&values, sql, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
             return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
         }

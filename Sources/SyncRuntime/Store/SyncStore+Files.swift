@@ -119,9 +119,8 @@ extension SyncStore {
     /// minutes; from a minute up to six hours when the server refused it or has no such object
     /// (asking again soon would not change its answer).
     static func retryDelayMs(afterAttempts attempts: Int, refused: Bool) -> Int64 {
-        let (first, ceiling): (Int64, Int64) = refused ? (60_000, 6 * 3_600_000) : (1_000, 300_000)
-        let doublings = Int64(max(0, min(attempts - 1, 30)))
-        return min(first << doublings, ceiling)
+        let (first, ceiling): (Duration, Duration) = refused ? (.seconds(60), .seconds(6 * 3_600)) : (.seconds(1), .seconds(300))
+        return Duration.doubling(from: first, afterFailures: attempts, upTo: ceiling).milliseconds
     }
 
     /// The pause of a file that cannot move at all yet (no Storage endpoint configured).
@@ -216,12 +215,13 @@ extension SyncStore {
     /// Whether a queued guarded write names a file still to upload: it waits, and the writes
     /// behind it with it.
     func waitsForFileUpload(_ body: ColumnValues, in table: TableSchema) throws(SyncError) -> Bool {
-        let names = table.columns.filter { $0.type.bucket != nil }.compactMap { body[$0.name]?.text }
-        guard !names.isEmpty else { return false }
+        let files = try tableSQL(table.name).fileColumns.compactMap { file in body[file.column.name]?.text.map { (file.bucket, $0) } }
+        guard !files.isEmpty else { return false }
         return try withReader { database in
-            try names.contains { name in
+            try files.contains { bucket, name in
                 try database.fetchOne(
-                    "SELECT 1 FROM _sync_files WHERE name = ? AND state = ?", [.text(name), .text(SyncFileState.uploadQueued.stored)]
+                    "SELECT 1 FROM _sync_files WHERE bucket = ? AND name = ? AND state = ?",
+                    [.text(bucket), .text(name), .text(SyncFileState.uploadQueued.stored)]
                 ) { _ in true } == true
             }
         }

@@ -1,10 +1,5 @@
 /// A table's file columns in its statements.
 extension TableSQL {
-    /// The file columns, with their places in the table's columns.
-    var fileColumns: [(index: Int, column: ColumnSchema, bucket: String)] {
-        table.columns.enumerated().compactMap { index, column in column.type.bucket.map { (index, column, $0) } }
-    }
-
     /// ` AND` a condition that holds when none of the row's files waits for its upload (empty for
     /// a table without file columns).
     static func filesUploaded(_ table: TableSchema) -> String {

@@ -31,6 +31,8 @@ struct TableSQL: Sendable {
     /// A pulled row of a column-merge table that this device does not have yet (most rows of a
     /// first sync): inserted as it came, with no merge to do.
     let insertIfAbsent: String
+    /// The file columns, with their places in the table's columns (a save registers their files).
+    let fileColumns: [(index: Int, column: ColumnSchema, bucket: String)]
 
     /// The statement a row from the server goes through first: the guarded upsert, or for
     /// column merge the insert of a row this device lacks (one it has is merged in Swift).
@@ -42,6 +44,7 @@ struct TableSQL: Sendable {
         indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         pushedColumns = table.columns.filter { $0.role != .serverSeq }
         pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
+        fileColumns = table.columns.enumerated().compactMap { index, column in column.type.bucket.map { (index, column, $0) } }
         let t = quoted(table.name)
         let list = names.map(quoted).joined(separator: ", ")
         let id = quoted(table.primaryKey)

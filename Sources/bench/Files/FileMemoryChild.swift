@@ -27,15 +27,10 @@ enum FileMemoryChild {
         var seconds: Double
 
         var extraMiB: Double { peakMiB - idleMiB }
-        var line: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+        var line: String { ChildProcess.line(self) }
 
         init(idleMiB: Double, peakMiB: Double, seconds: Double) {
             (self.idleMiB, self.peakMiB, self.seconds) = (idleMiB, peakMiB, seconds)
-        }
-
-        init?(line: Substring) {
-            guard let result = try? JSONDecoder().decode(Result.self, from: Data(line.utf8)) else { return nil }
-            self = result
         }
     }
 

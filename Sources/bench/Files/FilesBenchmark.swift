@@ -117,10 +117,6 @@ enum FilesBenchmark {
     }
 
     private static func child(_ arguments: [String]) throws -> FileMemoryChild.Result {
-        let line = try ChildProcess.run(arguments)
-        guard let result = FileMemoryChild.Result(line: line) else {
-            throw BenchmarkError("bench files child \(arguments[0]) printed \(line)")
-        }
-        return result
+        try ChildProcess.result(FileMemoryChild.Result.self, arguments)
     }
 }

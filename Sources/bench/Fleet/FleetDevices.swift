@@ -66,7 +66,7 @@ extension FleetBenchmark {
         let clientBefore = Measure.cpuSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
         let deadline = start + UInt64(seconds * 1e9)
-        let poll = settings.configuration.pollInterval.timeInterval
+        let poll = settings.configuration.pollInterval.seconds
         await withTaskGroup(of: Void.self) { group in
             for device in devices {
                 group.addTask {
@@ -137,7 +137,7 @@ extension FleetBenchmark {
     /// dirty or queued and has finished a pass after the server's last accepted write.
     static func drain(_ devices: [Device], settings: Settings, probe: ServerProbe) async -> Quiescence {
         let start = Date()
-        let limit = max(60, 30 * settings.configuration.pollInterval.timeInterval)
+        let limit = max(60, 30 * settings.configuration.pollInterval.seconds)
         var sequence = probe.sequence()
         var sequenceMoved = Date()
         var waiting: [String] = []
@@ -160,12 +160,5 @@ extension FleetBenchmark {
             if waiting.isEmpty { return Quiescence(seconds: Date().timeIntervalSince(start), reached: true, waiting: []) }
         }
         return Quiescence(seconds: Date().timeIntervalSince(start), reached: false, waiting: waiting)
-    }
-}
-
-extension Duration {
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

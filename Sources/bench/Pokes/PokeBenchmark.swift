@@ -11,7 +11,8 @@ import SyncRuntime
 /// its usual pace); and the requests an idle device makes per minute with a healthy channel
 /// beside polling only. The engines run their real schedules: pollInterval 5 s, debounce
 /// 500 ms, pollIntervalWithPokes 60 s. Settings: POKES_SAMPLES (default 60), POKES_POLL_SAMPLES
-/// (20), POKES_IDLE_SECONDS (the idle window, at least; 150).
+/// (20), POKES_IDLE_SECONDS (the idle window, at least; 150). First, 20 saves while every
+/// socket is killed twice: how many of their rows B misses or holds twice.
 enum PokeBenchmark {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -53,20 +54,24 @@ enum PokeBenchmark {
             try await Task.sleep(for: .seconds(1))
         }
 
+        let user = UUID()
+        let writer = try await device("a", user, pokes)
+        let reader = try await device("b", user, pokes)
+        for engine in [writer.engine, reader.engine] { await engine.start() }
+        try await joined(2)
+        // First, so that the idle devices' count below has no reconnection in it (a kill ends
+        // every socket): sockets killed twice while A saves, B's rows checked after.
+        let killed = try await savesWithSocketsKilled(20, from: writer, to: reader, realtime, gap: 600...900)
+
         // Idle devices of users nobody writes for, counted over the whole run.
         let idleWithPokes = try await device("idle-pokes", UUID(), pokes)
         let idlePolling = try await device("idle-polling", UUID(), nil)
         await idleWithPokes.engine.start()
         await idlePolling.engine.start()
-        try await joined(1)
+        try await joined(3)
         let idleStart = DispatchTime.now().uptimeNanoseconds
         let idleBase = (pokes: idleWithPokes.requests.total, polling: idlePolling.requests.total)
 
-        let user = UUID()
-        let writer = try await device("a", user, pokes)
-        let reader = try await device("b", user, pokes)
-        for engine in [writer.engine, reader.engine] { await engine.start() }
-        try await joined(3)
         // Each save comes after a quiet spell longer than the debounce, so it is pushed at once;
         // with polling, at a random point of the reader's 5 s poll (a save right after the last
         // arrived would meet the reader's poll always at the same point).
@@ -76,6 +81,7 @@ enum PokeBenchmark {
         print(tableRow(["", "saves", "p50", "p95", "p99", "max"], widths: [40, 7, 8, 8, 8, 8]))
         let poked = try await latencies(samples, from: writer, to: reader, "poked", gap: quiet)
         printRow("pokes", poked)
+        printRow("sockets killed twice (run first)", killed.latencies)
 
         let pollingUser = UUID()
         let pollingWriter = try await device("polling-a", pollingUser, nil)
@@ -105,6 +111,7 @@ enum PokeBenchmark {
         await idleWithPokes.engine.stop()
         await idlePolling.engine.stop()
         print("(\(dropped) pokes dropped by the server in the last row)")
+        print("sockets killed: \(killed.missing) of \(killed.latencies.count) saves missing on B, \(killed.doubled) there twice")
         print(
             "\nidle requests per device-minute over \(Measure.format(minutes * 60, digits: 0)) s, nobody writing (a full poll pulls each of \(Int(tables)) tables):"
         )
@@ -129,7 +136,25 @@ enum PokeBenchmark {
             Figure("poke.p99_ms", poked.p99, aim: nil, digits: 1),
             Figure("poke.all_dropped_max_ms", lost.max, aim: 5_500, digits: 0),
             Figure("poke.idle_requests_per_device_minute", withPokes / tables, aim: 1, digits: 2),
+            Figure("poke.killed_sockets_lost_or_doubled", Double(killed.missing + killed.doubled), aim: 0, digits: 0),
         ]
+    }
+
+    /// `count` saves on `writer` timed to `reader` as in ``latencies``, with every Realtime socket
+    /// killed at a third and at two thirds of them: both channels rejoin (each join pulls) while
+    /// the saves go on. Then the saves' rows on `reader`: how many are missing, how many twice.
+    static func savesWithSocketsKilled(
+        _ count: Int, from writer: PokeDevice, to reader: PokeDevice, _ realtime: RealtimeTestServer, gap: ClosedRange<Int>
+    ) async throws -> (latencies: Latencies, missing: Int, doubled: Int) {
+        var times: [Double] = []
+        for number in 0..<count {
+            if number == count / 3 || number == 2 * count / 3 { try await realtime.killSockets() }
+            try await Task.sleep(for: .milliseconds(Int.random(in: gap)))
+            times.append(try await writer.save("killed \(number)", appliedOn: reader))
+        }
+        let names = try await reader.store.read { try $0.fetchAll(Activity.self).map(\.name).filter { $0.hasPrefix("killed ") } }
+        let distinct = Set(names)
+        return (Latencies(times), count - distinct.count, names.count - distinct.count)
     }
 
     /// `count` saves on `writer`, each `gap` ms after the last arrived (drawn from the range),

@@ -17,11 +17,6 @@ enum ChildRuns {
             (self.rows, self.seconds, self.cpuSeconds) = (rows, seconds, cpuSeconds)
         }
 
-        init?(line: Substring) {
-            guard let result = try? JSONDecoder().decode(Result.self, from: Data(line.utf8)) else { return nil }
-            self = result
-        }
-
         static func timed(_ rows: Int, _ body: () async throws -> Void) async throws -> Result {
             let cpu = Measure.cpuSeconds()
             let seconds = try await Measure.secondsAsync(body)
@@ -51,8 +46,6 @@ enum ChildRuns {
 
     /// Runs one part in a fresh process of this executable and reads its result line.
     static func childRun(_ part: String, _ rows: Int) throws -> Result {
-        let line = try ChildProcess.run([part, String(rows)])
-        guard let result = Result(line: line) else { throw BenchmarkError("benchmark part \(part) \(rows) printed \(line)") }
-        return result
+        try ChildProcess.result(Result.self, [part, String(rows)])
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// its output, and the parent reads it.
 enum ChildProcess {
     /// Runs `bench <this benchmark> child <arguments...>` and returns its last line of output.
-    static func run(_ arguments: [String]) throws -> Substring {
+    private static func run(_ arguments: [String]) throws -> Substring {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [CommandLine.arguments[1], "child"] + arguments
@@ -26,7 +26,13 @@ enum ChildProcess {
         String(decoding: try! JSONEncoder().encode(result), as: UTF8.self)
     }
 
-    static func decode<Result: Decodable>(_ type: Result.Type, _ line: Substring) throws -> Result {
-        try JSONDecoder().decode(type, from: Data(line.utf8))
+    /// Runs `bench <this benchmark> child <arguments...>` and reads its result line.
+    static func result<Result: Decodable>(_ type: Result.Type, _ arguments: [String]) throws -> Result {
+        let line = try run(arguments)
+        do {
+            return try JSONDecoder().decode(type, from: Data(line.utf8))
+        } catch {
+            throw BenchmarkError("benchmark part \(arguments.joined(separator: " ")) printed \(line)")
+        }
     }
 }

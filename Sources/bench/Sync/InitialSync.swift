@@ -50,8 +50,7 @@ enum InitialSync {
             for (place, directory) in places {
                 var raw: SyncChild.Result?
                 for part in SyncChild.Part.allCases {
-                    let line = try ChildProcess.run([part.rawValue, directory.path, database.url, pages.path])
-                    let result = try ChildProcess.decode(SyncChild.Result.self, line)
+                    let result = try ChildProcess.result(SyncChild.Result.self, [part.rawValue, directory.path, database.url, pages.path])
                     runs[place, default: [:]][part, default: []].append(result)
                     if part == .raw { raw = result } else if let raw { ratios[place, default: [:]][part, default: []].append(result / raw) }
                     print(row("\(place) \(round)", part, result, raw: part == .raw ? nil : raw))

@@ -46,30 +46,14 @@ import Testing
 
     static func build(into folder: URL) throws -> URL {
         let binary = folder.appendingPathComponent("rust-file-client")
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-        let rustup = home + "/.cargo/bin/rustc"
-        let (path, prefix) = FileManager.default.isExecutableFile(atPath: rustup) ? (rustup, []) : ("/usr/bin/env", ["rustc"])
-        let output = try execute(path, prefix + ["--edition", "2021", "-o", binary.path, source.path])
-        #expect(output.status == 0 && !output.text.contains("warning"), "rustc:\n\(output.text)")
+        let output = try ProgramRun.rustc(["--edition", "2021", "-o", binary.path, source.path])
+        #expect(output.status == 0 && !output.output.contains("warning"), "rustc:\n\(output.output)")
         return binary
     }
 
     static func run(_ binary: URL, _ arguments: [String]) throws -> String {
-        let output = try execute(binary.path, arguments)
-        #expect(output.status == 0, "\(output.text)")
-        return output.text
-    }
-
-    static func execute(_ path: String, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let output = try ProgramRun.execute(binary.path, arguments)
+        #expect(output.status == 0, "\(output.output)")
+        return output.output
     }
 }
