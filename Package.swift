@@ -117,8 +117,9 @@ let package = Package(
                 "SyncTestSupport",
             ]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
-        // and the Rust client in Tests/Fixtures/RustClient with cargo.
-        .testTarget(name: "AdoptionTests"),
+        // and the Rust client in Tests/Fixtures/RustClient with cargo, which pulls from the habit
+        // app's SQL on PostgresFixture's cluster.
+        .testTarget(name: "AdoptionTests", dependencies: ["PostgresFixture", "Postgres"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
