@@ -101,7 +101,8 @@ package struct PostgresStatement {
     /// member), its answer read as the table's rows.
     package static func push(_ table: TableSchema, function: String, rows: String) -> PostgresStatement {
         PostgresStatement(
-            sql: "select \(selectList(table.columns, of: table)) from public.\(quoted(function))(($1::jsonb) -> 'rows') as \(quoted(table.name))",
+            sql:
+                "select \(selectList(table.columns, of: table)) from public.\(quoted(function))(($1::jsonb) -> 'rows') as \(quoted(table.name))",
             parameters: [rows]
         )
     }

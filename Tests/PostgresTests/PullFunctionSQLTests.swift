@@ -42,7 +42,8 @@ import Testing
 
     /// How many transactions of `user`'s the server keeps for the marks.
     private func markRows(of user: UUID) throws -> Int {
-        Int(try server.connection.execute("select count(*) from public.sync_marks where user_id = $1::uuid", [user.text]).scalar ?? "0") ?? 0
+        Int(try server.connection.execute("select count(*) from public.sync_marks where user_id = $1::uuid", [user.text]).scalar ?? "0")
+            ?? 0
     }
 
     /// A transaction of `user`'s left open after writing `row` to `table`.
@@ -99,7 +100,7 @@ import Testing
         #expect(try pull(["notes": 0], since: full.mark).tables.isEmpty, "another user's write is not this user's")
         var repeated = try #require(full.rows["notes"]?.first).fields
         repeated["body"] = "ignored"
-        try server.upsert("notes", as: user, [repeated])  // the same pair: nothing written
+        try server.upsert("notes", as: user, [repeated]) // the same pair: nothing written
         #expect(try pull(["notes": 0], since: full.mark).tables.isEmpty, "a statement that wrote nothing is no change")
         try server.upsert("loose_notes", as: user, [note("second")])
         let moved = try pull(["notes": 0, "loose_notes": 0], since: full.mark)
@@ -143,7 +144,7 @@ import Testing
     /// one and after a pull. Its transaction is past the pull's mark, so the next pass reads.
     @Test func aWriteThatCommitsAfterThePullIsNeverSkipped() throws {
         let slow = try beginSlowWrite("loose_notes", row: note("slow"))
-        try server.upsert("loose_notes", as: user, [note("fast")])  // does not wait for the slow one
+        try server.upsert("loose_notes", as: user, [note("fast")]) // does not wait for the slow one
         let before = try pull(["notes": 0, "loose_notes": 0])
         #expect(before.rows["loose_notes"]?.map(\.body) == ["fast"])
         try slow.execute("commit")
@@ -174,7 +175,7 @@ import Testing
         try snapshot.execute(
             "select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)",
             [#"{"role":"authenticated","sub":"\#(user.text)"}"#])
-        _ = try snapshot.execute("select 1")  // the snapshot starts here
+        _ = try snapshot.execute("select 1") // the snapshot starts here
         try server.upsert("notes", as: user, [note("after")])
         try server.upsert("loose_notes", as: user, [note("after")])
         let text = try #require(

@@ -101,7 +101,7 @@ import Testing
         await server.setHasFunctions(true)
         try await b.sync()
         #expect(await b.engine.status.serverProtocol == .tables)
-        now.value += 10 * 60  // the engine's retry interval
+        now.value += 10 * 60 // the engine's retry interval
         try await b.sync()
         #expect(await b.engine.status.serverProtocol == .functions)
     }

@@ -203,7 +203,8 @@ import Testing
         var configuration = TestDevice.configuration
         configuration.pageSize = 7
         let a = try device("a")
-        let b = try TestDevice("b", user: user, transport: server, schema: HopeFixture.app(functions: functions), configuration: configuration)
+        let b = try TestDevice(
+            "b", user: user, transport: server, schema: HopeFixture.app(functions: functions), configuration: configuration)
         try await a.store.write { tx in
             for start in 0..<100 { try tx.save(Session(activityId: UUID(), startedMs: Int64(start), endedMs: Int64(start) + 1)) }
         }

@@ -23,7 +23,8 @@ extension SyncStore {
         try withWriter { database in
             if let mark {
                 try database.execute(
-                    "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)", [.text(Self.pullMarkKey), .text("\(mark) \(markedTables)")])
+                    "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)",
+                    [.text(Self.pullMarkKey), .text("\(mark) \(markedTables)")])
             } else {
                 try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.pullMarkKey)])
             }

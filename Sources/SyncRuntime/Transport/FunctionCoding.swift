@@ -47,7 +47,9 @@ package enum FunctionCoding {
                         if missing.isEmpty {
                             pages[name] = page
                         } else {
-                            drifted[name] = missing.map { ServerError(status: 400, code: "42703", message: "column \(name).\($0) does not exist") }
+                            drifted[name] = missing.map {
+                                ServerError(status: 400, code: "42703", message: "column \(name).\($0) does not exist")
+                            }
                         }
                     }
                 default:

@@ -59,7 +59,8 @@ extension SyncError {
     package static func lacksFunction(_ function: String) -> SyncError {
         SyncError(
             .server, "The server has no function \(function): its SQL is older than this app's",
-            serverError: ServerError(status: 404, code: "PGRST202", message: "Could not find the function public.\(function) in the schema cache"))
+            serverError: ServerError(
+                status: 404, code: "PGRST202", message: "Could not find the function public.\(function) in the schema cache"))
     }
 
     /// Whether the server lacks the function a request called (so the tables serve instead).
