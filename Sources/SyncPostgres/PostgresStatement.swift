@@ -97,16 +97,6 @@ package struct PostgresStatement {
             parameters: [cursors, since.map(String.init), String(limit)])
     }
 
-    /// A table's push function over the rows (`{"rows": [...]}` as PostgREST sends the body's
-    /// member), its answer read as the table's rows.
-    package static func push(_ table: TableSchema, function: String, rows: String) -> PostgresStatement {
-        PostgresStatement(
-            sql:
-                "select \(selectList(table.columns, of: table)) from public.\(quoted(function))(($1::jsonb) -> 'rows') as \(quoted(table.name))",
-            parameters: [rows]
-        )
-    }
-
     /// Rows by key (`id = any(...)`, PostgREST's `id=in.(...)`).
     package static func fetch(_ table: TableSchema, ids: [String], columns: [ColumnSchema]) -> PostgresStatement {
         PostgresStatement(

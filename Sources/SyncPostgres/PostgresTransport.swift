@@ -124,22 +124,6 @@ public struct PostgresTransport: SyncTransport {
         return try FunctionCoding.pulledTables(body, asked: cursors, since: mark, serverTimeMs: serverTimeMs)
     }
 
-    /// `select <every column> from public.<function>(rows)`: every row sent, as the server holds it.
-    public func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        guard !rows.isEmpty else { return UpsertedRows(rows: []) }
-        let argument = String(decoding: try FunctionCoding.pushArgument(rows, of: table), as: UTF8.self)
-        let statement = PostgresStatement.push(table, function: function, rows: argument)
-        let sequence = Self.sequenceColumn(of: table)
-        let (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: false) { connection throws(PostgresError) in
-            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
-                PostgresRowDecoding.page(rows, of: table, sequence: sequence)
-            }
-        }
-        return UpsertedRows(rows: page.rows, undecodable: page.undecodable, serverTimeMs: serverTimeMs)
-    }
-
     // MARK: Requests
 
     private static func sequenceColumn(of table: TableSchema) -> String {

@@ -1,9 +1,8 @@
 import Foundation
 import SyncRuntime
 
-/// The server's sync functions (Generated/supabase: the pull function and each table's push
-/// function) with the rules of the tables: one snapshot of every table with the owner's mark,
-/// and a batch merged as an upsert is that answers with every row sent.
+/// The server's pull function (Generated/supabase's `sync_pull`) with the rules of the table
+/// pulls: one snapshot of every table, with the owner's mark.
 extension InMemoryServer {
     public func pull(
         _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
@@ -33,17 +32,6 @@ extension InMemoryServer {
         }
         try answer()
         return PulledTables(mark: current, pages: pages, drifted: drifted, serverTimeMs: clock?())
-    }
-
-    public func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        requestLog.append(.push(table: table.name, rowCount: rows.count))
-        try admit()
-        guard hasFunctions else { throw .lacksFunction(function) }
-        let held = try merge(rows, into: table, as: user).held
-        try answer()
-        return UpsertedRows(rows: held, serverTimeMs: clock?())
     }
 
     /// The server's SQL predates the sync functions (`false`): requests to them fail as

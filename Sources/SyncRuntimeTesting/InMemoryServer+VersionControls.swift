@@ -48,8 +48,6 @@ extension InMemoryServer {
 public enum InMemoryRequest: Sendable, Equatable {
     case upsert(table: String, rowCount: Int)
     case pull(table: String, after: Int64)
-    /// A push through the table's push function.
-    case push(table: String, rowCount: Int)
     /// A pull of every table through the pull function: each table's cursor, and the mark sent.
     case pullTables(after: [String: Int64], since: Int64?)
     case guardedUpdate(GuardedUpdateRequest)

@@ -35,10 +35,4 @@ extension ForwardingTransport {
     ) async throws(SyncError) -> PulledTables {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
-
-    public func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        try await forwardee.push(rows, into: table, function: function, as: user)
-    }
 }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import SyncRuntime
 
-/// The sync functions over HTTP: the pull function as a GET (so a read replica's endpoint can
-/// answer it) and a push function as a POST, byte for byte, and the pull function's answer read.
+/// The pull function over HTTP: a GET (so a read replica's endpoint can answer it), byte for
+/// byte, and its answer read.
 /// On the golden requests' host, so inside their serialized suite.
 extension RequestGoldenTests {
     @Suite struct FunctionRequestTests {
@@ -48,18 +48,6 @@ extension RequestGoldenTests {
             let idle = try FunctionCoding.pulledTables(
                 Data(#"{"mark": 77, "tables": {}}"#.utf8), asked: [TableCursor(Fixtures.sessions, after: 0)], since: 77, serverTimeMs: nil)
             #expect(idle.pages.isEmpty && idle.drifted.isEmpty, "the mark alone: nothing changed")
-        }
-
-        @Test func aPushFunctionIsAPostOfTheRowsAsAnUpsertSendsThem() async throws {
-            let row = ColumnValues([
-                "id": .text("5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c"), "user_id": .text(Fixtures.userID.uuidString.lowercased()),
-                "kind": .text("work"), "note": .null, "started_ms": .int(1_792_328_400_000), "ended_ms": .null,
-                "updated_ms": .int(1_792_328_400_001), "deleted_ms": .null, "device_id": .text("device-a"),
-            ])
-            let request = try await send(.respond(status: 200, body: "[]")) { transport throws(SyncError) in
-                _ = try await transport.push([row], into: Fixtures.sessions, function: "sessions_push", as: Fixtures.user)
-            }
-            try expectGolden(request.goldenText, named: "push-function")
         }
 
         @Test func aServerWithoutTheFunctionAnswersPGRST202() async throws {

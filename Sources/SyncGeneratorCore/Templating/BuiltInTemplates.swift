@@ -1118,7 +1118,7 @@ enum BuiltInTemplates {
         {{/migrations}}
             ]
 
-            /// What a client calls on the server: the pull function (each table names its push function).
+            /// What a client calls on the server: the pull function.
             public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations, pullFunction: "{{pullFunction}}")
         }
 

@@ -26,9 +26,6 @@ struct Pusher {
     private(set) var refusedForTheClock: [TableSchema] = []
     /// Set for that second attempt: a refusal then is the rows' own, and sets them aside.
     var clockRefusalIsTheRows = false
-    /// Whether batches go through the tables' push functions; cleared when the server lacks one
-    /// (the batch then goes as an upsert, and so does every later one).
-    var usesFunctions = false
 
     /// Pushes every table; returns the schema drift refusals of the tables it passed over. A
     /// table the server fails goes on being retried; the other tables still go, and the first
@@ -94,11 +91,11 @@ struct Pusher {
         var omitted: [SyncStore.DirtyRow] = []
     }
 
-    private mutating func send(_ rows: [SyncStore.DirtyRow], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
+    private func send(_ rows: [SyncStore.DirtyRow], _ table: TableSchema, _ report: inout SyncReport, _ outcome: inout Outcome)
         async throws(SyncError)
     {
         do {
-            let answer = try await merge(rows.map(\.sent), into: table)
+            let answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials)
             try store.settlePushed(rows.map(\.values), server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table)
             let answered = Set(answer.rows.map { $0[table.primaryKey] } + answer.undecodable.map { $0.key.map(SyncValue.text) })
             outcome.omitted += rows.filter { !answered.contains($0.values[table.primaryKey]) }
@@ -121,19 +118,6 @@ struct Pusher {
             try await send(Array(rows[..<middle]), table, &report, &outcome)
             try await send(Array(rows[middle...]), table, &report, &outcome)
         }
-    }
-
-    /// The batch through the table's push function (one statement, every row's server copy
-    /// back), or upserted when the table has none or the server lacks it.
-    private mutating func merge(_ rows: [ColumnValues], into table: TableSchema) async throws(SyncError) -> UpsertedRows {
-        if usesFunctions, let function = table.pushFunction {
-            do {
-                return try await transport.push(rows, into: table, function: function, as: credentials)
-            } catch  where error.lacksFunction(function) {
-                usesFunctions = false
-            }
-        }
-        return try await transport.upsert(rows, into: table, as: credentials)
     }
 
     /// The server's copy of rows it left unchanged, laid over the local ones.

@@ -44,11 +44,4 @@ struct SwitchedTransport: SyncTransport {
         try check()
         return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
-
-    func push(_ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials) async throws(SyncError)
-        -> UpsertedRows
-    {
-        try check()
-        return try await base.push(rows, into: table, function: function, as: user)
-    }
 }

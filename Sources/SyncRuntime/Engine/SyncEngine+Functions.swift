@@ -10,7 +10,7 @@ extension SyncEngine {
 
     /// Whether this pass tries the functions the app's table list names.
     func triesFunctions() -> Bool {
-        guard store.schema.pullFunction != nil || store.schema.tables.contains(where: { $0.pushFunction != nil }) else { return false }
+        guard store.schema.pullFunction != nil else { return false }
         guard let lacked = functionsLackedAt else { return true }
         return configuration.now().timeIntervalSince(lacked) >= Self.functionsRetryInterval
     }

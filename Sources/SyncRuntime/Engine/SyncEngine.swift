@@ -208,9 +208,7 @@ public actor SyncEngine {
         // Files first: the rows that name them go only once they are up.
         try await fileSync(for: user).upload(into: &report)
         var pusher = Pusher(
-            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone,
-            usesFunctions: functions
-        )
+            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone)
         do {
             drifts += try await pusher.push(into: &report)
         } catch  where error.code == .server {
@@ -229,8 +227,8 @@ public actor SyncEngine {
             let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
             try store.refresh(table, rowID: rowID, with: server)
         }
-        var lacking = !pusher.usesFunctions && functions
-        if functions, !lacking, let function = store.schema.pullFunction {
+        var lacking = false
+        if functions, let function = store.schema.pullFunction {
             let tables = TablesPuller(
                 store: store, transport: transport, credentials: user, pageSize: configuration.pageSize, lookback: configuration.lookback,
                 function: function)
@@ -252,7 +250,6 @@ public actor SyncEngine {
             var again = pusher
             again.tables = pusher.refusedForTheClock
             again.clockRefusalIsTheRows = true
-            again.usesFunctions = pusher.usesFunctions && !lacking
             do {
                 drifts += try await again.push(into: &report)
             } catch  where error.code == .server {

@@ -1,15 +1,9 @@
 import Foundation
 
-/// The sync functions' bodies and answers, for both transports: a push function takes the
-/// rows as an upsert sends them (`{"rows": [...]}`), and the pull function answers
+/// The pull function's argument and answer, for both transports: it answers
 /// `{"mark": m, "tables": {"t": {"rows": [...], "more": bool}, ...}}`, each row as PostgREST
 /// writes a table's rows, read straight from the bytes.
 package enum FunctionCoding {
-    /// The push function's argument: the rows as an upsert body.
-    package static func pushArgument(_ rows: [ColumnValues], of table: TableSchema) throws(SyncError) -> Data {
-        Data("{\"rows\":".utf8) + (try PostgRESTRowCoding.arrayBody(rows, of: table)) + Data("}".utf8)
-    }
-
     /// The pull function's `cursors` argument: `{"table": after, ...}`.
     package static func cursorsArgument(_ cursors: [TableCursor]) -> String {
         var output = "{"

@@ -139,20 +139,6 @@ public struct PostgRESTTransport: SyncTransport {
         return try FunctionCoding.pulledTables(answer.body, asked: cursors, since: mark, serverTimeMs: answer.serverTimeMs)
     }
 
-    /// `POST /rpc/<function>?select=<every column>` with `{"rows": [...]}`: every row sent comes
-    /// back as the server holds it.
-    public func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        guard !rows.isEmpty else { return UpsertedRows(rows: []) }
-        let request = PostgRESTRequest(
-            method: "POST", table: function, query: [.select(table.columnNames)],
-            body: try FunctionCoding.pushArgument(rows, of: table), isFunction: true)
-        let answer = try await send(request, as: user)
-        let page = try PostgRESTRowCoding.page(answer.body.isEmpty ? Data("[]".utf8) : answer.body, of: table)
-        return UpsertedRows(rows: page.rows, undecodable: page.undecodable, serverTimeMs: answer.serverTimeMs)
-    }
-
     /// `id=eq.<uuid>`, lowercase as the server writes uuids.
     private static func key(_ id: UUID, of table: TableSchema) -> PostgRESTRequest.QueryItem {
         .filter(table.primaryKey, "eq", id.uuidString.lowercased())

@@ -13,22 +13,15 @@ enum HopeFixture {
         let table = Session.table
         return TableSchema(
             name: table.name, columns: table.columns, primaryKey: table.primaryKey, conflict: table.conflict,
-            ordering: ordering, openRowRule: table.openRowRule, pushFunction: table.pushFunction
+            ordering: ordering, openRowRule: table.openRowRule
         )
     }
 
     static func app(sessionOrdering: PullOrdering = Session.table.ordering, functions: Bool = true) -> AppSchema {
         let tables = GeneratedSchema.tables.map { $0.name == "sessions" ? sessions(ordering: sessionOrdering) : $0 }
         return AppSchema(
-            tables: functions ? tables : tables.map(withoutPushFunction), migrations: GeneratedSchema.migrations,
+            tables: tables, migrations: GeneratedSchema.migrations,
             pullFunction: functions ? GeneratedSchema.app.pullFunction : nil
         )
-    }
-
-    /// `table` as a table list that names no push function has it.
-    static func withoutPushFunction(_ table: TableSchema) -> TableSchema {
-        TableSchema(
-            name: table.name, columns: table.columns, primaryKey: table.primaryKey, conflict: table.conflict, ordering: table.ordering,
-            openRowRule: table.openRowRule)
     }
 }

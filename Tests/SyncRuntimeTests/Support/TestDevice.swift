@@ -109,7 +109,7 @@ struct TestDevice: Sendable {
     }()
 }
 
-/// A transport that runs a hook around each push (an upsert, or a push function's call) and
+/// A transport that runs a hook around each push (an upsert) and
 /// each pull (a table's, or the pull function's of every table), to act while one is in flight.
 struct HookedTransport: ForwardingTransport {
     let base: InMemoryServer
@@ -135,16 +135,6 @@ struct HookedTransport: ForwardingTransport {
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
-    }
-
-    func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        recordUpsert(rows.count)
-        await beforeUpsert()
-        let answer = try await base.push(rows, into: table, function: function, as: user)
-        await afterUpsert()
-        return answer
     }
 
     func pull(

@@ -11,9 +11,6 @@ public struct TableSchema: Sendable, Equatable {
     public let ordering: PullOrdering
     /// One open row per owner: open while `end` is null, closed at a later row's `start`.
     public let openRowRule: OpenRowRule?
-    /// The server function that merges a pushed batch in one statement (`<table>_push`); nil:
-    /// pushes upsert into the table.
-    public let pushFunction: String?
 
     public init(
         name: String,
@@ -21,8 +18,7 @@ public struct TableSchema: Sendable, Equatable {
         primaryKey: String = ReservedColumn.id,
         conflict: ConflictMode,
         ordering: PullOrdering,
-        openRowRule: OpenRowRule? = nil,
-        pushFunction: String? = nil
+        openRowRule: OpenRowRule? = nil
     ) {
         self.name = name
         self.columns = columns
@@ -30,7 +26,6 @@ public struct TableSchema: Sendable, Equatable {
         self.conflict = conflict
         self.ordering = ordering
         self.openRowRule = openRowRule
-        self.pushFunction = pushFunction
     }
 
     public func column(named name: String) -> ColumnSchema? {

@@ -45,12 +45,6 @@ extension SyncTransport {
     ) async throws(SyncError) -> PulledTables {
         throw .lacksFunction(function)
     }
-
-    public func push(
-        _ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials
-    ) async throws(SyncError) -> UpsertedRows {
-        throw .lacksFunction(function)
-    }
 }
 
 extension SyncError {

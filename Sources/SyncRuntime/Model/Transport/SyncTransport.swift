@@ -110,12 +110,6 @@ public protocol SyncTransport: Sendable {
     func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
 
-    /// Whole rows merged by the table's push function (PostgREST: `POST /rpc/<function>`) with
-    /// its triggers' rules, in one statement: the server's copy of every row sent, written or
-    /// not. Absent as for ``pull(_:since:limit:function:as:)``: the engine then upserts.
-    func push(_ rows: [ColumnValues], into table: TableSchema, function: String, as user: Credentials) async throws(SyncError)
-        -> UpsertedRows
-
     /// Where file columns' files go, when this transport's server has a Storage beside it
     /// (PostgREST's project); nil (the default) when files need one configured separately.
     var files: (any SyncFileTransport)? { get }

@@ -42,6 +42,6 @@ public enum GeneratedSchema {
         ),
     ]
 
-    /// What a client calls on the server: the pull function (each table names its push function).
+    /// What a client calls on the server: the pull function.
     public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations, pullFunction: "sync_pull")
 }
