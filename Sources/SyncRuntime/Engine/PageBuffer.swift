@@ -78,3 +78,44 @@ final class PageBuffer<Page: Sendable>: Sendable {
         waiting = nil
     }
 }
+
+extension PageBuffer {
+    /// Runs `fetch` on a task of its own, putting pages into a buffer of `capacity`, while
+    /// `apply` takes in this task every page that has arrived. A failed fetch throws once the
+    /// pages before it are applied; a failed apply, or this task's cancellation, stops the fetch.
+    static func fetchingAhead(
+        capacity: Int,
+        fetch: @escaping @Sendable (PageBuffer) async throws(SyncError) -> Void,
+        apply: ([Page]) throws(SyncError) -> Void
+    ) async throws(SyncError) {
+        let buffer = PageBuffer(capacity: capacity)
+        let fetching = Task {
+            do throws(SyncError) {
+                try await fetch(buffer)
+                buffer.finish(nil)
+            } catch {
+                buffer.finish(error)
+            }
+        }
+        defer {
+            // An apply that failed leaves the fetching nothing to do.
+            fetching.cancel()
+            buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
+        }
+        do {
+            try await withTaskCancellationHandler {
+                while true {
+                    let pages = try await buffer.takeAll()
+                    guard !pages.isEmpty else { return }
+                    try apply(pages)
+                }
+            } onCancel: {
+                fetching.cancel()
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.cancelled, "The pull was cancelled.")
+        }
+    }
+}

@@ -26,20 +26,25 @@ struct TablesPuller {
         let first = try await transport.pull(
             tables.map { TableCursor($0, after: Puller.start(of: $0, at: cursors[$0.name] ?? 0, lookback: lookback)) },
             since: since, limit: pageSize, function: function, as: credentials)
-        let buffer = PageBuffer<PulledTables>(capacity: Puller.pagesAhead)
-        let fetching = Task { [self] in
-            do throws(SyncError) {
-                try await fetchRounds(after: first, tables: tables, cursors: cursors, into: buffer)
-                buffer.finish(nil)
-            } catch {
-                buffer.finish(error)
+        var drifts: [ServerError] = []
+        var last: PulledTables?
+        try await PageBuffer<PulledTables>.fetchingAhead(capacity: Puller.pagesAhead) { [self, cursors] buffer throws(SyncError) in
+            try await fetchRounds(after: first, tables: tables, cursors: cursors, into: buffer)
+        } apply: { answers throws(SyncError) in
+            // Each table's pages of the answers that queued, in one transaction.
+            for table in tables {
+                let pages = answers.compactMap { $0.pages[table.name] }
+                guard !pages.isEmpty else { continue }
+                let page = try store.apply(pages, to: table)
+                report.pulled += page.applied
+                report.undecodable += page.undecodable
             }
+            drifts += answers.flatMap { $0.drifted.sorted { $0.key < $1.key }.flatMap(\.value) }
+            last = answers.last
         }
-        defer {
-            fetching.cancel()
-            buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
-        }
-        return try await apply(buffer, tables: tables, since: since, fetching: fetching, into: &report)
+        // The last answer's mark, once everything was applied.
+        if drifts.isEmpty, let mark = last?.mark, mark != since { try store.savePullMark(mark) }
+        return drifts
     }
 
     /// Puts each round's answer in `buffer` and asks the next while some page was full, each
@@ -70,40 +75,5 @@ struct TablesPuller {
             if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
             answer = try await transport.pull(next, since: nil, limit: pageSize, function: function, as: credentials)
         }
-    }
-
-    /// Applies the answers as they arrive, each table's pages of the answers that queued in one
-    /// transaction; keeps the last answer's mark once everything was applied.
-    private func apply(
-        _ buffer: PageBuffer<PulledTables>, tables: [TableSchema], since: Int64?, fetching: Task<Void, Never>,
-        into report: inout SyncReport
-    ) async throws(SyncError) -> [ServerError] {
-        var drifts: [ServerError] = []
-        var last: PulledTables?
-        do {
-            try await withTaskCancellationHandler {
-                while true {
-                    let answers = try await buffer.takeAll()
-                    guard !answers.isEmpty else { return }
-                    for table in tables {
-                        let pages = answers.compactMap { $0.pages[table.name] }
-                        guard !pages.isEmpty else { continue }
-                        let page = try store.apply(pages, to: table)
-                        report.pulled += page.applied
-                        report.undecodable += page.undecodable
-                    }
-                    drifts += answers.flatMap { $0.drifted.sorted { $0.key < $1.key }.flatMap(\.value) }
-                    last = answers.last
-                }
-            } onCancel: {
-                fetching.cancel()
-            }
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.cancelled, "The pull was cancelled.")
-        }
-        if drifts.isEmpty, let mark = last?.mark, mark != since { try store.savePullMark(mark) }
-        return drifts
     }
 }
