@@ -38,8 +38,9 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // A throwaway PostgreSQL 15 cluster with Supabase's roles, for tests, benchmarks and the
-        // demo; kept out of `Postgres`, which `generate` links.
-        .target(name: "PostgresCluster", dependencies: ["Postgres"]),
+        // demo; kept out of `Postgres`, which `generate` links. Also Subprocess, the one way they
+        // run programs.
+        .target(name: "PostgresCluster", dependencies: ["Postgres", "Locking"]),
 
         // The vocabulary both halves speak: column types and roles, conflict and merge modes,
         // reserved names, the dirty states, canonical JSON. A leaf: it imports nothing.
@@ -89,7 +90,7 @@ let package = Package(
         ),
         // Shared by the tests and bench, so it lives in Sources; not a product: a manual clock
         // and sleeper, forwarding transports, the seeded generator, and Locking's `Locked`.
-        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking"]),
+        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking", "PostgresCluster"]),
 
         // Test support shared by the test targets: the PostgreSQL cluster.
         .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
@@ -137,8 +138,9 @@ let package = Package(
                 "SyncTestSupport",
             ]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
-        // and the Rust client in Tests/Fixtures/RustClient with cargo.
-        .testTarget(name: "AdoptionTests"),
+        // and the Rust client in Tests/Fixtures/RustClient with cargo, which pulls from the habit
+        // app's SQL on PostgresFixture's cluster.
+        .testTarget(name: "AdoptionTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

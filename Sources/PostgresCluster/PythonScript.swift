@@ -6,6 +6,7 @@ public enum PythonScript {
     @discardableResult
     public static func run(_ script: String, arguments: [String] = [], root: URL) throws -> String {
         let python = try PythonServer.interpreter(root: root)
-        return try Subprocess.run([python.path, "-u", root.appendingPathComponent("Tests/Servers/\(script)").path] + arguments)
+        let path = root.appendingPathComponent("Tests/Servers/\(script)").path
+        return try Subprocess.run(.init(python.path, ["-u", path] + arguments, error: .intoOutput)).checked().outputText
     }
 }

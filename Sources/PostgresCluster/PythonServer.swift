@@ -10,27 +10,23 @@ public final class PythonServer: Sendable {
 
     /// The port it listens on, on 127.0.0.1.
     public let port: Int
-    private let process: Process
+    private let child: Subprocess.Child
 
     /// Starts `Tests/Servers/<script>` with `arguments`, and waits for its port.
     public init(script: String, arguments: [String] = [], root: URL) throws {
         let python = try Self.interpreter(root: root)
-        let process = Process()
-        process.executableURL = python
-        process.arguments = ["-u", root.appendingPathComponent("Tests/Servers/\(script)").path] + arguments
-        process.currentDirectoryURL = root.appendingPathComponent("Tests/Servers")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        guard let line = Self.firstLine(of: output.fileHandleForReading), line.hasPrefix("listening "),
+        let child = try Subprocess.start(
+            .init(
+                python.path, ["-u", root.appendingPathComponent("Tests/Servers/\(script)").path] + arguments,
+                in: root.appendingPathComponent("Tests/Servers"), error: .inherit))
+        guard let output = child.output, let line = Self.firstLine(of: output), line.hasPrefix("listening "),
             let port = Int(line.dropFirst("listening ".count))
         else {
-            process.terminate()
+            child.kill()
             throw Failure(description: "\(script) did not say which port it listens on")
         }
         self.port = port
-        self.process = process
+        self.child = child
     }
 
     /// The virtual environment's python, or the failure that says how to make it.
@@ -44,12 +40,12 @@ public final class PythonServer: Sendable {
     }
 
     public func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        child.kill()
+        _ = try? child.wait()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        child.kill()
     }
 
     private static func firstLine(of handle: FileHandle) -> String? {

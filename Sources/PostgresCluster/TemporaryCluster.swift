@@ -26,7 +26,7 @@ public final class TemporaryCluster: Sendable {
         // From here on the watchdog removes the directory (and stops the server) at exit.
         startWatchdog()
         // initdb refuses to run as root: the cluster belongs to the postgres user then.
-        if runsAsPostgres { try Subprocess.run(["/usr/bin/chown", "postgres:postgres", directory.path]) }
+        if runsAsPostgres { try Self.run(["/usr/bin/chown", "postgres:postgres", directory.path]) }
         try asOwner("initdb", "-D", dataPath, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
         do {
             try asOwner(
@@ -66,13 +66,24 @@ public final class TemporaryCluster: Sendable {
             \(owner)\(binaries.path)/pg_ctl -D '\(dataPath)' -m fast -w stop
             rm -rf '\(directory.path)'
             """
-        try? Subprocess.detach(["/bin/sh", "-c", script])
+        // In a session of its own, left running (the dropped Child is reaped when it ends).
+        _ = try? Subprocess.start(.init("/usr/bin/setsid", ["/bin/sh", "-c", script], output: .discard, error: .discard))
     }
 
     @discardableResult
     private func asOwner(_ tool: String, _ arguments: String...) throws -> String {
         let command = [binaries.appendingPathComponent(tool).path] + arguments
-        return try Subprocess.run(runsAsPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + command : command)
+        return try Self.run(runsAsPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + command : command)
+    }
+
+    /// Runs `line` to a zero exit: its output (and error), or a PostgresError with them.
+    @discardableResult
+    private static func run(_ line: [String]) throws -> String {
+        do {
+            return try Subprocess.run(.init(line[0], Array(line.dropFirst()), error: .intoOutput)).checked().outputText
+        } catch {
+            throw PostgresError(message: "\(error)")
+        }
     }
 
     /// A port nobody listens on now: bind to port 0 and ask which one the kernel chose.

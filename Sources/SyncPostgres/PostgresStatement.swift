@@ -90,6 +90,13 @@ package struct PostgresStatement {
         )
     }
 
+    /// The pull function, called as PostgREST calls it: `select public.f(cursors, since, page_limit)`.
+    package static func pull(function: String, cursors: String, since: Int64?, limit: Int) -> PostgresStatement {
+        PostgresStatement(
+            sql: "select public.\(quoted(function))($1::jsonb, $2::bigint, $3::integer)",
+            parameters: [cursors, since.map(String.init), String(limit)])
+    }
+
     /// Rows by key (`id = any(...)`, PostgREST's `id=in.(...)`).
     package static func fetch(_ table: TableSchema, ids: [String], columns: [ColumnSchema]) -> PostgresStatement {
         PostgresStatement(

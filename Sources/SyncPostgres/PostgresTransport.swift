@@ -108,6 +108,22 @@ public struct PostgresTransport: SyncTransport {
         return try await rows(of: statement, columns: columns, on: table.name, as: user, readOnly: true)
     }
 
+    /// `select public.<function>(cursors, since, page_limit)` in a read-only request.
+    public func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        guard limit > 0 else { throw SyncError(.invalidRequest, "A pull needs a positive limit") }
+        let statement = PostgresStatement.pull(
+            function: function, cursors: FunctionCoding.cursorsArgument(cursors), since: mark, limit: limit)
+        let (body, serverTimeMs) = try await request(on: function, as: user, readOnly: true) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+                rows.count > 0 ? rows.bytes(row: 0, column: 0).map { Data($0) } : nil
+            }
+        }
+        guard let body else { throw SyncError(.decoding, "The pull function answered nothing") }
+        return try FunctionCoding.pulledTables(body, asked: cursors, since: mark, serverTimeMs: serverTimeMs)
+    }
+
     // MARK: Requests
 
     private static func sequenceColumn(of table: TableSchema) -> String {

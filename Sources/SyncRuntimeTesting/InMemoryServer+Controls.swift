@@ -26,6 +26,8 @@ extension InMemoryServer {
 
     public func commitHeldWrites() {
         heldSequences.removeAll()
+        marks.merge(heldMarks) { $1 }
+        heldMarks.removeAll()
     }
 
     /// The forgotten migration: requests naming `column` fail as PostgREST fails them.
@@ -46,6 +48,7 @@ extension InMemoryServer {
     public func insertUndecodableRow(in table: String, owner: UUID, id: UUID = UUID()) {
         sequence += 1
         undecodable[table, default: []].append(UndecodableEntry(owner: owner.lowercasedString, seq: sequence, key: id.lowercasedString))
+        moveMark(of: owner.lowercasedString, held: false)
     }
 
     /// Stores `row` (every column but server_seq) as it is, past the rules, with a sequence
@@ -54,6 +57,7 @@ extension InMemoryServer {
         sequence += 1
         let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != ReservedColumn.serverSeq })
         stores[table, default: [:]][values[ReservedColumn.id]?.text ?? ""] = StoredRow(values: values, seq: sequence)
+        if case .text(let owner)? = values[ReservedColumn.owner] { moveMark(of: owner, held: false) }
     }
 
     /// The committed rows of `table`, by id, each with every column (server_seq included).
@@ -78,5 +82,7 @@ extension InMemoryServer {
         answersToLose = 0
         holdsNextWrite = false
         heldSequences.removeAll()
+        marks.merge(heldMarks) { $1 }
+        heldMarks.removeAll()
     }
 }

@@ -48,6 +48,8 @@ extension InMemoryServer {
 public enum InMemoryRequest: Sendable, Equatable {
     case upsert(table: String, rowCount: Int)
     case pull(table: String, after: Int64)
+    /// A pull of every table through the pull function: each table's cursor, and the mark sent.
+    case pullTables(after: [String: Int64], since: Int64?)
     case guardedUpdate(GuardedUpdateRequest)
     case fetch(table: String, id: UUID, columns: [String])
 }

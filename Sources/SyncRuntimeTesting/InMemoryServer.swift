@@ -14,6 +14,13 @@ public actor InMemoryServer: SyncTransport {
     var stores: [String: [String: StoredRow]] = [:]
     var sequence: Int64 = 0
     var versionClock: Int64 = 0
+    /// Per owner, the mark the write triggers move (public.sync_marks), and the marks of held
+    /// (uncommitted) writes, which move on their commit.
+    var marks: [String: Int64] = [:]
+    var heldMarks: [String: Int64] = [:]
+    var markCounter: Int64 = 0
+    /// Whether the server has the sync functions (a server whose SQL predates them has not).
+    var hasFunctions = true
 
     // Test controls.
     var isOnline = true
@@ -61,18 +68,31 @@ public actor InMemoryServer: SyncTransport {
     {
         requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
         try admit()
+        let written = try merge(rows, into: requested, as: user).written
+        try answer()
+        return UpsertedRows(rows: written, serverTimeMs: clock?())
+    }
+
+    /// Runs `rows` through the triggers' rules: the rows written, each as its own write left it
+    /// (as `return=representation` answers; a row that lost is left out), and every row sent as
+    /// the server holds it after the request.
+    func merge(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) throws(SyncError) -> (
+        written: [ColumnValues], held: [ColumnValues]
+    ) {
         // The server's own definition decides, as the real one's catalog does.
         let table = tables[requested.name] ?? requested
         let owner = user.userID.lowercasedString
         try validate(rows, table, owner: owner)
         var accepted: [Int64] = []
         var written: [ColumnValues] = []
+        var keys: [String] = []
         for row in rows {
             let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != ReservedColumn.serverSeq })
             let taken = write(values, into: table)
             accepted += taken
-            // As `return=representation`: each row as its own write left it; a row that lost is left out.
-            if !taken.isEmpty, let key = values[ReservedColumn.id]?.text, let stored = stores[table.name]?[key] {
+            let key = values[ReservedColumn.id]?.text ?? ""
+            keys.append(key)
+            if !taken.isEmpty, let stored = stores[table.name]?[key] {
                 written.append(ColumnValues(columns: requested.columnNames, values: requested.columnNames.map { stored.value($0) }))
             }
         }
@@ -80,17 +100,28 @@ public actor InMemoryServer: SyncTransport {
             holdsNextWrite = false
             heldSequences.formUnion(accepted)
         }
-        try answer()
-        return UpsertedRows(rows: written, serverTimeMs: clock?())
+        if !accepted.isEmpty { moveMark(of: owner, held: !heldSequences.isDisjoint(with: accepted)) }
+        let held = keys.compactMap { key in
+            stores[table.name]?[key].map { stored in
+                ColumnValues(columns: requested.columnNames, values: requested.columnNames.map { stored.value($0) })
+            }
+        }
+        return (written, held)
     }
 
     public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         requestLog.append(.pull(table: table.name, after: cursor))
         try admit()
+        let result = try page(of: table, after: cursor, limit: limit, owner: user.userID.lowercasedString)
+        try answer()
+        return result
+    }
+
+    /// The owner's committed rows of `table` past `cursor`, in sequence order, at most `limit`.
+    func page(of table: TableSchema, after cursor: Int64, limit: Int, owner: String) throws(SyncError) -> PulledPage {
         if let missing = table.columnNames.first(where: { droppedColumns[table.name]?.contains($0) == true }) {
             throw Self.refusal(400, "42703", "column \(table.name).\(missing) does not exist")
         }
-        let owner = user.userID.lowercasedString
         // Exact ordering: one owner's rows commit in sequence order, so nothing past a held
         // (uncommitted) row of theirs is visible yet.
         let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
@@ -114,7 +145,7 @@ public actor InMemoryServer: SyncTransport {
             entries.append((entry.seq, nil, entry))
         }
         let page = entries.sorted { $0.seq < $1.seq }.prefix(limit)
-        let result = PulledPage(
+        return PulledPage(
             rows: page.compactMap(\.row),
             undecodable: page.compactMap(\.broken).map {
                 UndecodableRow(table: table.name, key: $0.key, serverSeq: $0.seq, reason: "the server sent a value this client cannot read")
@@ -123,8 +154,6 @@ public actor InMemoryServer: SyncTransport {
             lastServerSeq: page.last?.seq,
             serverTimeMs: clock?()
         )
-        try answer()
-        return result
     }
 
     public func guardedUpdate(
@@ -153,6 +182,7 @@ public actor InMemoryServer: SyncTransport {
         }
         stores[table.name]![key] = row
         let accepted = write(row.values, into: table)
+        if !accepted.isEmpty { moveMark(of: user.userID.lowercasedString, held: false) }
         let stored = stores[table.name]![key]!
         try answer()
         return accepted.isEmpty ? [] : [ColumnValues(columns: returning, values: returning.map { stored.value($0) })]
@@ -177,14 +207,14 @@ public actor InMemoryServer: SyncTransport {
 
     // MARK: Requests
 
-    private func admit() throws(SyncError) {
+    func admit() throws(SyncError) {
         requestCount += 1
         guard isOnline else { throw SyncError(.connectivity, "The server cannot be reached.") }
         if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
     }
 
     /// The request ran; its answer may still be lost on the way back.
-    private func answer() throws(SyncError) {
+    func answer() throws(SyncError) {
         guard answersToLose > 0 else { return }
         answersToLose -= 1
         throw SyncError(.connectivity, "The connection dropped before the answer arrived.")

@@ -29,4 +29,10 @@ extension ForwardingTransport {
     {
         try await forwardee.fetch(table, ids: ids, columns: columns, as: user)
     }
+
+    public func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
+    }
 }

@@ -11,17 +11,29 @@ struct CatalogCheck {
     /// Table name -> policy name -> the rendered policy as the database deparses it.
     let renderedPolicies: [String: [String: LiveCatalog.PolicyInfo]]
 
-    /// What every table shares: the sequence, its grants and the lock function.
-    func shared() throws -> [Finding] {
-        let sql = try renderer.sequenceSQL()
+    /// What every table shares: the sequence and its grants, the lock functions, the marks
+    /// table with its row-level security and policy, and the pull function.
+    func shared(_ schema: Schema) throws -> [Finding] {
+        let sql = try renderer.sharedSQL(schema)
         let rendered = RenderedObjects(parsing: sql)
-        let migration = history.first
+        let migration = history.lastWritingSharedCode ?? history.first
         func finding(_ kind: Finding.Kind, _ message: String) -> Finding {
             Finding(table: nil, kind: kind, message: message, migration: migration, fix: sql)
         }
         let missing = rendered.sequences.filter { !catalog.sequences.contains($0) }
         guard missing.isEmpty else { return missing.map { finding(.sequence, "sequence public.\($0)") } }
-        var findings = lacking(rendered.grants).map { finding(.grant, $0) }
+        var findings: [Finding] = []
+        for table in rendered.securedTables {
+            switch catalog.tables[table] {
+            case nil: findings.append(finding(.table, "table public.\(table)"))
+            case false?: findings.append(finding(.rowLevelSecurity, "row-level security of public.\(table) is disabled"))
+            case true?: break
+            }
+        }
+        for policy in rendered.policies where catalog.policies[policy.table]?[policy.name] == nil {
+            findings.append(finding(.policy, "policy \(policy.name) on public.\(policy.table)"))
+        }
+        findings += lacking(rendered.grants).map { finding(.grant, $0) }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
             let state = catalog.functions[function] == nil ? "missing" : "outdated"
             findings.append(finding(.function, "function public.\(function) (\(state))"))

@@ -5,27 +5,40 @@ import SyncSchema
 /// apply. Read from the migrations themselves or from the snapshot's record of their changes.
 struct MigrationHistory {
     private let entries: [(fileStem: String, changes: [SchemaChange])]
+    /// The migrations that re-created what the tables share without creating a table.
+    private let sharedCodeStems: Set<String>
     /// The tables' columns in the order these migrations made them.
     let columnOrder: ServerColumnOrder
 
     init(migrations: [Migration]) {
         entries = migrations.map { ($0.fileStem, $0.changes) }
+        sharedCodeStems = Set(migrations.filter(\.replacesSharedCode).map(\.fileStem))
         columnOrder = ServerColumnOrder(entries.flatMap(\.changes))
     }
 
     init(snapshot: Snapshot?) {
         guard let snapshot else {
             entries = []
+            sharedCodeStems = []
             columnOrder = ServerColumnOrder()
             return
         }
         entries = snapshot.migrations.map { ($0.fileStem, $0.schemaChanges(in: snapshot.schema)) }
+        sharedCodeStems = Set(snapshot.migrations.filter { $0.changes.contains(Migration.sharedCodeRecord) }.map(\.fileStem))
         columnOrder = ServerColumnOrder(recorded: snapshot.serverColumns, entries.flatMap(\.changes))
     }
 
     /// The first migration that creates a table: it also creates what all tables share.
     var first: String? {
         entries.first { $0.changes.contains { if case .createTable = $0 { true } else { false } } }?.fileStem
+    }
+
+    /// The last migration that made what all tables share: one that creates a table, or one
+    /// that re-creates it because it renders differently.
+    var lastWritingSharedCode: String? {
+        entries.last { entry in
+            sharedCodeStems.contains(entry.fileStem) || entry.changes.contains { if case .createTable = $0 { true } else { false } }
+        }?.fileStem
     }
 
     func creating(table: String) -> String? {

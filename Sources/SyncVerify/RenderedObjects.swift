@@ -96,6 +96,8 @@ struct RenderedObjects {
         var privileges = words[1..<on].joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace().uppercased() }
         if privileges.first == "GRANT OPTION FOR" { return } // takes no privilege away
         var target = Array(words[(on + 1)..<preposition])
+        // Functions' privileges are not relations' (the catalog's grants hold relations only).
+        if target.first == "function" { return }
         let isSequence = target.first == "sequence"
         if target.first == "table" || isSequence { target.removeFirst() }
         if privileges == ["ALL"] || privileges == ["ALL PRIVILEGES"] {

@@ -41,7 +41,7 @@ package struct SchemaVerifier: Sendable {
         let check = CatalogCheck(
             renderer: renderer, catalog: catalog, history: history,
             renderedPolicies: try PolicyDeparser.deparse(policies, tables: Set(catalog.tables.keys), on: connection))
-        var findings = try check.shared()
+        var findings = try check.shared(schema)
         for table in schema.tables {
             findings += try check.table(table)
         }

@@ -16,7 +16,7 @@ final class DemoDevice: Sendable {
         let clock = Clock()
         store = try SyncStore(
             path: directory.appendingPathComponent("\(name).sqlite").path,
-            schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
+            schema: GeneratedSchema.app,
             userID: user, deviceID: name, wallClock: clock.read
         )
         engine = SyncEngine(store: store, transport: transport) { Credentials(userID: user, accessToken: "demo") }

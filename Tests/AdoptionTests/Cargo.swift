@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCluster
 
 /// Builds and runs Tests/Fixtures/RustClient with cargo, offline (its .cargo/config.toml points
 /// at Debian's crate sources), into a target folder under hope-sync's .build.
@@ -30,32 +31,15 @@ struct Cargo {
     }
 }
 
-/// Runs `executable` (a path, or a name looked up on the PATH), output and error together. The
-/// wait (a build can take a minute) is on a thread of its own: a test holding one of Swift's few
-/// cooperative threads that long stalls every other test in the process.
+/// Runs `executable` (a path, or a name looked up on the PATH), output and error together, with
+/// `environment` added to this process's. Subprocess waits for it on a thread of its own (a build
+/// can take a minute).
 func execute(
     _ executable: String, _ arguments: [String], in directory: URL, environment: [String: String] = [:]
 ) async throws -> SwiftPM.Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result { try executeWaiting(executable, arguments, in: directory, environment: environment) })
-        }.start()
-    }
-}
-
-private func executeWaiting(_ executable: String, _ arguments: [String], in directory: URL, environment: [String: String]) throws
-    -> SwiftPM.Result
-{
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    process.currentDirectoryURL = directory
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return SwiftPM.Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    let outcome = try await Subprocess.run(
+        .init(
+            executable, arguments, in: directory, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            error: .intoOutput))
+    return SwiftPM.Result(status: outcome.status, output: outcome.outputText)
 }

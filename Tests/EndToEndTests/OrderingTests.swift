@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aPullBetweenTwoConcurrentCommitsStillEndsWithBothRows() async throws {
-        let server = try TestServer()
+        let server = try TestServer(ownerLockWaitsUnbounded: true)
         #expect(Activity.table.ordering == .exact)
         let device = try Device("reader", user: user, transport: server.transport)
         let firstID = UUID()
@@ -74,7 +74,7 @@ import Testing
     /// on the server when its task is: it fails as cancelled at once, not after the statement
     /// timeout, and writes nothing.
     @Test func cancellingARequestCancelsItsStatementOnTheServer() async throws {
-        let server = try TestServer()
+        let server = try TestServer(ownerLockWaitsUnbounded: true)
         let holder = try server.database.connect()
         let observer = try server.database.connect()
         try begin(holder)
@@ -127,7 +127,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func onlyOneSessionRunsAcrossDevices(olderComesBackFirst: Bool) async throws {
-        let server = try TestServer()
+        let server = try TestServer(ownerLockWaitsUnbounded: true)
         let desk = try Device("desk", user: user, transport: server.transport)
         let phone = try Device("phone", user: user, transport: server.transport)
         let work = try await desk.store.write { try $0.save(Activity(name: "Work")) }

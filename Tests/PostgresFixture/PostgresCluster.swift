@@ -14,12 +14,24 @@ public enum PostgresCluster {
     private static let started: Result<(cluster: TemporaryCluster, admin: Connection), any Error> = Result {
         let cluster = try TemporaryCluster()
         atexit { try? PostgresCluster.started.get().cluster.stop() }
+        return (cluster, try prepare(cluster))
+    }
+
+    private static let lone: Result<(cluster: TemporaryCluster, admin: Connection), any Error> = Result {
+        let cluster = try TemporaryCluster()
+        atexit { try? PostgresCluster.lone.get().cluster.stop() }
+        return (cluster, try prepare(cluster))
+    }
+
+    /// The Supabase prelude in a new cluster: the roles, and the template every test database
+    /// is made from.
+    private static func prepare(_ cluster: TemporaryCluster) throws -> Connection {
         do {
             let admin = try Connection(url: cluster.url())
             try admin.execute(script: SupabasePrelude.roles)
             try admin.execute("create database \(templateName) is_template true")
             try Connection(url: cluster.url(database: templateName)).execute(script: SupabasePrelude.database)
-            return (cluster, admin)
+            return admin
         } catch {
             throw PostgresError(message: "cannot prepare the test cluster: \(error)\n--- server log ---\n\(cluster.logTail())")
         }
@@ -31,8 +43,12 @@ public enum PostgresCluster {
     }
 
     /// A new, empty database holding only the Supabase prelude.
-    public static func createDatabase() throws -> TestDatabase {
-        let (cluster, admin) = try started.get()
+    ///
+    /// `alone`: in a second cluster, which only the suites that ask for it use (serialized
+    /// suites whose tests read what every running transaction of the cluster does to a
+    /// snapshot, such as its xmin).
+    public static func createDatabase(alone: Bool = false) throws -> TestDatabase {
+        let (cluster, admin) = try (alone ? lone : started).get()
         let name = "test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
         try admin.execute("create database \(name) template \(templateName)")
         return TestDatabase(name: name, url: cluster.url(database: name))

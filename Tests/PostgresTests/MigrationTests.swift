@@ -108,7 +108,8 @@ import Testing
         #expect(
             functions.map { $0[0] } == [
                 "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_poke",
-                "sync_poke_written", "task_lists_before_write", "tasks_before_write",
+                "sync_poke_written", "sync_pull", "sync_wait_for_owner", "sync_written_owners", "task_lists_before_write",
+                "tasks_before_write",
             ])
         for function in functions {
             #expect(function[1] == "search_path=\"\"", "\(function[0] ?? "")")

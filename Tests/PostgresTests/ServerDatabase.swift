@@ -12,8 +12,9 @@ struct ServerDatabase {
 
     /// A fresh database with schema.sql of `schema` applied (its columns in the order
     /// TestSchema's migrations make them, where they make the table).
-    static func make(_ schema: Schema = TestSchema.current) throws -> ServerDatabase {
-        let database = try PostgresCluster.createDatabase()
+    /// `alone`: in the cluster only the suites that ask for it use (see PostgresCluster).
+    static func make(_ schema: Schema = TestSchema.current, alone: Bool = false) throws -> ServerDatabase {
+        let database = try PostgresCluster.createDatabase(alone: alone)
         let connection = try database.connect()
         try connection.execute(script: try TestSchema.renderer.schemaSQL(schema, columnOrder: TestSchema.columnOrder))
         return ServerDatabase(database: database, connection: connection)

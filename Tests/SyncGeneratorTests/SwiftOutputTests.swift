@@ -1,4 +1,5 @@
 import Foundation
+import SyncTestSupport
 import Testing
 
 /// The generated Swift of every reference schema type-checks against the runtime, as the
@@ -29,18 +30,11 @@ import Testing
         let modules = try #require(Self.modules, "no Modules folder with SyncRuntime beside the test binary")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(!files.isEmpty)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let cSQLite = packageRoot.appendingPathComponent("Sources/CSQLite").path
-        process.arguments =
-            ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules.path, "-I", cSQLite]
+        let arguments =
+            ["-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules.path, "-I", cSQLite]
             + files.map { folder.appendingPathComponent($0).path }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(name): \(output)")
+        let swiftc = try ProgramRun.execute("swiftc", arguments)
+        #expect(swiftc.status == 0, "\(name): \(swiftc.output)")
     }
 }

@@ -91,7 +91,7 @@ import Testing
         let folder = Folder()
         let builtIn = try TemplateSet(directory: folder.url)
         let context: TemplateValue = ["locksOwner": true]
-        #expect(try builtIn.render("supabase/lock_owner.sql.mustache", context).hasPrefix("if pg_catalog.pg_advisory_xact_lock("))
+        #expect(try builtIn.render("supabase/lock_owner.sql.mustache", context).hasPrefix("if not pg_catalog.pg_try_advisory_xact_lock("))
         try folder.write("supabase/lock_owner.sql.mustache", "{{#locksOwner}}\nperform lock();\n{{/locksOwner}}\n")
         try folder.write("supabase/access.sql.mustache", "  {{> supabase/lock_owner.sql.mustache}}\n")
         let overridden = try TemplateSet(directory: folder.url)

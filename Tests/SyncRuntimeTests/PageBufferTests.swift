@@ -11,7 +11,7 @@ struct PageBufferTests {
     }
 
     @Test func theApplyTakesEveryPageThatArrivedAndThenTheEnd() async throws {
-        let buffer = PageBuffer(capacity: 4)
+        let buffer = PageBuffer<PulledPage>(capacity: 4)
         for seq in Int64(1)...3 { await buffer.put(Self.page(seq)) }
         buffer.finish(nil)
         #expect(try await buffer.takeAll().map(\.lastServerSeq) == [1, 2, 3])
@@ -19,7 +19,7 @@ struct PageBufferTests {
     }
 
     @Test func theFetchingWaitsWhileCapacityPagesWait() async throws {
-        let buffer = PageBuffer(capacity: 2)
+        let buffer = PageBuffer<PulledPage>(capacity: 2)
         let put = Locked(0)
         let producer = Task {
             for seq in 1...5 {
@@ -43,7 +43,7 @@ struct PageBufferTests {
     }
 
     @Test func anErrorComesAfterThePagesBeforeIt() async throws {
-        let buffer = PageBuffer(capacity: 4)
+        let buffer = PageBuffer<PulledPage>(capacity: 4)
         await buffer.put(Self.page(1))
         buffer.finish(SyncError(.connectivity, "lost"))
         #expect(try await buffer.takeAll().count == 1)
@@ -52,7 +52,7 @@ struct PageBufferTests {
     }
 
     @Test func aClosedBufferReleasesAWaitingFetch() async {
-        let buffer = PageBuffer(capacity: 1)
+        let buffer = PageBuffer<PulledPage>(capacity: 1)
         await buffer.put(Self.page(1))
         let producer = Task { await buffer.put(Self.page(2)) }
         buffer.finish(SyncError(.cancelled, "stopped"))

@@ -225,4 +225,13 @@ struct CountingPulls: ForwardingTransport {
         await gate?.pass()
         return try await base.pull(table, after: cursor, limit: limit, as: user)
     }
+
+    /// The pull function's one request counts as a pull of each table it names.
+    func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        for cursor in cursors { counts.add(cursor.table.name) }
+        await gate?.pass()
+        return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+    }
 }

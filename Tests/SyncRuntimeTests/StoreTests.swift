@@ -157,15 +157,19 @@ import Testing
 
     @Test func observationStopsWhenIterationEnds() async throws {
         let store = try openStore()
+        // The write waits for the first value: written before it, the first value would already
+        // count the row and no second one would come.
+        let (observing, started) = AsyncStream.makeStream(of: Void.self)
         let task = Task {
             var seen = 0
             for try await _ in store.observe({ try $0.fetchCount(Activity.self) }) {
                 seen += 1
+                if seen == 1 { started.yield() }
                 if seen == 2 { break }
             }
             return seen
         }
-        try await Task.sleep(for: .milliseconds(20))
+        for await _ in observing { break }
         try await store.write { try $0.save(Activity(name: "A")) }
         #expect(try await task.value == 2)
         // Nothing is left observing: later writes run no query for it.

@@ -17,6 +17,10 @@ struct ReplayRequestTests {
         #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"\#(version)","title":"\#(title)","done":true,"deleted_ms":null}]"#
     }
 
+    /// The pull function's answer with no row of any table (the pass's pull after the replay).
+    static let emptyPull =
+        #"{"mark":1,"tables":{"# + GeneratedSchema.tables.map { #""\#($0.name)":{"rows":[],"more":false}"# }.joined(separator: ",") + "}}"
+
     @Test func theWorkedExampleGoesOutByteForByte() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).sqlite").path
         let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: Fixtures.userID, deviceID: "phone-a")
@@ -42,12 +46,12 @@ struct ReplayRequestTests {
             try writer.save(task)
         }
 
-        // The replay: an empty answer, the read by key at T2, then the pulls.
+        // The replay: an empty answer, the read by key at T2, then the pull.
         let first = StubServer(
             host: Self.host,
             answers: [
                 .respond(status: 200, body: "[]"), .respond(status: 200, body: taskJSON("Buy almond milk", Self.t2)),
-                .respond(status: 200, body: "[]"),
+                .respond(status: 200, body: Self.emptyPull),
             ])
         var configuration = SyncConfiguration()
         configuration.resolver = { conflict in conflict.conflictingColumns.contains("title") ? .hold : .keepLocal }
@@ -65,7 +69,7 @@ struct ReplayRequestTests {
         let second = StubServer(
             host: Self.host,
             answers: [
-                .respond(status: 200, body: taskJSON("Buy oat milk", Self.t3)), .respond(status: 200, body: "[]"),
+                .respond(status: 200, body: taskJSON("Buy oat milk", Self.t3)), .respond(status: 200, body: Self.emptyPull),
             ])
         let entry = try #require(report.conflicted.first)
         try store.resolveConflictedMutation(id: entry.id, resolution: .keepLocal)

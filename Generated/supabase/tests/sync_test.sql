@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(92);
+select plan(107);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -39,6 +39,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name, color, archived, sort_order, metadata) is not distinct from row('value 0'::text, 'value 0'::text, true, 0.5::double precision, '{"n": 0}'::jsonb) from public.activities where id = '7e570000-0000-4000-8000-000000000000'),
   'activities: Alice''s row is as she wrote it');
+
+-- activities: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('activities', 0)) -> 'tables' -> 'activities' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000000000000'), 'activities: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('activities', 0)) -> 'tables' -> 'activities' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'activities: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('activities', 0))$q$, '42501', null,
+  'activities: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- activities: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.activities where id = '7e570000-0000-4000-8000-000000000000'),
@@ -85,6 +100,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(activity_id, started_ms, ended_ms, note, source) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, 0::bigint, 0::bigint, 'value 0'::text, 'desktop'::text) from public.sessions where id = '7e570000-0000-4000-8000-000001000000'),
   'sessions: Alice''s row is as she wrote it');
+
+-- sessions: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0)) -> 'tables' -> 'sessions' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000001000000'), 'sessions: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0)) -> 'tables' -> 'sessions' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'sessions: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('sessions', 0))$q$, '42501', null,
+  'sessions: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- sessions: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.sessions where id = '7e570000-0000-4000-8000-000001000000'),
@@ -149,6 +179,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(title, notes, done, due_at) is not distinct from row('value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes')) from public.tasks where id = '7e570000-0000-4000-8000-000002000000'),
   'tasks: Alice''s row is as she wrote it');
+
+-- tasks: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0)) -> 'tables' -> 'tasks' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000002000000'), 'tasks: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0)) -> 'tables' -> 'tasks' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'tasks: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('tasks', 0))$q$, '42501', null,
+  'tasks: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select updated_at from public.tasks where id = '7e570000-0000-4000-8000-000002000000'), now(), 'tasks: a new row has updated_at from the server');
 
 -- tasks: every accepted write takes a new server_seq, so the next pull sees it.
@@ -187,6 +232,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name, position, icon) is not distinct from row('value 0'::text, 0.5::double precision, '\x00'::bytea) from public.task_lists where id = '7e570000-0000-4000-8000-000003000000'),
   'task_lists: Alice''s row is as she wrote it');
+
+-- task_lists: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000003000000'), 'task_lists: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'task_lists: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0))$q$, '42501', null,
+  'task_lists: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select version from public.task_lists where id = '7e570000-0000-4000-8000-000003000000'), 1::bigint, 'task_lists: a new row has version 1');
 
 -- task_lists: every accepted write takes a new server_seq, so the next pull sees it.
@@ -226,6 +286,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(task_id, photo, caption) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text) from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
   'task_photos: Alice''s row is as she wrote it');
+
+-- task_photos: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0)) -> 'tables' -> 'task_photos' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000004000000'), 'task_photos: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0)) -> 'tables' -> 'task_photos' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'task_photos: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('task_photos', 0))$q$, '42501', null,
+  'task_photos: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select updated_at from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), now(), 'task_photos: a new row has updated_at from the server');
 
 -- task_photos: every accepted write takes a new server_seq, so the next pull sees it.

@@ -15,6 +15,12 @@ enum Checksums {
         return checksums
     }
 
+    /// The SHA-256 of what every table shares, as the templates render it for `schema` (what
+    /// `MigrationPlanner` compares with the snapshot's `sharedServerCode`).
+    static func sharedServerCode(of schema: Schema, renderer: SupabaseRenderer) throws -> String {
+        SHA256.hex(try renderer.sharedSQL(schema))
+    }
+
     /// The shipped migration files of `entries` that are missing from `existing` or differ
     /// from the checksum recorded when they were made.
     static func shippedProblems(_ entries: [Snapshot.Entry], in existing: GeneratedTree) throws -> [GeneratorError.ShippedMigration] {
@@ -29,7 +35,7 @@ extension Snapshot.Entry {
     /// The record of a new migration, with the checksums of its two rendered files.
     init(_ migration: Migration, stamp: String, sqlite: String, supabase: String) {
         self.init(
-            number: migration.number, name: migration.name, stamp: stamp, changes: migration.changes.map(\.recorded),
+            number: migration.number, name: migration.name, stamp: stamp, changes: migration.recordedChanges,
             sqliteSHA256: SHA256.hex(sqlite), supabaseSHA256: SHA256.hex(supabase))
     }
 

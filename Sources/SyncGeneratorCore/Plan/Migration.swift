@@ -10,12 +10,25 @@ public struct Migration: Equatable, Sendable {
     package var changes: [SchemaChange]
     /// The whole schema after this migration.
     package var schema: Schema
+    /// It re-creates what every table shares (the sequence's functions, the marks, the pull
+    /// function), because that renders differently now.
+    package var replacesSharedCode: Bool
 
-    package init(number: Int, name: String, changes: [SchemaChange], schema: Schema) {
+    package init(number: Int, name: String, changes: [SchemaChange], schema: Schema, replacesSharedCode: Bool = false) {
         self.number = number
         self.name = name
         self.changes = changes
         self.schema = schema
+        self.replacesSharedCode = replacesSharedCode
+    }
+
+    /// How the snapshot records ``replacesSharedCode`` among the changes (a record no table
+    /// change reads back).
+    package static let sharedCodeRecord = "shared server code"
+
+    /// The changes as the snapshot records them.
+    var recordedChanges: [String] {
+        changes.map(\.recorded) + (replacesSharedCode ? [Self.sharedCodeRecord] : [])
     }
 
     /// `0002_sessions_add_note`.

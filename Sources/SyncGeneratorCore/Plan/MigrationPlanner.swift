@@ -4,10 +4,10 @@ import SyncSchema
 /// new migration (drizzle-kit's approach: no database needed).
 package enum MigrationPlanner {
     /// The next migration, or nil when schema.yaml adds nothing and no table's server code
-    /// (`serverCode`: table name -> checksum of its rendered functions and triggers) changed
-    /// since the snapshot recorded it.
+    /// (`serverCode`: table name -> checksum of its rendered functions and triggers) nor what
+    /// the tables share (`sharedCode`, its checksum) changed since the snapshot recorded it.
     package static func nextMigration(
-        after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:]
+        after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:], sharedCode: String? = nil
     ) throws(SchemaError) -> Migration? {
         let previous = snapshot?.schema ?? Schema(tables: [])
         var changes = try SchemaDiff.changes(from: previous, to: parsed)
@@ -18,9 +18,12 @@ package enum MigrationPlanner {
             changes.append(.replaceTriggers(table))
         }
         changes += globalServerIndexes(shipped: snapshot, in: parsed.schema)
-        guard !changes.isEmpty else { return nil }
+        // A snapshot without the shared code's checksum predates it: its server lacks it.
+        let sharedChanged = sharedCode != nil && snapshot.map { !$0.migrations.isEmpty && $0.sharedServerCode != sharedCode } ?? false
+        guard !changes.isEmpty || sharedChanged else { return nil }
         let number = (snapshot?.migrations.last?.number ?? 0) + 1
-        return Migration(number: number, name: name(for: changes, isFirst: number == 1), changes: changes, schema: parsed.schema)
+        let name = changes.isEmpty ? "update_shared_server_code" : name(for: changes, isFirst: number == 1)
+        return Migration(number: number, name: name, changes: changes, schema: parsed.schema, replacesSharedCode: sharedChanged)
     }
 
     /// The shipped unique indexes that the server still holds unique across all owners: those

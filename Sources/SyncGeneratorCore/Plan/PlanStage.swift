@@ -22,6 +22,8 @@ package struct Plan: Sendable {
     package var nextStamp: String?
     /// Per table, the checksum of its server functions and triggers as rendered now.
     package var serverCode: [String: String]
+    /// The checksum of what every table shares, as rendered now.
+    package var sharedCode: String
 }
 
 /// Plan: the shipped migrations checked against their checksums, then the difference between
@@ -40,9 +42,13 @@ package struct PlanStage: PipelineStage {
         let history = input.history
         let problems = try Checksums.shippedProblems(history.migrations, in: history.files)
         if !problems.isEmpty { throw GeneratorError.shippedMigrations(problems) }
-        let serverCode = try Checksums.serverCode(of: input.schema.schema, renderer: SupabaseRenderer(templates: templates))
-        let next = try MigrationPlanner.nextMigration(after: history.snapshot, for: input.schema.parsed, serverCode: serverCode)
+        let renderer = SupabaseRenderer(templates: templates)
+        let serverCode = try Checksums.serverCode(of: input.schema.schema, renderer: renderer)
+        let sharedCode = try Checksums.sharedServerCode(of: input.schema.schema, renderer: renderer)
+        let next = try MigrationPlanner.nextMigration(
+            after: history.snapshot, for: input.schema.parsed, serverCode: serverCode, sharedCode: sharedCode)
         let nextStamp = next.map { _ in MigrationStamp.next(stamp(), after: history.migrations.map(\.stamp) + history.supabaseStamps) }
-        return Plan(schema: input.schema, history: history, next: next, nextStamp: nextStamp, serverCode: serverCode)
+        return Plan(
+            schema: input.schema, history: history, next: next, nextStamp: nextStamp, serverCode: serverCode, sharedCode: sharedCode)
     }
 }

@@ -16,6 +16,10 @@ package struct Snapshot: Codable, Equatable, Sendable {
     /// migration re-creates them, so a server never runs older trigger code than the clients
     /// expect. Absent in snapshots written before it existed.
     package var serverCode: [String: String]?
+    /// The SHA-256 of what every table shares (the sequence's functions, the marks, the pull
+    /// function) as the templates render it. When it renders differently, the next migration
+    /// re-creates it. Absent in snapshots written before it: their projects get it re-created.
+    package var sharedServerCode: String?
     /// The unique indexes (`table.index`) the server holds unique per owner. Snapshots written
     /// before unique indexes were per owner lack it: their shipped unique indexes are unique
     /// across all owners on the server, and the next migration replaces them. Absent when the
@@ -38,7 +42,7 @@ package struct Snapshot: Codable, Equatable, Sendable {
 
     package init(
         schema: Schema, migrations: [Entry], serverCode: [String: String]? = nil, perOwnerIndexes: [String]? = nil,
-        serverColumns: [String: [String]]? = nil
+        serverColumns: [String: [String]]? = nil, sharedServerCode: String? = nil
     ) {
         self.format = Self.currentFormat
         self.schema = schema
@@ -46,6 +50,7 @@ package struct Snapshot: Codable, Equatable, Sendable {
         self.serverCode = serverCode
         self.perOwnerIndexes = perOwnerIndexes
         self.serverColumns = serverColumns
+        self.sharedServerCode = sharedServerCode
     }
 
     /// Every unique index of `schema` as `perOwnerIndexes` records it, nil when there is none:

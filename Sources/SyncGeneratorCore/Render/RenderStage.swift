@@ -35,7 +35,7 @@ package struct RenderStage: PipelineStage {
         let columnOrder = ServerColumnOrder(recorded: plan.history.snapshot?.serverColumns, entries, in: schema)
         let snapshot = Snapshot(
             schema: schema, migrations: entries, serverCode: plan.serverCode, perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema),
-            serverColumns: columnOrder.recording(schema))
+            serverColumns: columnOrder.recording(schema), sharedServerCode: plan.sharedCode)
         let templates = templates
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [

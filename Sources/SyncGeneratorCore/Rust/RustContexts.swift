@@ -5,6 +5,7 @@ struct RustTablesContext: TemplateContext {
 
     var tables: [Table]
     var migrations: [EmbeddedMigration]
+    var pullFunction: String
 
     struct Table: TemplateObject {
         var name: String
@@ -60,6 +61,7 @@ struct RustTablesContext: TemplateContext {
         [
             .init("tables", "each table, in schema order", \.tables),
             .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
+            .init("pullFunction", "the server function that pulls every table in one request", \.pullFunction),
         ]
     }
 }

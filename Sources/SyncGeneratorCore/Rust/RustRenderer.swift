@@ -17,7 +17,7 @@ package struct RustRenderer: Sendable {
                 tables: schema.tables.map(tableContext),
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
-                }))
+                }, pullFunction: ServerFunctions.pull))
     }
 
     private func tableContext(_ table: Table) -> RustTablesContext.Table {

@@ -45,9 +45,32 @@ struct AccessContext: TemplateContext {
 /// `supabase/sequence.sql.mustache`.
 struct SequenceContext: TemplateContext {
     static let template = "supabase/sequence.sql.mustache"
-    static let summary = "what every table shares: the server_seq sequence, the owner-lock function and the pokes"
+    static let summary = "what every table shares: the server_seq sequence, the owner-lock functions, the owners' marks and the pokes"
 
     static var fields: [TemplateField<Self>] { [] }
+}
+
+/// `supabase/pull.sql.mustache`.
+struct PullContext: TemplateContext {
+    static let template = "supabase/pull.sql.mustache"
+    static let summary = "the pull function: every table's next page in one request (shared by the tables)"
+
+    var function: String
+    var tables: [NamedTable]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("function", "the function's name (the generated table lists name it for clients)", \.function),
+            .init("tables", "every synced table, in schema order", \.tables),
+        ]
+    }
+}
+
+/// A table a template lists.
+struct NamedTable: TemplateObject {
+    var name: String
+
+    static var fields: [TemplateField<Self>] { [.init("name", "the table's name", \.name)] }
 }
 
 /// `supabase/migration.sql.mustache`.
@@ -60,15 +83,20 @@ struct SupabaseMigrationContext: TemplateContext {
     var createsSequence: Bool
     var sequence: String
     var steps: [RenderedSQL]
+    var pull: String
     var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("number", "the migration's number", \.number),
             .init("name", "its name", \.name),
-            .init("createsSequence", "it creates a table or re-creates triggers, so it also makes what tables share", \.createsSequence),
+            .init(
+                "createsSequence",
+                "it creates a table or re-creates triggers, or what tables share renders differently: it (re)makes what they share",
+                \.createsSequence),
             .init("sequence", "the rendered sequence.sql", \.sequence),
             .init("steps", "each change, rendered by its fragment", \.steps),
+            .init("pull", "the rendered pull.sql, for the migration's tables", \.pull),
             .init("buckets", "each Storage bucket a file column it adds is the first to use, rendered by bucket.sql", \.buckets),
         ]
     }
@@ -81,11 +109,13 @@ struct SchemaContext: TemplateContext {
 
     var sequence: String
     var tables: [RenderedSQL]
+    var pull: String
     var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("sequence", "the rendered sequence.sql", \.sequence), .init("tables", "each table, rendered by table.sql", \.tables),
+            .init("pull", "the rendered pull.sql", \.pull),
             .init("buckets", "each Storage bucket of the file columns, rendered by bucket.sql", \.buckets),
         ]
     }

@@ -11,8 +11,9 @@ package struct SupabaseRenderer: Sendable {
         self.templates = templates
     }
 
-    /// One migration file: what tables share when the migration creates a table or re-creates
-    /// triggers (which may call a shared function that is new), then each change.
+    /// One migration file: what the tables share when the migration creates a table, re-creates
+    /// triggers (which may call a shared function that is new) or what they share renders
+    /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
         let sharesCode = migration.changes.contains {
@@ -23,8 +24,20 @@ package struct SupabaseRenderer: Sendable {
         }
         return try templates.render(
             SupabaseMigrationContext(
-                number: String(migration.number), name: migration.name, createsSequence: sharesCode,
-                sequence: try sequenceSQL(), steps: steps, buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
+                number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
+                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema),
+                buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
+    }
+
+    /// What every table shares, as a migration or schema.sql makes it: the checksum the
+    /// snapshot keeps of it tells when it renders differently.
+    package func sharedSQL(_ schema: Schema) throws -> String {
+        try sequenceSQL() + "\n" + pullSQL(schema)
+    }
+
+    /// The pull function over every table of `schema`.
+    package func pullSQL(_ schema: Schema) throws -> String {
+        try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
@@ -32,7 +45,8 @@ package struct SupabaseRenderer: Sendable {
     /// the same, and adds to an older table what later migrations added.
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
         let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
-        return try templates.render(SchemaContext(sequence: try sequenceSQL(), tables: tables, buckets: try bucketsSQL(schema.buckets)))
+        return try templates.render(
+            SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema), buckets: try bucketsSQL(schema.buckets)))
     }
 
     /// The buckets whose file columns a migration adds, each once, in order. The SQL is

@@ -92,11 +92,13 @@ struct SwiftSchemaContext: TemplateContext {
 
     var types: [String]
     var migrations: [EmbeddedMigration]
+    var pullFunction: String
 
     static var fields: [TemplateField<Self>] {
         [
             .init("types", "each table's row type name, in schema order", \.types),
             .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
+            .init("pullFunction", "the server function that pulls every table in one request", \.pullFunction),
         ]
     }
 }

@@ -24,7 +24,7 @@ package struct SwiftRenderer: Sendable {
                 types: schema.tables.map(\.swiftTypeName),
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "                "))
-                }))
+                }, pullFunction: ServerFunctions.pull))
         return files
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import Locking
 
-/// Pages fetched ahead of the apply, at most `capacity` waiting. The apply takes every page that
+/// Pages fetched ahead of the apply (a table's pages, or the answers of a pull of every
+/// table), at most `capacity` waiting. The apply takes every page that
 /// has arrived: while the local disk keeps up, each page is its own transaction; when it falls
 /// behind, the pages that queued meanwhile go in one, so a first sync writes each index page
 /// fewer times. Memory stays bounded by `capacity` pages whatever the table's size.
-final class PageBuffer: Sendable {
+final class PageBuffer<Page: Sendable>: Sendable {
     private struct State {
-        var pages: [PulledPage] = []
+        var pages: [Page] = []
         /// Set once the fetching ends: nil error for the table's last page.
         var end: SyncError??
         var consumer: CheckedContinuation<Void, Never>?
@@ -22,7 +23,7 @@ final class PageBuffer: Sendable {
     }
 
     /// Adds a page, waiting while `capacity` pages wait already (or until the buffer is closed).
-    func put(_ page: PulledPage) async {
+    func put(_ page: Page) async {
         while true {
             let added = state.withLock { state in
                 guard state.pages.count < capacity || state.end != nil else { return false }
@@ -50,9 +51,9 @@ final class PageBuffer: Sendable {
 
     /// Every page that has arrived, waiting for at least one; an empty list once the last page
     /// was taken. Throws the error that stopped the fetching, after the pages before it.
-    func takeAll() async throws(SyncError) -> [PulledPage] {
+    func takeAll() async throws(SyncError) -> [Page] {
         while true {
-            let taken: Result<[PulledPage], SyncError>? = state.withLock { state in
+            let taken: Result<[Page], SyncError>? = state.withLock { state in
                 if !state.pages.isEmpty {
                     defer {
                         state.pages.removeAll(keepingCapacity: true)
@@ -75,5 +76,46 @@ final class PageBuffer: Sendable {
     private static func wake(_ waiting: inout CheckedContinuation<Void, Never>?) {
         waiting?.resume()
         waiting = nil
+    }
+}
+
+extension PageBuffer {
+    /// Runs `fetch` on a task of its own, putting pages into a buffer of `capacity`, while
+    /// `apply` takes in this task every page that has arrived. A failed fetch throws once the
+    /// pages before it are applied; a failed apply, or this task's cancellation, stops the fetch.
+    static func fetchingAhead(
+        capacity: Int,
+        fetch: @escaping @Sendable (PageBuffer) async throws(SyncError) -> Void,
+        apply: ([Page]) throws(SyncError) -> Void
+    ) async throws(SyncError) {
+        let buffer = PageBuffer(capacity: capacity)
+        let fetching = Task {
+            do throws(SyncError) {
+                try await fetch(buffer)
+                buffer.finish(nil)
+            } catch {
+                buffer.finish(error)
+            }
+        }
+        defer {
+            // An apply that failed leaves the fetching nothing to do.
+            fetching.cancel()
+            buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
+        }
+        do {
+            try await withTaskCancellationHandler {
+                while true {
+                    let pages = try await buffer.takeAll()
+                    guard !pages.isEmpty else { return }
+                    try apply(pages)
+                }
+            } onCancel: {
+                fetching.cancel()
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.cancelled, "The pull was cancelled.")
+        }
     }
 }

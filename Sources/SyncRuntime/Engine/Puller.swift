@@ -49,56 +49,37 @@ struct Puller {
     /// Pages fetched ahead of the apply at most: 8,000 rows of memory whatever the table's size.
     static let pagesAhead = 8
 
-    private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
-        let cursor = try store.cursor(for: table)
-        let start: Int64
+    /// Where a pull of `table` starts: at its cursor (exact ordering), or the lookback's window
+    /// behind it (`lookback` overrides the schema's).
+    static func start(of table: TableSchema, at cursor: Int64, lookback: Int64?) -> Int64 {
         switch table.ordering {
-        case .exact: start = cursor
-        case .lookback(let rows): start = max(0, cursor - (lookback ?? rows))
+        case .exact: cursor
+        case .lookback(let rows): max(0, cursor - (lookback ?? rows))
         }
-        let buffer = PageBuffer(capacity: Self.pagesAhead)
-        let fetching = Task { [transport, credentials, pageSize] in
-            var after = start
-            do throws(SyncError) {
-                while true {
-                    let page = try await transport.pull(table, after: after, limit: pageSize, as: credentials)
-                    await buffer.put(page)
-                    guard page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after else { break }
-                    after = last
-                    if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
-                }
-                buffer.finish(nil)
-            } catch {
-                buffer.finish(error)
-            }
-        }
-        defer {
-            // An apply that failed leaves the fetching nothing to do.
-            fetching.cancel()
-            buffer.finish(SyncError(.cancelled, "The pull was cancelled."))
-        }
+    }
+
+    private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
+        let start = Self.start(of: table, at: try store.cursor(for: table), lookback: lookback)
         // What was applied counts, whether or not a later page fails.
         var applied = SyncReport()
         defer {
             report.pulled += applied.pulled
             report.undecodable += applied.undecodable
         }
-        do {
-            try await withTaskCancellationHandler {
-                while true {
-                    let pages = try await buffer.takeAll()
-                    guard !pages.isEmpty else { return }
-                    let page = try store.apply(pages, to: table)
-                    applied.pulled += page.applied
-                    applied.undecodable += page.undecodable
-                }
-            } onCancel: {
-                fetching.cancel()
+        try await PageBuffer<PulledPage>.fetchingAhead(capacity: Self.pagesAhead) {
+            [transport, credentials, pageSize] buffer throws(SyncError) in
+            var after = start
+            while true {
+                let page = try await transport.pull(table, after: after, limit: pageSize, as: credentials)
+                await buffer.put(page)
+                guard page.receivedCount >= pageSize, let last = page.lastServerSeq, last > after else { return }
+                after = last
+                if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
             }
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.cancelled, "The pull was cancelled.")
+        } apply: { pages throws(SyncError) in
+            let page = try store.apply(pages, to: table)
+            applied.pulled += page.applied
+            applied.undecodable += page.undecodable
         }
     }
 }

@@ -37,4 +37,11 @@ struct SwitchedTransport: SyncTransport {
         try check()
         return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
+
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+    {
+        try check()
+        return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+    }
 }

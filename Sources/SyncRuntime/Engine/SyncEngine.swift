@@ -41,6 +41,8 @@ public actor SyncEngine {
     var passWaiters: [CheckedContinuation<Void, Never>] = []
     /// What the pusher learned of rows the server fails alone (see ``Pusher/failingAlone``).
     var rowsFailingAlone: [String: [String: Int]] = [:]
+    /// When the server last lacked a sync function it was called with (SyncEngine+Functions).
+    var functionsLackedAt: Date?
     /// Where file columns' files go; nil when none is configured (they then wait, saying so).
     let fileTransport: (any SyncFileTransport)?
     let transfers = FileTransfers()
@@ -202,11 +204,11 @@ public actor SyncEngine {
             drifts += drifted
             try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
         }
+        let functions = triesFunctions()
         // Files first: the rows that name them go only once they are up.
         try await fileSync(for: user).upload(into: &report)
         var pusher = Pusher(
-            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone
-        )
+            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone)
         do {
             drifts += try await pusher.push(into: &report)
         } catch  where error.code == .server {
@@ -225,7 +227,21 @@ public actor SyncEngine {
             let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
             try store.refresh(table, rowID: rowID, with: server)
         }
-        drifts += try await puller.pull(into: &report)
+        var lacking = false
+        if functions, let function = store.schema.pullFunction {
+            let tables = TablesPuller(
+                store: store, transport: transport, credentials: user, pageSize: configuration.pageSize, lookback: configuration.lookback,
+                function: function)
+            do {
+                drifts += try await tables.pull(into: &report)
+            } catch  where error.lacksFunction(function) {
+                lacking = true
+                drifts += try await puller.pull(into: &report)
+            }
+        } else {
+            drifts += try await puller.pull(into: &report)
+        }
+        noteFunctions(tried: functions, lacking: lacking)
         try await fileSync(for: user).download(into: &report)
         if !pusher.refusedForTheClock.isEmpty {
             // The pull told the store the server's time: the claims the server refused go again

@@ -13,6 +13,9 @@ public struct SyncStatus: Sendable, Equatable {
     public var rejectedCount = 0
     public var lastSyncedAt: Date?
     public var lastError: SyncError?
+    /// How the last pass reached the server (``ServerProtocol/functions`` or
+    /// ``ServerProtocol/tables``); nil before the first pass.
+    public var serverProtocol: ServerProtocol?
 
     public var hasSynced: Bool { lastSyncedAt != nil }
 

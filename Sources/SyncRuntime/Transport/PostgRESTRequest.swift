@@ -4,14 +4,16 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One PostgREST request before it is addressed and signed: the method, the table, the query
-/// (already percent-encoded), the `Prefer` header and the body.
+/// One PostgREST request before it is addressed and signed: the method, the table (or the
+/// function, under `rpc/`), the query (already percent-encoded), the `Prefer` header and the body.
 struct PostgRESTRequest: Sendable, Equatable {
     var method: String
     var table: String
     var query: [QueryItem]
     var prefer: String?
     var body: Data?
+    /// `table` names a function: the request goes to `/rest/v1/rpc/<function>`.
+    var isFunction = false
 
     /// A `name=value` pair of the query string, percent-encoded when it is made, so nothing
     /// downstream (URLComponents.queryItems leaves '+' and ':' alone) can encode it differently.
@@ -73,7 +75,7 @@ struct PostgRESTRequest: Sendable, Equatable {
         let projectPath =
             components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
-        components.percentEncodedPath = projectPath + "/rest/v1/" + table
+        components.percentEncodedPath = projectPath + (isFunction ? "/rest/v1/rpc/" : "/rest/v1/") + table
         components.percentEncodedQuery = query.isEmpty ? nil : query.map(\.text).joined(separator: "&")
         guard let url = components.url else { throw SyncError(.invalidRequest, "A request to \(self.table) could not be addressed") }
 

@@ -196,7 +196,7 @@ enum PostgRESTRowCoding {
 }
 
 /// One page's rows as they are read, member by member.
-private struct PageReading {
+struct PageReading {
     let table: TableSchema
     let names: [String]
     let columnIndex: [String: Int]

@@ -125,6 +125,20 @@ public struct PostgRESTTransport: SyncTransport {
         return try PostgRESTRowCoding.rows(answer.json(of: table.name), columns: columns, of: table.name)
     }
 
+    /// `GET /rpc/<function>?cursors=...&since=...&page_limit=...`: a read-only function, so a
+    /// read replica's endpoint can serve it too.
+    public func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        guard limit > 0 else { throw SyncError(.invalidRequest, "A pull needs a positive limit") }
+        var query: [PostgRESTRequest.QueryItem] = [.parameter("cursors", FunctionCoding.cursorsArgument(cursors))]
+        if let mark { query.append(.parameter("since", String(mark))) }
+        query.append(.parameter("page_limit", String(limit)))
+        let request = PostgRESTRequest(method: "GET", table: function, query: query, isFunction: true)
+        let answer = try await send(request, as: user)
+        return try FunctionCoding.pulledTables(answer.body, asked: cursors, since: mark, serverTimeMs: answer.serverTimeMs)
+    }
+
     /// `id=eq.<uuid>`, lowercase as the server writes uuids.
     private static func key(_ id: UUID, of table: TableSchema) -> PostgRESTRequest.QueryItem {
         .filter(table.primaryKey, "eq", id.uuidString.lowercased())

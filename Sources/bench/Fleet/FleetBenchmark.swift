@@ -64,15 +64,39 @@ enum FleetBenchmark {
             devices, seconds: settings.idleSeconds, writeSeconds: nil, settings: settings, probe: probe, timings: timings)
         log.phase = .stopping
         for device in devices { await device.engine.stop() }
+        // The same devices idle again, in the same run: on the protocol before the pull function,
+        // then through it with a Realtime channel joined.
+        var idleAgain: [IdleProtocol: PhaseResult] = [:]
+        for (protocolUsed, phase) in [(IdleProtocol.tables, FleetLog.Phase.idleTables), (.functionsWithPokes, .idlePoked)] {
+            let restarted = await restarted(devices, on: protocolUsed, settings: settings, transport: shared, log: log)
+            log.phase = phase
+            idleAgain[protocolUsed] = try await runPhase(
+                restarted, seconds: settings.idleSeconds, writeSeconds: nil, settings: settings, probe: probe, timings: timings)
+            log.phase = .stopping
+            for device in restarted { await device.engine.stop() }
+        }
+        let idleTables = idleAgain[.tables]!
+        let idlePoked = idleAgain[.functionsWithPokes]!
 
-        printReport(settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle)
+        printReport(
+            settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle, idleTables: idleTables, idlePoked: idlePoked)
         print("\nquiescence after the writers stopped: baseline device \(baselineQuiet.line); fleet \(quiet.line)")
         let check = try await verify(devices + alone, log: log, database: database)
         check.print()
+        let idleCPU = idle.serverCPU / idle.deviceMinutes / settings.speedup
+        let idleTablesCPU = idleTables.serverCPU / idleTables.deviceMinutes / settings.speedup
+        let idlePokedCPU = idlePoked.serverCPU / idlePoked.deviceMinutes / settings.speedup
+        print(
+            "\nidle server CPU per device-minute (real schedule): table by table \(Measure.format(idleTablesCPU, digits: 5)) s;"
+                + " pull function \(Measure.format(idleCPU, digits: 5)) s (new/old \(Measure.format(idleCPU / idleTablesCPU, digits: 3)));"
+                + " pull function with a Realtime channel joined \(Measure.format(idlePokedCPU, digits: 5)) s (new/old \(Measure.format(idlePokedCPU / idleTablesCPU, digits: 3)))"
+        )
         var figures = [
             Figure("fleet.lost_writes", Double(check.lostWrites), aim: 0, digits: 0),
             Figure("fleet.diverged_devices", Double(check.devices.count - check.devices.converged), aim: 0, digits: 0),
-            Figure("fleet.idle_cpu_per_device_minute", idle.serverCPU / idle.deviceMinutes / settings.speedup, aim: nil, digits: 4),
+            Figure("fleet.idle_cpu_per_device_minute", idleCPU, aim: nil, digits: 5),
+            Figure("fleet.idle_cpu_new_over_old", idleCPU / idleTablesCPU, aim: 0.1, digits: 3),
+            Figure("fleet.idle_cpu_poked_over_old", idlePokedCPU / idleTablesCPU, aim: 0.1, digits: 3),
         ]
         figures += try await probes(database, settings: settings, idleDevice: devices[0])
         return figures
@@ -112,6 +136,7 @@ enum FleetBenchmark {
             var configuration = SyncConfiguration()
             let real = SyncConfiguration()
             configuration.pollInterval = real.pollInterval / speedup
+            configuration.pollIntervalWithPokes = real.pollIntervalWithPokes / speedup
             configuration.debounce = real.debounce / speedup
             configuration.backoffBase = real.backoffBase / speedup
             configuration.backoffCeiling = real.backoffCeiling / speedup

@@ -24,14 +24,60 @@ extension FleetBenchmark {
                 let store = try SyncStore(
                     path: directory.appendingPathComponent("\(name).sqlite").path, schema: GeneratedSchema.app, userID: user, deviceID: name
                 )
-                let watched = WatchedTransport(base: transport) { log.record($0, device: name) }
-                let engine = SyncEngine(store: store, transport: watched, configuration: settings.configuration) {
-                    Credentials(userID: user, accessToken: "unused")
-                }
+                let engine = makeEngine(store: store, name: name, user: user, settings: settings, transport: transport, log: log)
                 devices.append(Device(index: index, name: name, user: user, store: store, engine: engine))
             }
         }
         return devices
+    }
+
+    /// A device's engine: through the pull function (`usesFunctions`) or table by table, hearing
+    /// `pokes` (which then stretch its idle poll) or polling alone.
+    static func makeEngine(
+        store: SyncStore, name: String, user: UUID, settings: Settings, transport: PostgresTransport, log: FleetLog,
+        usesFunctions: Bool = true, pokes: (any PokeSource)? = nil
+    ) -> SyncEngine {
+        let watched = WatchedTransport(base: transport, usesFunctions: usesFunctions) { log.record($0, device: name) }
+        return SyncEngine(store: store, transport: watched, configuration: settings.configuration, pokes: pokes) {
+            Credentials(userID: user, accessToken: "unused")
+        }
+    }
+
+    /// How the same devices sync in the idle phases after the first (the first: the pull function,
+    /// polling alone, as the fleet ran).
+    enum IdleProtocol {
+        /// Table by table, the protocol before the pull function.
+        case tables
+        /// The pull function, with a Realtime channel joined (a fake one: nobody writes, so it
+        /// never pokes), so the engine polls at its slower interval.
+        case functionsWithPokes
+    }
+
+    /// The same devices (stores, names) with new engines on `idle`, started over one poll interval
+    /// as a fleet's clocks are, and settled (each engine's first pass done).
+    static func restarted(
+        _ devices: [Device], on idle: IdleProtocol, settings: Settings, transport: PostgresTransport, log: FleetLog
+    ) async -> [Device] {
+        let pokes = FakePokes()
+        let moved = devices.map { device in
+            Device(
+                index: device.index, name: device.name, user: device.user, store: device.store,
+                engine: makeEngine(
+                    store: device.store, name: device.name, user: device.user, settings: settings, transport: transport, log: log,
+                    usesFunctions: idle == .functionsWithPokes, pokes: idle == .functionsWithPokes ? pokes : nil))
+        }
+        let poll = settings.configuration.pollInterval.seconds
+        await withTaskGroup(of: Void.self) { group in
+            for device in moved {
+                group.addTask {
+                    var random = SeededGenerator(seed: settings.seed &* 7_919 &+ UInt64(device.index))
+                    try? await Task.sleep(for: .seconds(Double.random(in: 0..<poll, using: &random)))
+                    await device.engine.start()
+                }
+            }
+        }
+        try? await Task.sleep(for: .seconds(poll))
+        return moved
     }
 
     struct PhaseResult {

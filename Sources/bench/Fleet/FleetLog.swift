@@ -41,6 +41,10 @@ final class FleetLog: Sendable {
         case fleet
         case drain
         case idle
+        /// Idle again, the same devices pulling table by table (the protocol before sync_pull).
+        case idleTables = "idle-tables"
+        /// Idle again through sync_pull, a Realtime channel joined (polls at the slower interval).
+        case idlePoked = "idle-poked"
         case stopping
     }
 
@@ -65,7 +69,7 @@ final class FleetLog: Sendable {
         let kind: RequestKind =
             switch request.kind {
             case .upsert: .push
-            case .pull: .pull
+            case .pull, .pullTables: .pull
             case .guardedUpdate: .guarded
             case .fetch: .fetch
             }
@@ -93,7 +97,7 @@ final class FleetLog: Sendable {
                     device: device, request: request, values: row,
                     claimed: stamps.map { stamps in registers.filter { stamps[$0] != nil } } ?? registers)
             }
-        case .pull:
+        case .pull, .pullTables:
             kinds.append(rows == 0 ? .idlePull : .pullWithRows)
             counts.pulled = rows
         case .guardedUpdate where rows > 0:
@@ -107,7 +111,7 @@ final class FleetLog: Sendable {
             for kind in kinds { state.latencies[phase, default: [:]][kind, default: []].append(request.seconds) }
             state.rows[phase, default: (0, 0)].pushed += counts.pushed
             state.rows[phase, default: (0, 0)].pulled += counts.pulled
-            if request.kind == .pull { state.pullsByDevice[phase, default: [:]][device, default: 0] += 1 }
+            if kind == .pull { state.pullsByDevice[phase, default: [:]][device, default: 0] += 1 }
             state.acknowledged += acknowledged
         }
     }

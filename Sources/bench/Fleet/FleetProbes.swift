@@ -12,23 +12,31 @@ extension FleetBenchmark {
     static func probes(_ database: BenchDatabase, settings: Settings, idleDevice: Device) async throws -> [Figure] {
         let waits = try await waitingPushesProbe(database, pool: settings.pool)
         print(
-            "\na pull of another user while N pushes wait on their owners' locks (released 1 s later), same transport, pool of \(settings.pool): "
+            "\na pull of another user while N pushes wait on their owners' locks (released 0.5 s later, within the wait's bound), same transport, pool of \(settings.pool): "
                 + waits.map(\.line).joined(separator: ", "))
+        let oneOwner = try await oneOwnersPushesProbe(database, pool: settings.pool)
+        print(
+            "a pull of another user while \(settings.pool) pushes of one owner want its lock (held elsewhere, released 0.5 s after the pull), pool of \(settings.pool): "
+                + oneOwner.line)
         let numbers = try await sequenceProbe(database, user: user(0))
         print(
             "server_seq numbers one upsert of one activity takes (through PostgresTransport, nothing else running):"
                 + " a new row \(numbers.new), a winning update \(numbers.winning), a losing repeat \(numbers.losing)")
-        let requests = try await idlePassRequests(idleDevice, database: database, settings: settings)
-        print("requests of one idle pass (syncNow() on a device with nothing to send or receive): \(requests)")
+        let requests = try await idlePassRequests(idleDevice, database: database, settings: settings, usesFunctions: true)
+        let tableRequests = try await idlePassRequests(idleDevice, database: database, settings: settings, usesFunctions: false)
+        print(
+            "requests of one idle pass (syncNow() on a device with nothing to send or receive): \(requests) through sync_pull,"
+                + " \(tableRequests) table by table")
         return [
-            Figure("fleet.unrelated_pull_ms_with_owner_waits", waits.last?.pullMs ?? .nan, aim: nil, digits: 1),
-            Figure("fleet.requests_per_idle_pass", Double(requests), aim: nil, digits: 0),
+            Figure("fleet.unrelated_pull_ms_with_owner_waits", oneOwner.pullMs, aim: 50, digits: 1),
+            Figure("fleet.requests_per_idle_pass", Double(requests), aim: 1, digits: 0),
         ]
     }
 
     /// Pushes of N users wait on their owners' locks (held by another session) while an unrelated
     /// user pulls through the same transport: does the pull get through? It does while N < pool;
-    /// at N = pool every connection waits on a lock and the pull waits too.
+    /// at N = pool every connection waits on a lock and the pull waits too, as long as the
+    /// locks are held (which the server bounds: a wait ends after a second with 55P03).
     static func waitingPushesProbe(
         _ database: BenchDatabase, pool: Int
     ) async throws -> [(waiting: Int, pullMs: Double, line: String)] {
@@ -53,7 +61,7 @@ extension FleetBenchmark {
                     try await group.waitForAll()
                 }
             }
-            // Every push waiting (or 3 s gone), then the locks go 1 s later whatever the pull is doing.
+            // Every push waiting (or 3 s gone), then the locks go 0.5 s later whatever the pull is doing.
             var blocked: Int64 = 0
             for _ in 0..<300 where blocked < waiting {
                 try await Task.sleep(for: .milliseconds(10))
@@ -61,9 +69,9 @@ extension FleetBenchmark {
                     "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'")
             }
             let released = DispatchSemaphore(value: 0)
-            let due = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
+            let due = DispatchTime.now().uptimeNanoseconds + 500_000_000
             let late = Locked(0.0)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
                 late.value = Measure.since(due) * 1e3
                 _ = try? holder.execute("select pg_advisory_unlock_all()")
                 released.signal()
@@ -87,6 +95,51 @@ extension FleetBenchmark {
         return results
     }
 
+    /// As many pushes of one owner as the pool has connections want that owner's lock, held by
+    /// another session, while an unrelated user pulls: at most one of them waits for the lock
+    /// (the others fail at once with 55P03 and would retry after a backoff), so the pull finds
+    /// a free connection.
+    static func oneOwnersPushesProbe(_ database: BenchDatabase, pool: Int) async throws -> (pullMs: Double, line: String) {
+        let transport = PostgresTransport(configuration: .init(url: database.url, maximumConnections: pool))
+        let holder = try Connection(url: database.url)
+        let owner = user(0)
+        try holder.execute("select pg_advisory_lock(1752134757, hashtext($1))", [owner.uuidString.lowercased()])
+        let refused = Locked(0)
+        let pushes = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<pool {
+                    group.addTask {
+                        let stamp = WriteStamp(ms: Int64(Date().timeIntervalSince1970 * 1000), deviceID: "probe")
+                        let row = probeActivity(id: UUID().uuidString.lowercased(), owner: owner, stamp: stamp)
+                        do throws(SyncError) {
+                            try await transport.upsert([row], into: Activity.table, as: Credentials(userID: owner, accessToken: ""))
+                        } catch {
+                            if error.serverError?.code == "55P03" { refused.withLock { $0 += 1 } }
+                        }
+                    }
+                }
+            }
+        }
+        // One push waiting on the lock and the others answered (or 3 s gone).
+        var waiting: Int64 = 0
+        for _ in 0..<300 where waiting < 1 || refused.value < pool - 1 {
+            try await Task.sleep(for: .milliseconds(10))
+            waiting = try database.integer(
+                "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'")
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try await transport.pull(Activity.table, after: 0, limit: 1, as: Credentials(userID: user(max(49, pool)), accessToken: ""))
+        let pulledMs = Measure.since(start) * 1e3
+        let refusedAtOnce = refused.value
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try holder.execute("select pg_advisory_unlock_all()")
+        await pushes.value
+        let line =
+            "\(Measure.format(pulledMs, digits: 1)) ms (\(waiting) push waiting on the lock, \(refusedAtOnce) refused at once with 55P03;"
+            + " \(pool - refused.value) landed once the lock was free)"
+        return (pulledMs, line)
+    }
+
     /// How many sequence numbers one upsert takes: of a new row, of an update that wins a
     /// column, and of a repeat that wins nothing (the trigger also runs for the proposed row of
     /// an upsert that turns into an update).
@@ -106,9 +159,11 @@ extension FleetBenchmark {
 
     /// The requests one pass of the engine sends when there is nothing to send or receive: the
     /// load every idle device puts on the server at each poll.
-    static func idlePassRequests(_ device: Device, database: BenchDatabase, settings: Settings) async throws -> Int {
+    static func idlePassRequests(_ device: Device, database: BenchDatabase, settings: Settings, usesFunctions: Bool) async throws -> Int {
         let requests = Locked(0)
-        let transport = WatchedTransport(base: PostgresTransport(url: database.url)) { _ in requests.withLock { $0 += 1 } }
+        let transport = WatchedTransport(base: PostgresTransport(url: database.url), usesFunctions: usesFunctions) { _ in
+            requests.withLock { $0 += 1 }
+        }
         let credentials = Credentials(userID: device.user, accessToken: "unused")
         let engine = SyncEngine(store: device.store, transport: transport, configuration: settings.configuration) { credentials }
         _ = try await engine.syncNow()

@@ -2,7 +2,10 @@ import Foundation
 import HopeSchema
 
 extension FleetBenchmark {
-    static func printReport(settings: Settings, log: FleetLog, baseline: PhaseResult, fleet: PhaseResult, idle: PhaseResult) {
+    static func printReport(
+        settings: Settings, log: FleetLog, baseline: PhaseResult, fleet: PhaseResult, idle: PhaseResult, idleTables: PhaseResult,
+        idlePoked: PhaseResult
+    ) {
         let alone = log.latencies(.baseline)
         let many = log.latencies(.fleet)
         let quiet = log.latencies(.idle)
@@ -42,22 +45,26 @@ extension FleetBenchmark {
                 + " idle \(Measure.format(idle.queryBusySeconds / idle.seconds, digits: 2)), alone \(Measure.format(baseline.queryBusySeconds / baseline.seconds, digits: 3)) of \(settings.pool)"
         )
 
-        for (name, phase, result) in [("writing", FleetLog.Phase.fleet, fleet), ("idle", .idle, idle), ("alone", .baseline, baseline)] {
+        for (name, phase, result) in [
+            ("writing", FleetLog.Phase.fleet, fleet), ("idle", .idle, idle), ("idle, table by table", .idleTables, idleTables),
+            ("idle, pokes joined", .idlePoked, idlePoked), ("alone", .baseline, baseline),
+        ] {
             let counts = log.pullsPerDevice(phase)
             guard let first = counts.first, let last = counts.last else { continue }
             let perSecond = { (count: Int) in Measure.format(Double(count) / result.seconds, digits: 2) }
             print(
                 "pull requests per device per second, \(name): min \(perSecond(first)), median \(perSecond(counts[counts.count / 2])), max \(perSecond(last))"
-                    + " (\(GeneratedSchema.tables.count) tables, a poll every \(settings.configuration.pollInterval))")
+                    + " (\(GeneratedSchema.tables.count) tables, a poll every \(settings.configuration.pollInterval); the others through sync_pull)"
+            )
         }
 
-        print("\nserver                                       fleet writing   fleet idle        alone")
+        print("\nserver                                       fleet writing   fleet idle  idle, tables   idle, poked        alone")
         func line(_ label: String, _ values: [Double], digits: Int = 2) {
             print(
                 label.padding(toLength: 44, withPad: " ", startingAt: 0)
                     + values.map { $0.isFinite ? String(format: "%13.\(digits)f", $0) : "            -" }.joined(separator: " "))
         }
-        let phases = [fleet, idle, baseline]
+        let phases = [fleet, idle, idleTables, idlePoked, baseline]
         let transactions = { (r: PhaseResult) in Double(r.counters.after.commits - r.counters.before.commits) }
         let sequence = { (r: PhaseResult) in Double(r.counters.after.sequence - r.counters.before.sequence) }
         line("wall seconds", phases.map(\.seconds), digits: 1)
@@ -74,7 +81,10 @@ extension FleetBenchmark {
         line("client threads (most seen)", phases.map { Double($0.threads) }, digits: 0)
         line("deadlocks (pg_stat_database)", phases.map { Double($0.counters.after.deadlocks - $0.counters.before.deadlocks) }, digits: 0)
         line("rollbacks (pg_stat_database)", phases.map { Double($0.counters.after.rollbacks - $0.counters.before.rollbacks) }, digits: 0)
-        for (name, phase) in [("fleet writing", fleet), ("fleet idle", idle), ("alone", baseline)] {
+        for (name, phase) in [
+            ("fleet writing", fleet), ("fleet idle", idle), ("idle, table by table", idleTables), ("idle, pokes joined", idlePoked),
+            ("alone", baseline),
+        ] {
             print(
                 "waits, \(name) (mean backends waiting, pg_stat_activity every 50 ms): "
                     + (phase.waits.isEmpty

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCluster
 
 /// `bench generate`: `generate --check` as a whole process, as CI and build steps run it, on a
 /// generated 200-table schema beside the project's own schema.yaml; median of several runs.
@@ -68,14 +69,7 @@ enum GenerateCheck {
     }
 
     private static func generate(_ binary: URL, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try Subprocess.run(.init(binary.path, arguments, output: .discard, error: .discard)).status
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCluster
 
 /// A part of a benchmark run in a fresh process of this executable (`bench <name> child ...`), so
 /// that what it measures of memory is its own: the child prints its result as the last line of
@@ -6,16 +7,10 @@ import Foundation
 enum ChildProcess {
     /// Runs `bench <this benchmark> child <arguments...>` and returns its last line of output.
     private static func run(_ arguments: [String]) throws -> Substring {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [CommandLine.arguments[1], "child"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last else {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let child = try Subprocess.run(.init(executable, [CommandLine.arguments[1], "child"] + arguments, error: .inherit))
+        let text = child.outputText
+        guard child.status == 0, let line = text.split(separator: "\n").last else {
             throw BenchmarkError("benchmark part \(arguments.joined(separator: " ")) failed: \(text)")
         }
         return line

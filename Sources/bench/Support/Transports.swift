@@ -4,7 +4,8 @@ import SyncRuntime
 /// One request a ``WatchedTransport`` passed on, told when it came back.
 struct WatchedRequest: Sendable {
     enum Kind: Sendable {
-        case upsert, pull, guardedUpdate, fetch
+        /// `pullTables`: one request of the pull function, every table's page in it.
+        case upsert, pull, pullTables, guardedUpdate, fetch
     }
 
     let kind: Kind
@@ -26,6 +27,10 @@ struct WatchedRequest: Sendable {
 /// bench puts between an engine and its server to count, time or log the requests.
 struct WatchedTransport: SyncTransport {
     let base: any SyncTransport
+    /// Whether requests to the server's sync functions pass on (the one-request protocol); when
+    /// false (the default) they fail as on a server without them, and the engine syncs table by
+    /// table (the protocol before them), so one run can measure both against the same server.
+    var usesFunctions = false
     let watch: @Sendable (WatchedRequest) -> Void
 
     @discardableResult
@@ -54,6 +59,15 @@ struct WatchedTransport: SyncTransport {
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues] {
         try await watched(.fetch, table, user, count: \.count) { () async throws(SyncError) in
             try await base.fetch(table, ids: ids, columns: columns, as: user)
+        }
+    }
+
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+    {
+        guard usesFunctions, let first = cursors.first else { throw .lacksFunction(function) }
+        return try await watched(.pullTables, first.table, user, count: \.receivedCount) { () async throws(SyncError) in
+            try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
         }
     }
 
@@ -127,4 +141,9 @@ extension SyncTransport {
             after = last
         }
     }
+}
+
+extension PulledTables {
+    /// The rows of every table's page, as a table pull's received count counts them.
+    var receivedCount: Int { pages.values.reduce(0) { $0 + $1.receivedCount } }
 }

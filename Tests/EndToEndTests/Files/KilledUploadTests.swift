@@ -1,13 +1,10 @@
 import Foundation
 import HopeSchema
+import PostgresCluster
 import SyncPostgres
 import SyncRuntime
 import SyncTestSupport
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A process killed with SIGKILL in the middle of an upload loses nothing, and no row on the
 /// server ever names an object Storage lacks: the row waits for its file, the file waits in the
@@ -33,23 +30,21 @@ import Testing
         // Slow enough that a loaded machine still kills it mid-upload: 1 MB in 2.5 s, the rest 17 s more.
         try await storage.control(["upload_bytes_per_second": 400_000])
 
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "KilledUploadTests/childUploadsUntilKilled"]
         let settings = Child(path: phone.path, user: user, databaseURL: server.database.url, storageURL: storage.projectURL)
-        child.environment = ProcessInfo.processInfo.environment.merging(
-            [Self.childVariable: String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)]) { $1 }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try Subprocess.start(
+            .init(
+                URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+                ["--testing-library", "swift-testing", "--filter", "KilledUploadTests/childUploadsUntilKilled"],
+                environment: ProcessInfo.processInfo.environment.merging(
+                    [Self.childVariable: String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)]) { $1 },
+                output: .discard, error: .discard))
         let deadline = Date().addingTimeInterval(120)
         while try await !storage.requests().contains(where: { $0.method == "POST" && $0.received > 1_000_000 }) {
-            try #require(Date() < deadline && child.isRunning, "the child never got an upload under way")
+            try #require(Date() < deadline && !child.hasExited, "the child never got an upload under way")
             try await Task.sleep(for: .milliseconds(50))
         }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal)
+        child.kill(SIGKILL)
+        #expect(try await child.wait().signal != nil)
         #expect(try server.count(of: "task_photos") == 0 && server.objectCount() == 0)
         #expect(try server.photoRowsWithoutTheirObject() == 0)
 

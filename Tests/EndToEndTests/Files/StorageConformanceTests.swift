@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCluster
 import SyncTestSupport
 import Testing
 
@@ -13,19 +14,13 @@ import Testing
         try #require(
             FileManager.default.isExecutableFile(atPath: python.path),
             "the test servers' Python is missing (\(python.path)): scripts/test makes it (scripts/python-env)")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [
+        let arguments = [
             StorageServer.root.appendingPathComponent("Tests/Servers/storage_conformance.py").path, storage.projectURL.absoluteString + "/",
             TestJWT.secret, UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), "task-photos",
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let conformance = try await Subprocess.run(.init(python.path, arguments, error: .intoOutput))
+        let text = conformance.outputText
+        #expect(conformance.status == 0, "\(text)")
         #expect(text.hasSuffix("conformance ok\n"), "\(text)")
     }
 }

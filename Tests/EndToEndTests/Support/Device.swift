@@ -13,23 +13,33 @@ struct Device: Sendable {
     let engine: SyncEngine
     private let file: TemporaryFile
 
+    /// - Parameter schema: the app's generated list, which names the server's sync functions;
+    ///   ``tablesOnly`` syncs table by table, as a build from before them does.
     init(
         _ name: String, user: UUID, transport: any SyncTransport, clock: ManualClock = ManualClock(ManualClock.anHourAgo),
         configuration: SyncConfiguration = Device.configuration, pokes: (any PokeSource)? = nil,
-        accessToken: String = Credentials.unusedToken
+        accessToken: String = Credentials.unusedToken, schema: AppSchema = GeneratedSchema.app
     ) throws {
         self.name = name
         self.user = user
         self.clock = clock
         file = TemporaryFile(Self.temporaryPath(name))
         store = try SyncStore(
-            path: file.path, schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations),
+            path: file.path, schema: schema,
             userID: user, deviceID: name, wallClock: clock.read
         )
         engine = SyncEngine(store: store, transport: transport, configuration: configuration, pokes: pokes) {
             Credentials(userID: user, accessToken: accessToken)
         }
     }
+
+    /// The generated list without the functions it names: a device of an earlier build.
+    static let tablesOnly = AppSchema(
+        tables: GeneratedSchema.tables.map { table in
+            TableSchema(
+                name: table.name, columns: table.columns, primaryKey: table.primaryKey, conflict: table.conflict,
+                ordering: table.ordering, openRowRule: table.openRowRule)
+        }, migrations: GeneratedSchema.migrations)
 
     /// Tests never wait for real: the engine's schedule is driven by `syncNow()` or a test's sleeper.
     static var configuration: SyncConfiguration {

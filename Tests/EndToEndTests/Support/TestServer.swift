@@ -18,8 +18,14 @@ struct TestServer: Sendable {
     /// The committed `Generated/supabase/schema.sql`: the real generated SQL, not a copy.
     static let schemaURL = packageRoot.appendingPathComponent("Generated/supabase/schema.sql")
 
-    init(realtime: Bool = false) throws {
+    /// - Parameter ownerLockWaitsUnbounded: a wait for the owner's lock lasts as long as it
+    ///   takes (`hope_sync.owner_lock_timeout = 0` for the database), for tests that hold one
+    ///   writer open while another waits, so that a slow machine does not end the wait.
+    init(realtime: Bool = false, ownerLockWaitsUnbounded: Bool = false) throws {
         database = try PostgresCluster.createDatabase()
+        if ownerLockWaitsUnbounded {
+            try database.connect().execute("alter database \(database.name) set hope_sync.owner_lock_timeout = '0'")
+        }
         transport = PostgresTransport(url: database.url)
         if realtime { try database.connect().createRealtimeSchema() }
         self.realtime = realtime ? try RealtimeTestServer(databaseURL: database.url, root: Self.packageRoot) : nil

@@ -51,4 +51,12 @@ struct RecordingPulls: ForwardingTransport {
         sizes.add(page.receivedCount, table.name)
         return page
     }
+
+    func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        let answer = try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+        for (table, page) in answer.pages { sizes.add(page.receivedCount, table) }
+        return answer
+    }
 }

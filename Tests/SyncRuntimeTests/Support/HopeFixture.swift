@@ -2,7 +2,8 @@ import Foundation
 import HopeSchema
 import SyncRuntime
 
-/// The generated schema, with the sessions table's pull ordering chosen per test.
+/// The generated schema, with the sessions table's pull ordering chosen per test, and with or
+/// without the server functions it names (without: the devices sync table by table).
 enum HopeFixture {
     static var activities: TableSchema { Activity.table }
     static var tasks: TableSchema { TaskItem.table }
@@ -16,10 +17,11 @@ enum HopeFixture {
         )
     }
 
-    static func app(sessionOrdering: PullOrdering = Session.table.ordering) -> AppSchema {
-        AppSchema(
-            tables: GeneratedSchema.tables.map { $0.name == "sessions" ? sessions(ordering: sessionOrdering) : $0 },
-            migrations: GeneratedSchema.migrations
+    static func app(sessionOrdering: PullOrdering = Session.table.ordering, functions: Bool = true) -> AppSchema {
+        let tables = GeneratedSchema.tables.map { $0.name == "sessions" ? sessions(ordering: sessionOrdering) : $0 }
+        return AppSchema(
+            tables: tables, migrations: GeneratedSchema.migrations,
+            pullFunction: functions ? GeneratedSchema.app.pullFunction : nil
         )
     }
 }

@@ -109,7 +109,8 @@ struct TestDevice: Sendable {
     }()
 }
 
-/// A transport that runs a hook around each upsert, to act while a push is in flight.
+/// A transport that runs a hook around each push (an upsert) and
+/// each pull (a table's, or the pull function's of every table), to act while one is in flight.
 struct HookedTransport: ForwardingTransport {
     let base: InMemoryServer
     let beforeUpsert: @Sendable () async -> Void
@@ -134,6 +135,15 @@ struct HookedTransport: ForwardingTransport {
         let page = try await base.pull(table, after: cursor, limit: limit, as: user)
         await afterPull()
         return page
+    }
+
+    func pull(
+        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+    ) async throws(SyncError) -> PulledTables {
+        await beforePull()
+        let answer = try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
+        await afterPull()
+        return answer
     }
 }
 

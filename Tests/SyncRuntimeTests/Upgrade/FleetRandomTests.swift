@@ -6,13 +6,18 @@ import Testing
 import UpgradeSchemaV1
 import UpgradeSchemaV2
 
-/// Devices on mixed builds (v1, v2, and a v1 that upgrades mid-run) edit random columns of shared
-/// habits, delete and restore them, through offline periods, lost answers, 5xx answers and
-/// restarts. Oracle: every column of every row holds, on the server and on every device, the
-/// value written with the largest pair for that column; no device diverges. The server keeps its
-/// own clock; devices' clocks are near it, reset, or days ahead (``DeviceClockKind``). In half
-/// the runs the engines run their schedules and hear pokes through ``FakePokes`` (lost, late,
-/// doubled, connections dropped), and stop before the final syncs.
+/// Devices on mixed builds (v1, v2, and a v1 that upgrades mid-run) and mixed protocols (d1 and
+/// d4 pull through the server's pull function, d3 in half the runs, the others table by table;
+/// d2 switches between the two at some of its launches) edit random columns of shared habits,
+/// delete and restore them, through offline periods, lost answers, 5xx answers and restarts; in
+/// a third of the runs the server loses its functions and gets them back, so the devices that
+/// use them fall back to the tables and return (at a launch, or once the engine's retry interval
+/// has passed); in a third, pages are a few rows. Oracle: every column of every row holds, on the
+/// server and on every device, the value written with the largest pair for that column; no
+/// device diverges. The server keeps its own clock; devices' clocks are near it, reset, or days
+/// ahead (``DeviceClockKind``). In half the runs the engines run their schedules and hear pokes
+/// through ``FakePokes`` (lost, late, doubled, connections dropped), and stop before the final
+/// syncs.
 /// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct FleetRandomTests {
     @Test func mixedBuildsKeepEveryColumnsNewestWrite() async throws {
@@ -27,6 +32,9 @@ private struct FleetRun {
     let server: InMemoryServer
     /// The pokes the devices hear, in the runs whose engines run (nil: only explicit syncs).
     let pokes: FakePokes?
+    /// The engines' time (``SyncConfiguration/now``), which says when a device that fell back to
+    /// the tables tries the server's functions again.
+    let engineTime = ManualClock()
 
     init(seed: UInt64) {
         self.seed = seed
@@ -37,12 +45,26 @@ private struct FleetRun {
 
     func run() async throws -> [String] {
         var random = SeededGenerator(seed: seed &* 6_151)
+        let function = try #require(MixedBuilds.pullFunction)
+        let d3Function = random.below(2) == 0 ? function : nil
+        let outages = random.below(3) == 0
+        var serverHasFunctions = true
+        var configuration = TestDevice.configuration
+        configuration.now = { [engineTime] in Date(timeIntervalSince1970: TimeInterval(engineTime.now) / 1_000) }
+        // Small pages in a third of the runs: a pass of either protocol takes several requests,
+        // and the pull function's rounds ask again while a page is full.
+        if random.below(3) == 0 { configuration.pageSize = 2 + random.below(4) }
         var devices: [TestDevice] = []
-        for (name, schema) in [("d1", MixedBuilds.v1), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1), ("d4", MixedBuilds.v2)] {
+        let builds = [
+            ("d1", MixedBuilds.v1.pulling(through: function)), ("d2", MixedBuilds.v2), ("d3", MixedBuilds.v1.pulling(through: d3Function)),
+            ("d4", MixedBuilds.v2.pulling(through: function)),
+        ]
+        for (name, schema) in builds {
             let kind = DeviceClockKind.pick(&random)
             let transport: any SyncTransport = pokes.map { PokingTransport(server, pokes: $0) } ?? server
             let device = try TestDevice(
-                name, user: user, transport: transport, schema: schema, clock: kind.clock(server: serverClock, &random), pokes: pokes)
+                name, user: user, transport: transport, schema: schema, clock: kind.clock(server: serverClock, &random),
+                configuration: configuration, pokes: pokes)
             if kind.syncsBeforeWriting { try await device.sync() }
             if pokes != nil { await device.engine.start() }
             devices.append(device)
@@ -68,10 +90,25 @@ private struct FleetRun {
                 if pokes != nil { await device.engine.stop() }
                 devices[index] = try device.upgradedToV2()
                 if pokes != nil { await devices[index].engine.start() }
+            case 94..<97:
+                // d2 launched again as a build on the other protocol, on the same file.
+                let d2Index = try #require(devices.firstIndex { $0.deviceID == "d2" })
+                let d2 = devices[d2Index]
+                if pokes != nil { await d2.engine.stop() }
+                devices[d2Index] = try d2.reopened(with: d2.schema.pulling(through: d2.schema.pullFunction == nil ? function : nil))
+                if pokes != nil { await devices[d2Index].engine.start() }
+            case 97..<99 where outages:
+                // The server's SQL loses its functions (an older paste) or gets them back; once
+                // they are back, the devices that fell back try them again at a launch, or when
+                // the engines' retry interval (ten minutes) has passed.
+                serverHasFunctions.toggle()
+                await server.setHasFunctions(serverHasFunctions)
+                if serverHasFunctions, random.below(2) == 0 { engineTime.advance(600_000) }
             default:
                 let elapsed = Int64(random.below(5_000))
                 device.clock.advance(elapsed)
                 serverClock.advance(elapsed)
+                engineTime.advance(elapsed)
             }
         }
         if pokes != nil {

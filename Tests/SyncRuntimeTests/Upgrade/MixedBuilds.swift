@@ -4,10 +4,14 @@ import SyncRuntimeTesting
 import UpgradeSchemaV1
 import UpgradeSchemaV2
 
-/// The two builds of the upgrade tests' app: v2 adds `habits.emoji` and `notes.pinned`.
+/// The two builds of the upgrade tests' app: v2 adds `habits.emoji` and `notes.pinned`. As
+/// here, each pulls table by table; ``AppSchema/pulling(through:)`` with ``pullFunction`` makes
+/// the same build pull through the server's pull function.
 enum MixedBuilds {
     static let v1 = AppSchema(tables: UpgradeSchemaV1.GeneratedSchema.tables, migrations: UpgradeSchemaV1.GeneratedSchema.migrations)
     static let v2 = AppSchema(tables: UpgradeSchemaV2.GeneratedSchema.tables, migrations: UpgradeSchemaV2.GeneratedSchema.migrations)
+    /// The pull function both builds' generated lists name (`sync_pull`).
+    static let pullFunction = UpgradeSchemaV2.GeneratedSchema.app.pullFunction
 
     /// A server already migrated to v2.
     static func server(clock: (@Sendable () -> Int64)? = nil) -> InMemoryServer { InMemoryServer(tables: v2.tables, clock: clock) }
@@ -40,12 +44,25 @@ enum MixedBuilds {
     }
 }
 
+extension AppSchema {
+    /// The same build pulling through `function` (the server's pull function), or table by
+    /// table (nil).
+    func pulling(through function: String?) -> AppSchema {
+        AppSchema(tables: tables, migrations: migrations, pullFunction: function)
+    }
+}
+
 extension TestDevice {
-    /// The app updated to the v2 build: the same file opened with v2's schema.
+    /// The app updated to the v2 build: the same file opened with v2's schema, pulling as it did.
     func upgradedToV2() throws -> TestDevice {
+        try reopened(with: MixedBuilds.v2.pulling(through: schema.pullFunction))
+    }
+
+    /// The app quits and launches again as another build: the same file opened with `schema`.
+    func reopened(with schema: AppSchema) throws -> TestDevice {
         store.close()
         return try TestDevice(
-            deviceID, user: user, transport: transport, schema: MixedBuilds.v2, clock: clock, signIn: signIn,
+            deviceID, user: user, transport: transport, schema: schema, clock: clock, signIn: signIn,
             configuration: configuration, pokes: pokes, path: path
         )
     }

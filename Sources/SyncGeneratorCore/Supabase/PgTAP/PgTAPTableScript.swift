@@ -22,6 +22,7 @@ struct PgTAPTableScript {
         let lww = table.conflict == .lww
         var context = TableTestsContext()
         context.table = table.name
+        context.pullFunction = ServerFunctions.pull
         context.q = quote
         context.alice = SupabaseTestRenderer.alice
         context.aliceClaims = Self.claims(SupabaseTestRenderer.alice)

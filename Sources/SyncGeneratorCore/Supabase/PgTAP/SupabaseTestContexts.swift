@@ -59,6 +59,7 @@ struct TableTestsContext: TemplateContext {
     static let summary = "one table's pgTAP tests (the plan counts the tests they call)"
 
     var table = ""
+    var pullFunction = ""
     var q = ""
     var alice = ""
     var aliceClaims = ""
@@ -107,6 +108,7 @@ struct TableTestsContext: TemplateContext {
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
+            .init("pullFunction", "the pull function's name (every table's next page in one request)", \.pullFunction),
             .init("q", "a dollar quote no enum value contains, for statements inside pgTAP calls", \.q),
             .init("alice", "Alice's user id", \.alice),
             .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),

@@ -107,14 +107,18 @@ public struct LocalMigration: Sendable, Equatable {
     }
 }
 
-/// Everything the generator produced for one app: its tables and local migrations.
+/// Everything the generator produced for one app: its tables and local migrations, and the
+/// server function that pulls every table in one request.
 public struct AppSchema: Sendable {
     public let tables: [TableSchema]
     public let migrations: [LocalMigration]
+    /// The pull function (`sync_pull`); nil: each table is pulled by a request of its own.
+    public let pullFunction: String?
 
-    public init(tables: [TableSchema], migrations: [LocalMigration]) {
+    public init(tables: [TableSchema], migrations: [LocalMigration], pullFunction: String? = nil) {
         self.tables = tables
         self.migrations = migrations
+        self.pullFunction = pullFunction
     }
 
     public func table(named name: String) -> TableSchema? {

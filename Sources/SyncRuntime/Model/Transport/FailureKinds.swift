@@ -24,11 +24,12 @@ extension SyncError {
 
 extension ServerError {
     /// The server's passing troubles: unavailable, a gateway, a timeout, a serialization failure
-    /// or deadlock, PostgREST unable to reach the database.
+    /// or deadlock, a lock not had in time (55P03: another request of the same user was writing,
+    /// and the server does not let its requests queue), PostgREST unable to reach the database.
     var isTransient: Bool {
         if [502, 503, 504].contains(status) { return true }
         guard let code else { return false }
-        return ["40001", "40P01", "57014", "57P01"].contains(code) || code.hasPrefix("08") || code.hasPrefix("53")
+        return ["40001", "40P01", "55P03", "57014", "57P01"].contains(code) || code.hasPrefix("08") || code.hasPrefix("53")
             || code.hasPrefix("PGRST00")
     }
 }

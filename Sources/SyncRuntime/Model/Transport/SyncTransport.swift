@@ -103,6 +103,13 @@ public protocol SyncTransport: Sendable {
     /// Reads rows by key (`GET /t?id=in.(K1,K2)&select=...`), those visible, in no set order.
     func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
 
+    /// Every table's next page in one request, read in one snapshot: the server's pull function
+    /// (PostgREST: `GET /rpc/<function>?cursors=...&since=...&page_limit=...`). A server without
+    /// it fails the request as ``SyncError/lacksFunction(_:)-swift.type.method`` says (so does a
+    /// transport that does not implement it): the engine then pulls table by table.
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+
     /// Where file columns' files go, when this transport's server has a Storage beside it
     /// (PostgREST's project); nil (the default) when files need one configured separately.
     var files: (any SyncFileTransport)? { get }

@@ -5,11 +5,17 @@
 //!     habit-rust-client write FILE   migrate, save a habit, list the habits
 //!     habit-rust-client read FILE    migrate, list the habits
 //!     habit-rust-client merge FILE   migrate, save a habit, apply a pulled version of it
+//!     habit-rust-client pull-request FILE [PAGE_LIMIT]
+//!                                    migrate, print the pull function's request
+//!     habit-rust-client pull-answer FILE ANSWER [PAGE_LIMIT]
+//!                                    migrate, apply the pull function's answer (a JSON file),
+//!                                    list what the file holds and print the next request
 
 #[path = "../../HabitApp/Generated/rust/tables.rs"]
 mod tables;
 
 mod merge;
+mod pull;
 mod store;
 
 use rusqlite::types::Value;
@@ -22,23 +28,65 @@ const DEVICE: &str = "rust-desktop";
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
-    let [mode, path] = arguments.as_slice() else {
-        return Err("usage: habit-rust-client write|read|merge FILE".into());
+    let [mode, path, rest @ ..] = arguments.as_slice() else {
+        return Err("usage: habit-rust-client write|read|merge|pull-request|pull-answer FILE [ANSWER] [PAGE_LIMIT]".into());
     };
     let mut conn = rusqlite::Connection::open(path)?;
     store::migrate(&mut conn, 1_764_540_000_000)?;
-    match mode.as_str() {
-        "write" => save_habit(&conn)?,
-        "read" => {}
-        "merge" => {
+    match (mode.as_str(), rest) {
+        ("write", []) => save_habit(&conn)?,
+        ("read", []) => {}
+        ("merge", []) => {
             save_habit(&conn)?;
             let merged = merge::apply_pulled(&conn, &tables::HABITS, &pulled_habit())?;
             println!("merged: {}", describe(&merged));
         }
-        other => return Err(format!("unknown mode {other}").into()),
+        ("pull-request", []) => println!("next: {}", pull::next_request(&conn, 1_000)?),
+        ("pull-request", [limit]) => println!("next: {}", pull::next_request(&conn, limit.parse()?)?),
+        ("pull-answer", [answer, limit @ ..]) => {
+            let limit = limit.first().map(|l| l.parse()).transpose()?.unwrap_or(1_000);
+            let answer: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(answer)?)?;
+            let applied = pull::apply_answer(&mut conn, &answer)?;
+            if applied.idle {
+                println!("idle: nothing new");
+            }
+            for (table, count) in &applied.tables {
+                println!("applied {table}: {count} rows");
+            }
+            for table in &applied.drifted {
+                println!("drift: {table}");
+            }
+            if applied.more {
+                println!("more: a page was full");
+            }
+            print_pull_state(&conn)?;
+            println!("next: {}", pull::next_request(&conn, limit)?);
+        }
+        _ => return Err(format!("unknown mode or arguments: {mode} {}", rest.join(" ")).into()),
     }
     for row in store::read_all(&conn, &tables::HABITS)? {
-        println!("habit: {}, {} a week", text(&row, "name"), integer(&row, "per_week"));
+        if mode == "pull-answer" {
+            println!("habit: {}", describe(&row));
+        } else {
+            println!("habit: {}, {} a week", text(&row, "name"), integer(&row, "per_week"));
+        }
+    }
+    Ok(())
+}
+
+/// What a pull leaves in the file: every check-in (habits are listed after every mode), each
+/// table's cursor and the kept mark.
+fn print_pull_state(conn: &rusqlite::Connection) -> Result<(), Box<dyn std::error::Error>> {
+    for row in store::read_all(conn, &tables::CHECK_INS)? {
+        let note = if row.get("note") == Some(&Value::Null) { "none".into() } else { text(&row, "note") };
+        println!("check-in: {} of {}, note {note}", text(&row, "day"), text(&row, "habit_id"));
+    }
+    for table in tables::TABLES {
+        println!("cursor {}: {}", table.name, pull::cursor(conn, table)?);
+    }
+    match pull::kept_mark(conn)? {
+        Some(mark) => println!("mark: {mark}"),
+        None => println!("mark: none"),
     }
     Ok(())
 }

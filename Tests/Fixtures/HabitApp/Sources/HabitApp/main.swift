@@ -11,7 +11,7 @@ import SyncRuntimeTesting
 
 let user = UUID()
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("habit-app-\(UUID().uuidString)")
-let schema = AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations)
+let schema = GeneratedSchema.app
 let server = InMemoryServer(tables: GeneratedSchema.tables)
 
 func device(_ name: String) throws -> (SyncStore, SyncEngine) {

@@ -24,10 +24,90 @@ returns trigger
 language plpgsql
 set search_path = ''
 as $$
+declare
+  owner uuid := auth.uid();
 begin
-  if auth.uid() is not null then
-    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  if owner is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text)) then
+    perform public.sync_wait_for_owner(owner);
   end if;
+  return null;
+end
+$$;
+
+-- The wait for an owner's lock that another transaction holds, bounded: a waiting request
+-- holds a connection of the API's pool, so one user's many devices must never be able to hold
+-- the whole pool. At most one request of an owner waits (the second key is its place in
+-- line), for at most a second; any other fails at once with 55P03, which clients retry after
+-- a backoff. A signed-in user waits only for their own lock.
+create or replace function public.sync_wait_for_owner(owner uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  previous text := pg_catalog.current_setting('lock_timeout');
+begin
+  if auth.uid() is not null and owner is distinct from auth.uid() then
+    raise exception using errcode = '42501', message = 'a user waits only for their own rows';
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(owner::text)) then
+    raise exception using errcode = '55P03', message = 'another request of this user is waiting to write: retry shortly';
+  end if;
+  -- The bound is for this wait alone (the statement's row locks keep the session's), and a
+  -- database or role may set another (hope_sync.owner_lock_timeout; 0 waits as long as it
+  -- takes): PostgREST's requests cannot set it.
+  perform pg_catalog.set_config('lock_timeout',
+    coalesce(nullif(pg_catalog.current_setting('hope_sync.owner_lock_timeout', true), ''), '1s'), true);
+  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text));
+  perform pg_catalog.set_config('lock_timeout', previous, true);
+end
+$$;
+revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
+grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
+
+-- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+-- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+-- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+-- sends the mark back, and while no transaction of its owner's at or past it has committed,
+-- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+-- query a table). A transaction that commits late still has its row past the mark, so a
+-- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+-- one owner never wait for each other here (a lookback table's writes take no owner lock);
+-- each write deletes what no mark can need any more (rows older than every running
+-- transaction, except its own row), skipping rows another write is deleting.
+create table if not exists public.sync_marks (
+  user_id uuid not null,
+  xid xid8 not null,
+  primary key (user_id, xid)
+);
+revoke all on table public.sync_marks from anon, authenticated;
+grant select on table public.sync_marks to authenticated;
+grant select, insert, update, delete on table public.sync_marks to service_role;
+alter table public.sync_marks enable row level security;
+drop policy if exists sync_marks_select_own on public.sync_marks;
+create policy sync_marks_select_own on public.sync_marks for select to authenticated
+  using (user_id = (select auth.uid()));
+
+-- After each statement that wrote synced rows (its rows in the transition table `written`):
+-- once per owner written, whatever is done per owner. Security definer: users only read
+-- their marks.
+create or replace function public.sync_written_owners()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
+begin
+  insert into public.sync_marks (user_id, xid)
+    select distinct w.user_id, current_xid from written w
+  on conflict do nothing;
+  delete from public.sync_marks m where m.ctid = any (array(
+    select o.ctid from public.sync_marks o
+    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+    for update skip locked));
   return null;
 end
 $$;
@@ -223,7 +303,8 @@ begin
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
           and (new.deleted_ms is null or greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C") <= s_deleted_ms collate "C")
           and new.column_stamps - array['label', 'count', 'ratio', 'flag', 'owner_ref', 'seen_at', 'payload', 'blob', 'kind', 'picture', 'scan', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -349,7 +430,8 @@ begin
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         newest := greatest(s_label collate "C", s_count collate "C", s_ratio collate "C", s_flag collate "C", s_owner_ref collate "C", s_seen_at collate "C", s_payload collate "C", s_blob collate "C", s_kind collate "C", s_picture collate "C", s_scan collate "C", s_deleted_ms collate "C");
@@ -614,9 +696,11 @@ begin
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
@@ -642,6 +726,16 @@ create or replace trigger things_before_write
 create or replace trigger things_lock_owner
   before insert or update on public.things
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger things_written_insert
+  after insert on public.things
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger things_written_update
+  after update on public.things
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger things_poke_inserts
   after insert on public.things
@@ -679,5 +773,46 @@ create policy "scans_insert_own" on storage.objects for insert to authenticated
 drop policy if exists "scans_select_own" on storage.objects;
 create policy "scans_select_own" on storage.objects for select to authenticated
   using (bucket_id = 'scans' and (storage.foldername(name))[1] = (select auth.uid()::text));
+
+-- One request per pull pass: every table's next page after the cursor the caller sends for it
+-- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
+-- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
+-- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
+-- security keeps every table to the caller's rows; one snapshot for every table (a stable
+-- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+-- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+-- has committed, nothing of theirs was written since the pull it came from: the answer is
+-- `since` alone, after one index lookup.
+-- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
+-- as PostgREST writes a table's rows.
+create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
+returns json
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  current_mark bigint;
+  size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+  pages json;
+begin
+  if since is not null and not exists (
+    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+  ) then
+    return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
+  end if;
+  current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
+  select pg_catalog.json_object_agg(p.name, p.page) into pages from (
+    select 'things' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.things t where t.server_seq > (cursors ->> 'things')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'things'
+  ) p;
+  return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+end
+$$;
+revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
+grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;
 
 commit;

@@ -49,5 +49,6 @@ public enum GeneratedSchema {
         ),
     ]
 
-    public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations)
+    /// What a client calls on the server: the pull function.
+    public static let app = SyncRuntime.AppSchema(tables: tables, migrations: migrations, pullFunction: "sync_pull")
 }

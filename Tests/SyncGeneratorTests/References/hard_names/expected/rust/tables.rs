@@ -206,6 +206,10 @@ pub const MIGRATIONS_TABLE: Table = Table {
 /// Every synced table, in schema order.
 pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES, TABLES_TABLE, MIGRATIONS_TABLE];
 
+/// The server function that pulls every table in one request (docs/PROTOCOL.md in hope-sync):
+/// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
+pub const PULL_FUNCTION: &str = "sync_pull";
+
 /// Every local migration, oldest first.
 pub const MIGRATIONS: &[Migration] = &[
     Migration {

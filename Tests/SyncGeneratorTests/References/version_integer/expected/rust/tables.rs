@@ -91,6 +91,10 @@ pub const TASK_LISTS: Table = Table {
 /// Every synced table, in schema order.
 pub const TABLES: &[Table] = &[TASK_LISTS];
 
+/// The server function that pulls every table in one request (docs/PROTOCOL.md in hope-sync):
+/// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
+pub const PULL_FUNCTION: &str = "sync_pull";
+
 /// Every local migration, oldest first.
 pub const MIGRATIONS: &[Migration] = &[
     Migration {

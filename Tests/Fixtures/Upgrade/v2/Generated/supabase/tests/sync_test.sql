@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(36);
+select plan(42);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -39,6 +39,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name, color, streak, emoji) is not distinct from row('value 0'::text, 'value 0'::text, 0::bigint, 'value 0'::text) from public.habits where id = '7e570000-0000-4000-8000-000000000000'),
   'habits: Alice''s row is as she wrote it');
+
+-- habits: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('habits', 0)) -> 'tables' -> 'habits' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000000000000'), 'habits: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('habits', 0)) -> 'tables' -> 'habits' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'habits: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('habits', 0))$q$, '42501', null,
+  'habits: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- habits: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.habits where id = '7e570000-0000-4000-8000-000000000000'),
@@ -85,6 +100,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(title, body, pinned) is not distinct from row('value 0'::text, 'value 0'::text, true) from public.notes where id = '7e570000-0000-4000-8000-000001000000'),
   'notes: Alice''s row is as she wrote it');
+
+-- notes: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('notes', 0)) -> 'tables' -> 'notes' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000001000000'), 'notes: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('notes', 0)) -> 'tables' -> 'notes' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'notes: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('notes', 0))$q$, '42501', null,
+  'notes: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select version from public.notes where id = '7e570000-0000-4000-8000-000001000000'), 1::bigint, 'notes: a new row has version 1');
 
 -- notes: every accepted write takes a new server_seq, so the next pull sees it.

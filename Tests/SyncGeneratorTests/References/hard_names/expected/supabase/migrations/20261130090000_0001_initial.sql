@@ -19,10 +19,90 @@ returns trigger
 language plpgsql
 set search_path = ''
 as $$
+declare
+  owner uuid := auth.uid();
 begin
-  if auth.uid() is not null then
-    perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(auth.uid()::text));
+  if owner is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text)) then
+    perform public.sync_wait_for_owner(owner);
   end if;
+  return null;
+end
+$$;
+
+-- The wait for an owner's lock that another transaction holds, bounded: a waiting request
+-- holds a connection of the API's pool, so one user's many devices must never be able to hold
+-- the whole pool. At most one request of an owner waits (the second key is its place in
+-- line), for at most a second; any other fails at once with 55P03, which clients retry after
+-- a backoff. A signed-in user waits only for their own lock.
+create or replace function public.sync_wait_for_owner(owner uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  previous text := pg_catalog.current_setting('lock_timeout');
+begin
+  if auth.uid() is not null and owner is distinct from auth.uid() then
+    raise exception using errcode = '42501', message = 'a user waits only for their own rows';
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(owner::text)) then
+    raise exception using errcode = '55P03', message = 'another request of this user is waiting to write: retry shortly';
+  end if;
+  -- The bound is for this wait alone (the statement's row locks keep the session's), and a
+  -- database or role may set another (hope_sync.owner_lock_timeout; 0 waits as long as it
+  -- takes): PostgREST's requests cannot set it.
+  perform pg_catalog.set_config('lock_timeout',
+    coalesce(nullif(pg_catalog.current_setting('hope_sync.owner_lock_timeout', true), ''), '1s'), true);
+  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(owner::text));
+  perform pg_catalog.set_config('lock_timeout', previous, true);
+end
+$$;
+revoke all on function public.sync_wait_for_owner(uuid) from public, anon;
+grant execute on function public.sync_wait_for_owner(uuid) to authenticated, service_role;
+
+-- Per owner, the transactions that wrote the owner's rows: one row for each, committed with
+-- them (its id, never reused). A pull answers with the oldest transaction its snapshot could
+-- not see (the snapshot's xmin) as its mark; a device that applied everything that pull gave
+-- sends the mark back, and while no transaction of its owner's at or past it has committed,
+-- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
+-- query a table). A transaction that commits late still has its row past the mark, so a
+-- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
+-- one owner never wait for each other here (a lookback table's writes take no owner lock);
+-- each write deletes what no mark can need any more (rows older than every running
+-- transaction, except its own row), skipping rows another write is deleting.
+create table if not exists public.sync_marks (
+  user_id uuid not null,
+  xid xid8 not null,
+  primary key (user_id, xid)
+);
+revoke all on table public.sync_marks from anon, authenticated;
+grant select on table public.sync_marks to authenticated;
+grant select, insert, update, delete on table public.sync_marks to service_role;
+alter table public.sync_marks enable row level security;
+drop policy if exists sync_marks_select_own on public.sync_marks;
+create policy sync_marks_select_own on public.sync_marks for select to authenticated
+  using (user_id = (select auth.uid()));
+
+-- After each statement that wrote synced rows (its rows in the transition table `written`):
+-- once per owner written, whatever is done per owner. Security definer: users only read
+-- their marks.
+create or replace function public.sync_written_owners()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
+begin
+  insert into public.sync_marks (user_id, xid)
+    select distinct w.user_id, current_xid from written w
+  on conflict do nothing;
+  delete from public.sync_marks m where m.ctid = any (array(
+    select o.ctid from public.sync_marks o
+    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
+    for update skip locked));
   return null;
 end
 $$;
@@ -113,8 +193,6 @@ c',
   hashes text not null default 'A\#(1)B\#nC\#',
   quotes text not null default '"#"## \ ''',
   bidi text not null default 'x‮y',
-  column_values text,
-  column_value text constraint probes_column_value_check check (column_value in ('columnValue', 'row')),
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
@@ -183,8 +261,6 @@ declare
   s_hashes text;
   s_quotes text;
   s_bidi text;
-  s_column_values text;
-  s_column_value text;
   s_deleted_ms text;
   t_self text;
   t_note_2 text;
@@ -212,8 +288,6 @@ declare
   t_hashes text;
   t_quotes text;
   t_bidi text;
-  t_column_values text;
-  t_column_value text;
   t_deleted_ms text;
 begin
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
@@ -249,23 +323,22 @@ begin
     s_hashes := new.column_stamps ->> 'hashes';
     s_quotes := new.column_stamps ->> 'quotes';
     s_bidi := new.column_stamps ->> 'bidi';
-    s_column_values := new.column_stamps ->> 'column_values';
-    s_column_value := new.column_stamps ->> 'column_value';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
-      oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+      oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_self = newest or s_self = oldest) and (s_note_2 = newest or s_note_2 = oldest) and (s_note2 = newest or s_note2 = oldest) and (s_a_b = newest or s_a_b = oldest) and (s_a__b = newest or s_a__b = oldest) and (s_server__seq = newest or s_server__seq = oldest) and (s_init = newest or s_init = oldest) and (s_type = newest or s_type = oldest) and (s_string = newest or s_string = oldest) and (s_coding_keys = newest or s_coding_keys = oldest) and (s_table_schema = newest or s_table_schema = oldest) and (s_protocol = newest or s_protocol = oldest) and (s_data = newest or s_data = oldest) and (s_bool = newest or s_bool = oldest) and (s_double = newest or s_double = oldest) and (s_foundation = newest or s_foundation = oldest) and (s_payload = newest or s_payload = oldest) and (s_flag = newest or s_flag = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_label = newest or s_label = oldest) and (s_ref_key = newest or s_ref_key = oldest) and (s_tab = newest or s_tab = oldest) and (s_carriage = newest or s_carriage = oldest) and (s_hashes = newest or s_hashes = oldest) and (s_quotes = newest or s_quotes = oldest) and (s_bidi = newest or s_bidi = oldest) and (s_column_values = newest or s_column_values = oldest) and (s_column_value = newest or s_column_value = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_self = newest or s_self = oldest) and (s_note_2 = newest or s_note_2 = oldest) and (s_note2 = newest or s_note2 = oldest) and (s_a_b = newest or s_a_b = oldest) and (s_a__b = newest or s_a__b = oldest) and (s_server__seq = newest or s_server__seq = oldest) and (s_init = newest or s_init = oldest) and (s_type = newest or s_type = oldest) and (s_string = newest or s_string = oldest) and (s_coding_keys = newest or s_coding_keys = oldest) and (s_table_schema = newest or s_table_schema = oldest) and (s_protocol = newest or s_protocol = oldest) and (s_data = newest or s_data = oldest) and (s_bool = newest or s_bool = oldest) and (s_double = newest or s_double = oldest) and (s_foundation = newest or s_foundation = oldest) and (s_payload = newest or s_payload = oldest) and (s_flag = newest or s_flag = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_label = newest or s_label = oldest) and (s_ref_key = newest or s_ref_key = oldest) and (s_tab = newest or s_tab = oldest) and (s_carriage = newest or s_carriage = oldest) and (s_hashes = newest or s_hashes = oldest) and (s_quotes = newest or s_quotes = oldest) and (s_bidi = newest or s_bidi = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+          and (new.deleted_ms is null or greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'] = '{}'::jsonb then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -302,8 +375,6 @@ begin
       t_hashes := old.column_stamps ->> 'hashes';
       t_quotes := old.column_stamps ->> 'quotes';
       t_bidi := old.column_stamps ->> 'bidi';
-      t_column_values := old.column_stamps ->> 'column_values';
-      t_column_value := old.column_stamps ->> 'column_value';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
@@ -332,8 +403,6 @@ begin
           and coalesce(s_hashes, '') collate "C" <= coalesce(t_hashes, '') collate "C"
           and coalesce(s_quotes, '') collate "C" <= coalesce(t_quotes, '') collate "C"
           and coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
-          and coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C"
-          and coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -417,12 +486,6 @@ begin
           and (coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
             or (pg_catalog.substr(s_bidi, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_bidi, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_bidi collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
-          and (coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C"
-            or (pg_catalog.substr(s_column_values, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_column_values, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
-              and s_column_values collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
-          and (coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C"
-            or (pg_catalog.substr(s_column_value, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_column_value, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
-              and s_column_value collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -531,31 +594,24 @@ begin
           new.bidi := old.bidi;
           s_bidi := t_bidi;
         end if;
-        if coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C" then
-          new.column_values := old.column_values;
-          s_column_values := t_column_values;
-        end if;
-        if coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C" then
-          new.column_value := old.column_value;
-          s_column_value := t_column_value;
-        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_column_values is not null and s_column_value is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
-            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
-            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms]))
+          when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -607,15 +663,13 @@ begin
   s_hashes := coalesce(incoming ->> 'hashes', in_default);
   s_quotes := coalesce(incoming ->> 'quotes', in_default);
   s_bidi := coalesce(incoming ->> 'bidi', in_default);
-  s_column_values := coalesce(incoming ->> 'column_values', in_default);
-  s_column_value := coalesce(incoming ->> 'column_value', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
-    oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+    oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_self <> newest and s_self <> oldest and (pg_catalog.substr(s_self, 16, 1) <> ':'
@@ -670,10 +724,6 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_quotes, 1, 15), '0123456789') <> ''))
         or (s_bidi <> newest and s_bidi <> oldest and (pg_catalog.substr(s_bidi, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_bidi, 1, 15), '0123456789') <> ''))
-        or (s_column_values <> newest and s_column_values <> oldest and (pg_catalog.substr(s_column_values, 16, 1) <> ':'
-          or pg_catalog.ltrim(pg_catalog.substr(s_column_values, 1, 15), '0123456789') <> ''))
-        or (s_column_value <> newest and s_column_value <> oldest and (pg_catalog.substr(s_column_value, 16, 1) <> ':'
-          or pg_catalog.ltrim(pg_catalog.substr(s_column_value, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -1028,32 +1078,6 @@ begin
       new.bidi := old.bidi;
       s_bidi := coalesce(stored ->> 'bidi', old_default);
     end if;
-    if coalesce(s_column_values, '') collate "C" > coalesce(stored ->> 'column_values', old_default, '') collate "C" then
-      took := true;
-      if in_default is null and (pg_catalog.substr(s_column_values, 16, 1) <> ':'
-          or pg_catalog.ltrim(pg_catalog.substr(s_column_values, 1, 15), '0123456789') <> '') then
-        raise exception using errcode = '22P02', message = 'column_stamps.column_values is not a stamp';
-      end if;
-      if s_column_values collate "C" > horizon collate "C" then
-        raise exception using errcode = '22008', message = 'column_stamps.column_values is more than a day past the server''s clock: check the device''s clock';
-      end if;
-    else
-      new.column_values := old.column_values;
-      s_column_values := coalesce(stored ->> 'column_values', old_default);
-    end if;
-    if coalesce(s_column_value, '') collate "C" > coalesce(stored ->> 'column_value', old_default, '') collate "C" then
-      took := true;
-      if in_default is null and (pg_catalog.substr(s_column_value, 16, 1) <> ':'
-          or pg_catalog.ltrim(pg_catalog.substr(s_column_value, 1, 15), '0123456789') <> '') then
-        raise exception using errcode = '22P02', message = 'column_stamps.column_value is not a stamp';
-      end if;
-      if s_column_value collate "C" > horizon collate "C" then
-        raise exception using errcode = '22008', message = 'column_stamps.column_value is more than a day past the server''s clock: check the device''s clock';
-      end if;
-    else
-      new.column_value := old.column_value;
-      s_column_value := coalesce(stored ->> 'column_value', old_default);
-    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -1074,31 +1098,33 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C");
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_column_values is not null and s_column_value is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
-      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
-      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms]))
+    when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
   end;
   return new;
 end
@@ -1109,6 +1135,16 @@ create or replace trigger probes_before_write
 create or replace trigger probes_lock_owner
   before insert or update on public.probes
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger probes_written_insert
+  after insert on public.probes
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger probes_written_update
+  after update on public.probes
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger probes_poke_inserts
   after insert on public.probes
@@ -1193,7 +1229,8 @@ begin
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
           and (new.deleted_ms is null or greatest(s_self collate "C") <= s_deleted_ms collate "C")
           and new.column_stamps - array['self', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -1229,7 +1266,8 @@ begin
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         newest := greatest(s_self collate "C", s_deleted_ms collate "C");
@@ -1334,9 +1372,11 @@ begin
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
@@ -1362,6 +1402,16 @@ create or replace trigger selves_before_write
 create or replace trigger selves_lock_owner
   before insert or update on public.selves
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger selves_written_insert
+  after insert on public.selves
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger selves_written_update
+  after update on public.selves
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger selves_poke_inserts
   after insert on public.selves
@@ -1446,7 +1496,8 @@ begin
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
           and (new.deleted_ms is null or greatest(s_note collate "C") <= s_deleted_ms collate "C")
           and new.column_stamps - array['note', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -1482,7 +1533,8 @@ begin
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         newest := greatest(s_note collate "C", s_deleted_ms collate "C");
@@ -1587,9 +1639,11 @@ begin
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
@@ -1615,6 +1669,16 @@ create or replace trigger local_migrations_before_write
 create or replace trigger local_migrations_lock_owner
   before insert or update on public.local_migrations
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger local_migrations_written_insert
+  after insert on public.local_migrations
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger local_migrations_written_update
+  after update on public.local_migrations
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger local_migrations_poke_inserts
   after insert on public.local_migrations
@@ -1663,9 +1727,11 @@ begin
     new.version := 1;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
@@ -1677,6 +1743,16 @@ create or replace trigger open_row_rules_before_write
 create or replace trigger open_row_rules_lock_owner
   before insert or update on public.open_row_rules
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger open_row_rules_written_insert
+  after insert on public.open_row_rules
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger open_row_rules_written_update
+  after update on public.open_row_rules
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger open_row_rules_poke_inserts
   after insert on public.open_row_rules
@@ -1725,9 +1801,11 @@ begin
     new.updated_at := pg_catalog.now();
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
@@ -1739,6 +1817,16 @@ create or replace trigger tables_before_write
 create or replace trigger tables_lock_owner
   before insert or update on public.tables
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger tables_written_insert
+  after insert on public.tables
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger tables_written_update
+  after update on public.tables
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger tables_poke_inserts
   after insert on public.tables
@@ -1828,7 +1916,8 @@ begin
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
           and (new.deleted_ms is null or greatest(s_note collate "C") <= s_deleted_ms collate "C")
           and new.column_stamps - array['note', 'deleted_ms'] = '{}'::jsonb then
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         return new;
@@ -1864,7 +1953,8 @@ begin
           s_deleted_ms := t_deleted_ms;
         end if;
         new.user_id := old.user_id;
-        if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         newest := greatest(s_note collate "C", s_deleted_ms collate "C");
@@ -1969,9 +2059,11 @@ begin
     end if;
   end if;
   -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own. An IF, not
-  -- PERFORM: an expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) is null then
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
@@ -1997,6 +2089,16 @@ create or replace trigger migrations_before_write
 create or replace trigger migrations_lock_owner
   before insert or update on public.migrations
   for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger migrations_written_insert
+  after insert on public.migrations
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger migrations_written_update
+  after update on public.migrations
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger migrations_poke_inserts
   after insert on public.migrations
@@ -2006,3 +2108,74 @@ create or replace trigger migrations_poke_updates
   after update on public.migrations
   referencing new table as written
   for each statement execute function public.sync_poke_written();
+
+-- One request per pull pass: every table's next page after the cursor the caller sends for it
+-- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
+-- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
+-- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
+-- security keeps every table to the caller's rows; one snapshot for every table (a stable
+-- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
+-- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
+-- has committed, nothing of theirs was written since the pull it came from: the answer is
+-- `since` alone, after one index lookup.
+-- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
+-- as PostgREST writes a table's rows.
+create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
+returns json
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  current_mark bigint;
+  size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+  pages json;
+begin
+  if since is not null and not exists (
+    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+  ) then
+    return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
+  end if;
+  current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
+  select pg_catalog.json_object_agg(p.name, p.page) into pages from (
+    select 'probes' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.probes t where t.server_seq > (cursors ->> 'probes')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'probes'
+    union all
+    select 'selves' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.selves t where t.server_seq > (cursors ->> 'selves')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'selves'
+    union all
+    select 'local_migrations' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.local_migrations t where t.server_seq > (cursors ->> 'local_migrations')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'local_migrations'
+    union all
+    select 'open_row_rules' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.open_row_rules t where t.server_seq > (cursors ->> 'open_row_rules')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'open_row_rules'
+    union all
+    select 'tables' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.tables t where t.server_seq > (cursors ->> 'tables')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'tables'
+    union all
+    select 'migrations' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.migrations t where t.server_seq > (cursors ->> 'migrations')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'migrations'
+  ) p;
+  return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+end
+$$;
+revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
+grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;

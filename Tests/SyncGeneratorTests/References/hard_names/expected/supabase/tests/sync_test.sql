@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(98);
+select plan(116);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -39,6 +39,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(self, note_2, note2, a_b, a__b, server__seq, init, type, string, coding_keys, table_schema, protocol, data, bool, double, foundation, payload, flag, ratio, label, ref_key, tab, carriage, hashes, quotes, bidi, column_values, column_value) is not distinct from row('value 0'::text, 'value 0'::text, 'value 0'::text, 'value 0'::text, 'value 0'::text, 0::bigint, 'value 0'::text, 'a'::text, '$$'::text, 'in progress'::text, 'self'::text, 'x'::text, 'x'::text, 'x'::text, 'x'::text, 'x'::text, '\x00'::bytea, true, 0.5::double precision, 'value 0'::text, '00000000-0000-4000-8000-000000000000'::uuid, 'value 0'::text, 'value 0'::text, 'value 0'::text, 'value 0'::text, 'value 0'::text, 'value 0'::text, 'columnValue'::text) from public.probes where id = '7e570000-0000-4000-8000-000000000000'),
   'probes: Alice''s row is as she wrote it');
+
+-- probes: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('probes', 0)) -> 'tables' -> 'probes' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000000000000'), 'probes: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('probes', 0)) -> 'tables' -> 'probes' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'probes: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('probes', 0))$q$, '42501', null,
+  'probes: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- probes: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.probes where id = '7e570000-0000-4000-8000-000000000000'),
@@ -86,6 +101,21 @@ set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", 
 select ok((select row(self) is not distinct from row('value 0'::text) from public.selves where id = '7e570000-0000-4000-8000-000001000000'),
   'selves: Alice''s row is as she wrote it');
 
+-- selves: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('selves', 0)) -> 'tables' -> 'selves' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000001000000'), 'selves: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('selves', 0)) -> 'tables' -> 'selves' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'selves: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('selves', 0))$q$, '42501', null,
+  'selves: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+
 -- selves: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.selves where id = '7e570000-0000-4000-8000-000001000000'),
   written as (update public.selves set self = 'value 1'::text, updated_ms = 2000, device_id = 'device-a' where id = '7e570000-0000-4000-8000-000001000000' returning server_seq)
@@ -132,6 +162,21 @@ set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", 
 select ok((select row(note) is not distinct from row('value 0'::text) from public.local_migrations where id = '7e570000-0000-4000-8000-000002000000'),
   'local_migrations: Alice''s row is as she wrote it');
 
+-- local_migrations: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('local_migrations', 0)) -> 'tables' -> 'local_migrations' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000002000000'), 'local_migrations: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('local_migrations', 0)) -> 'tables' -> 'local_migrations' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'local_migrations: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('local_migrations', 0))$q$, '42501', null,
+  'local_migrations: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+
 -- local_migrations: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.local_migrations where id = '7e570000-0000-4000-8000-000002000000'),
   written as (update public.local_migrations set note = 'value 1'::text, updated_ms = 2000, device_id = 'device-a' where id = '7e570000-0000-4000-8000-000002000000' returning server_seq)
@@ -177,6 +222,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(note) is not distinct from row('value 0'::text) from public.open_row_rules where id = '7e570000-0000-4000-8000-000003000000'),
   'open_row_rules: Alice''s row is as she wrote it');
+
+-- open_row_rules: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('open_row_rules', 0)) -> 'tables' -> 'open_row_rules' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000003000000'), 'open_row_rules: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('open_row_rules', 0)) -> 'tables' -> 'open_row_rules' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'open_row_rules: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('open_row_rules', 0))$q$, '42501', null,
+  'open_row_rules: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select version from public.open_row_rules where id = '7e570000-0000-4000-8000-000003000000'), 1::bigint, 'open_row_rules: a new row has version 1');
 
 -- open_row_rules: every accepted write takes a new server_seq, so the next pull sees it.
@@ -216,6 +276,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(note) is not distinct from row('value 0'::text) from public.tables where id = '7e570000-0000-4000-8000-000004000000'),
   'tables: Alice''s row is as she wrote it');
+
+-- tables: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tables', 0)) -> 'tables' -> 'tables' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000004000000'), 'tables: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tables', 0)) -> 'tables' -> 'tables' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'tables: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('tables', 0))$q$, '42501', null,
+  'tables: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select updated_at from public.tables where id = '7e570000-0000-4000-8000-000004000000'), now(), 'tables: a new row has updated_at from the server');
 
 -- tables: every accepted write takes a new server_seq, so the next pull sees it.
@@ -254,6 +329,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(note) is not distinct from row('value 0'::text) from public.migrations where id = '7e570000-0000-4000-8000-000005000000'),
   'migrations: Alice''s row is as she wrote it');
+
+-- migrations: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('migrations', 0)) -> 'tables' -> 'migrations' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000005000000'), 'migrations: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('migrations', 0)) -> 'tables' -> 'migrations' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'migrations: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('migrations', 0))$q$, '42501', null,
+  'migrations: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 
 -- migrations: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.migrations where id = '7e570000-0000-4000-8000-000005000000'),

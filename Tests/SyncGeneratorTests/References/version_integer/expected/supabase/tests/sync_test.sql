@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(20);
+select plan(23);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -39,6 +39,21 @@ set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select ok((select row(name) is not distinct from row('value 0'::text) from public.task_lists where id = '7e570000-0000-4000-8000-000000000000'),
   'task_lists: Alice''s row is as she wrote it');
+
+-- task_lists: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000000000000'), 'task_lists: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0)) -> 'tables' -> 'task_lists' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'task_lists: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('task_lists', 0))$q$, '42501', null,
+  'task_lists: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
 select is((select version from public.task_lists where id = '7e570000-0000-4000-8000-000000000000'), 1::bigint, 'task_lists: a new row has version 1');
 
 -- task_lists: every accepted write takes a new server_seq, so the next pull sees it.
