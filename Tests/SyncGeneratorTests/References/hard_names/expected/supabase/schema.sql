@@ -198,6 +198,8 @@ c',
   hashes text not null default 'A\#(1)B\#nC\#',
   quotes text not null default '"#"## \ ''',
   bidi text not null default 'x‮y',
+  column_values text,
+  column_value text constraint probes_column_value_check check (column_value in ('columnValue', 'row')),
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
@@ -232,6 +234,8 @@ c';
 alter table public.probes add column if not exists hashes text not null default 'A\#(1)B\#nC\#';
 alter table public.probes add column if not exists quotes text not null default '"#"## \ ''';
 alter table public.probes add column if not exists bidi text not null default 'x‮y';
+alter table public.probes add column if not exists column_values text;
+alter table public.probes add column if not exists column_value text constraint probes_column_value_check check (column_value in ('columnValue', 'row'));
 alter table public.probes add column if not exists updated_ms bigint not null;
 alter table public.probes add column if not exists deleted_ms bigint;
 alter table public.probes add column if not exists device_id text not null;
@@ -299,6 +303,8 @@ declare
   s_hashes text;
   s_quotes text;
   s_bidi text;
+  s_column_values text;
+  s_column_value text;
   s_deleted_ms text;
   t_self text;
   t_note_2 text;
@@ -326,6 +332,8 @@ declare
   t_hashes text;
   t_quotes text;
   t_bidi text;
+  t_column_values text;
+  t_column_value text;
   t_deleted_ms text;
 begin
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
@@ -361,20 +369,22 @@ begin
     s_hashes := new.column_stamps ->> 'hashes';
     s_quotes := new.column_stamps ->> 'quotes';
     s_bidi := new.column_stamps ->> 'bidi';
+    s_column_values := new.column_stamps ->> 'column_values';
+    s_column_value := new.column_stamps ->> 'column_value';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
-      oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+      oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_self = newest or s_self = oldest) and (s_note_2 = newest or s_note_2 = oldest) and (s_note2 = newest or s_note2 = oldest) and (s_a_b = newest or s_a_b = oldest) and (s_a__b = newest or s_a__b = oldest) and (s_server__seq = newest or s_server__seq = oldest) and (s_init = newest or s_init = oldest) and (s_type = newest or s_type = oldest) and (s_string = newest or s_string = oldest) and (s_coding_keys = newest or s_coding_keys = oldest) and (s_table_schema = newest or s_table_schema = oldest) and (s_protocol = newest or s_protocol = oldest) and (s_data = newest or s_data = oldest) and (s_bool = newest or s_bool = oldest) and (s_double = newest or s_double = oldest) and (s_foundation = newest or s_foundation = oldest) and (s_payload = newest or s_payload = oldest) and (s_flag = newest or s_flag = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_label = newest or s_label = oldest) and (s_ref_key = newest or s_ref_key = oldest) and (s_tab = newest or s_tab = oldest) and (s_carriage = newest or s_carriage = oldest) and (s_hashes = newest or s_hashes = oldest) and (s_quotes = newest or s_quotes = oldest) and (s_bidi = newest or s_bidi = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_self = newest or s_self = oldest) and (s_note_2 = newest or s_note_2 = oldest) and (s_note2 = newest or s_note2 = oldest) and (s_a_b = newest or s_a_b = oldest) and (s_a__b = newest or s_a__b = oldest) and (s_server__seq = newest or s_server__seq = oldest) and (s_init = newest or s_init = oldest) and (s_type = newest or s_type = oldest) and (s_string = newest or s_string = oldest) and (s_coding_keys = newest or s_coding_keys = oldest) and (s_table_schema = newest or s_table_schema = oldest) and (s_protocol = newest or s_protocol = oldest) and (s_data = newest or s_data = oldest) and (s_bool = newest or s_bool = oldest) and (s_double = newest or s_double = oldest) and (s_foundation = newest or s_foundation = oldest) and (s_payload = newest or s_payload = oldest) and (s_flag = newest or s_flag = oldest) and (s_ratio = newest or s_ratio = oldest) and (s_label = newest or s_label = oldest) and (s_ref_key = newest or s_ref_key = oldest) and (s_tab = newest or s_tab = oldest) and (s_carriage = newest or s_carriage = oldest) and (s_hashes = newest or s_hashes = oldest) and (s_quotes = newest or s_quotes = oldest) and (s_bidi = newest or s_bidi = oldest) and (s_column_values = newest or s_column_values = oldest) and (s_column_value = newest or s_column_value = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -413,6 +423,8 @@ begin
       t_hashes := old.column_stamps ->> 'hashes';
       t_quotes := old.column_stamps ->> 'quotes';
       t_bidi := old.column_stamps ->> 'bidi';
+      t_column_values := old.column_stamps ->> 'column_values';
+      t_column_value := old.column_stamps ->> 'column_value';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_self, '') collate "C" <= coalesce(t_self, '') collate "C"
@@ -441,6 +453,8 @@ begin
           and coalesce(s_hashes, '') collate "C" <= coalesce(t_hashes, '') collate "C"
           and coalesce(s_quotes, '') collate "C" <= coalesce(t_quotes, '') collate "C"
           and coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
+          and coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C"
+          and coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -524,6 +538,12 @@ begin
           and (coalesce(s_bidi, '') collate "C" <= coalesce(t_bidi, '') collate "C"
             or (pg_catalog.substr(s_bidi, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_bidi, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_bidi collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C"
+            or (pg_catalog.substr(s_column_values, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_column_values, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_column_values collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C"
+            or (pg_catalog.substr(s_column_value, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_column_value, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_column_value collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -632,6 +652,14 @@ begin
           new.bidi := old.bidi;
           s_bidi := t_bidi;
         end if;
+        if coalesce(s_column_values, '') collate "C" <= coalesce(t_column_values, '') collate "C" then
+          new.column_values := old.column_values;
+          s_column_values := t_column_values;
+        end if;
+        if coalesce(s_column_value, '') collate "C" <= coalesce(t_column_value, '') collate "C" then
+          new.column_value := old.column_value;
+          s_column_value := t_column_value;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -641,15 +669,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
-            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
-            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
+          when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_column_values is not null and s_column_value is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
+            array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -701,13 +729,15 @@ begin
   s_hashes := coalesce(incoming ->> 'hashes', in_default);
   s_quotes := coalesce(incoming ->> 'quotes', in_default);
   s_bidi := coalesce(incoming ->> 'bidi', in_default);
+  s_column_values := coalesce(incoming ->> 'column_values', in_default);
+  s_column_value := coalesce(incoming ->> 'column_value', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
-    oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
+    oldest := least(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_self <> newest and s_self <> oldest and (pg_catalog.substr(s_self, 16, 1) <> ':'
@@ -762,6 +792,10 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_quotes, 1, 15), '0123456789') <> ''))
         or (s_bidi <> newest and s_bidi <> oldest and (pg_catalog.substr(s_bidi, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_bidi, 1, 15), '0123456789') <> ''))
+        or (s_column_values <> newest and s_column_values <> oldest and (pg_catalog.substr(s_column_values, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_column_values, 1, 15), '0123456789') <> ''))
+        or (s_column_value <> newest and s_column_value <> oldest and (pg_catalog.substr(s_column_value, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_column_value, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -1116,6 +1150,32 @@ begin
       new.bidi := old.bidi;
       s_bidi := coalesce(stored ->> 'bidi', old_default);
     end if;
+    if coalesce(s_column_values, '') collate "C" > coalesce(stored ->> 'column_values', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_column_values, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_column_values, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.column_values is not a stamp';
+      end if;
+      if s_column_values collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.column_values is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.column_values := old.column_values;
+      s_column_values := coalesce(stored ->> 'column_values', old_default);
+    end if;
+    if coalesce(s_column_value, '') collate "C" > coalesce(stored ->> 'column_value', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_column_value, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_column_value, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.column_value is not a stamp';
+      end if;
+      if s_column_value collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.column_value is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.column_value := old.column_value;
+      s_column_value := coalesce(stored ->> 'column_value', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -1136,7 +1196,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C");
+    newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -1151,18 +1211,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_self collate "C", s_note_2 collate "C", s_note2 collate "C", s_a_b collate "C", s_a__b collate "C", s_server__seq collate "C", s_init collate "C", s_type collate "C", s_string collate "C", s_coding_keys collate "C", s_table_schema collate "C", s_protocol collate "C", s_data collate "C", s_bool collate "C", s_double collate "C", s_foundation collate "C", s_payload collate "C", s_flag collate "C", s_ratio collate "C", s_label collate "C", s_ref_key collate "C", s_tab collate "C", s_carriage collate "C", s_hashes collate "C", s_quotes collate "C", s_bidi collate "C", s_column_values collate "C", s_column_value collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
-      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'deleted_ms'],
-      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_deleted_ms]))
+    when s_self is not null and s_note_2 is not null and s_note2 is not null and s_a_b is not null and s_a__b is not null and s_server__seq is not null and s_init is not null and s_type is not null and s_string is not null and s_coding_keys is not null and s_table_schema is not null and s_protocol is not null and s_data is not null and s_bool is not null and s_double is not null and s_foundation is not null and s_payload is not null and s_flag is not null and s_ratio is not null and s_label is not null and s_ref_key is not null and s_tab is not null and s_carriage is not null and s_hashes is not null and s_quotes is not null and s_bidi is not null and s_column_values is not null and s_column_value is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['self', 'note_2', 'note2', 'a_b', 'a__b', 'server__seq', 'init', 'type', 'string', 'coding_keys', 'table_schema', 'protocol', 'data', 'bool', 'double', 'foundation', 'payload', 'flag', 'ratio', 'label', 'ref_key', 'tab', 'carriage', 'hashes', 'quotes', 'bidi', 'column_values', 'column_value', 'deleted_ms'],
+      array[s_self, s_note_2, s_note2, s_a_b, s_a__b, s_server__seq, s_init, s_type, s_string, s_coding_keys, s_table_schema, s_protocol, s_data, s_bool, s_double, s_foundation, s_payload, s_flag, s_ratio, s_label, s_ref_key, s_tab, s_carriage, s_hashes, s_quotes, s_bidi, s_column_values, s_column_value, s_deleted_ms]))
   end;
   return new;
 end
