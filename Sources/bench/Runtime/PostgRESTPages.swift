@@ -66,7 +66,9 @@ enum PostgRESTPages {
     }
 }
 
-/// Serves `GET /rest/v1/<table>?...server_seq=gt.N...` from ``source``.
+/// Serves `GET /rest/v1/<table>?...server_seq=gt.N...` from ``source``, and answers the sync
+/// functions (`/rest/v1/rpc/...`) as a server without them does, so the engine pulls table by
+/// table: what these benchmarks measure.
 private final class PageProtocol: URLProtocol {
     static let source = Locked<(@Sendable (String, Int) -> Data?)?>(nil)
 
@@ -76,11 +78,19 @@ private final class PageProtocol: URLProtocol {
 
     override func startLoading() {
         let url = request.url!
+        if url.deletingLastPathComponent().lastPathComponent == "rpc" {
+            let body = #"{"code":"PGRST202","details":null,"hint":null,"message":"Could not find the function in the schema cache"}"#
+            answer(status: 404, body: Data(body.utf8), url: url)
+            return
+        }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let after = items.first { $0.name == ReservedColumn.serverSeq }?.value.flatMap { Int($0.dropFirst("gt.".count)) } ?? 0
-        let body = Self.source.value?(url.lastPathComponent, after) ?? Data("[]".utf8)
+        answer(status: 200, body: Self.source.value?(url.lastPathComponent, after) ?? Data("[]".utf8), url: url)
+    }
+
+    private func answer(status: Int, body: Data, url: URL) {
         let response = HTTPURLResponse(
-            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+            url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocol(self, didLoad: body)
         client?.urlProtocolDidFinishLoading(self)
