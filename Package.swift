@@ -140,7 +140,7 @@ let package = Package(
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo, which pulls from the habit
         // app's SQL on PostgresFixture's cluster.
-        .testTarget(name: "AdoptionTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster"]),
+        .testTarget(name: "AdoptionTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -9,10 +9,14 @@ public enum ProgramRun {
         return (outcome.status, outcome.outputText)
     }
 
-    /// rustc from where rustup puts it, or from the PATH (CI's shell may lack ~/.cargo/bin).
     public static func rustc(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
-        let rustup = home + "/.cargo/bin/rustc"
-        return try execute(FileManager.default.isExecutableFile(atPath: rustup) ? rustup : "rustc", arguments)
+        try execute(rustTool("rustc"), arguments)
+    }
+
+    /// A Rust tool (`rustc`, `cargo`) from where rustup puts it, or its name for the PATH (CI's
+    /// shell may lack ~/.cargo/bin).
+    public static func rustTool(_ name: String) -> String {
+        let rustup = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cargo/bin/" + name
+        return FileManager.default.isExecutableFile(atPath: rustup) ? rustup : name
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresCluster
+import SyncTestSupport
 
 /// Builds and runs Tests/Fixtures/RustClient with cargo, offline (its .cargo/config.toml points
 /// at Debian's crate sources), into a target folder under hope-sync's .build.
@@ -17,17 +18,12 @@ struct Cargo {
                     "Debian's Rust crate sources (/usr/share/cargo/registry) are missing; scripts/test installs them with the other test dependencies (scripts/install-dependencies)"
             )
         }
-        return try await execute(cargo(), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
+        return try await execute(
+            ProgramRun.rustTool("cargo"), ["build", "--target-dir", target.path], in: client, environment: ["RUSTFLAGS": "-D warnings"])
     }
 
     static func client(_ arguments: String...) async throws -> SwiftPM.Result {
         try await execute(binary.path, arguments, in: client)
-    }
-
-    /// cargo from the PATH, or where rustup puts it when the PATH lacks it (CI's shell).
-    private static func cargo() -> String {
-        let rustup = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cargo/bin/cargo"
-        return FileManager.default.isExecutableFile(atPath: rustup) ? rustup : "cargo"
     }
 }
 

@@ -9,10 +9,10 @@ extension SyncStatus {
             self.name = name
         }
 
-        /// The server's sync functions: one request per pull pass, one statement per pushed batch.
+        /// The server's pull function: one request per pull pass.
         public static let functions = ServerProtocol("functions")
-        /// A request per table: the server lacks the functions (its SQL is older than the app's:
-        /// the engine tries them again every ten minutes), or the app's table list names none.
+        /// A request per table: the server lacks the function (its SQL is older than the app's:
+        /// the engine tries it again every ten minutes), or the app's schema names none.
         public static let tables = ServerProtocol("tables")
 
         public var description: String { name }

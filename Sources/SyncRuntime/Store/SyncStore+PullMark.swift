@@ -5,7 +5,7 @@ import SQLite
 /// ``PulledTables/mark``), kept with the tables it was for: a schema that gained a table or a
 /// column pulls in full again.
 extension SyncStore {
-    static let pullMarkKey = "pull_mark"
+    private static let pullMarkKey = "pull_mark"
 
     /// The mark to send as `since`, or nil when there is none for this schema's tables.
     func pullMark() throws(SyncError) -> Int64? {
@@ -18,17 +18,17 @@ extension SyncStore {
         return Int64(parts[0])
     }
 
-    /// Keeps `mark` for the next pass; nil forgets it.
-    func savePullMark(_ mark: Int64?) throws(SyncError) {
+    /// Keeps `mark` for the next pass.
+    func savePullMark(_ mark: Int64) throws(SyncError) {
         try withWriter { database in
-            if let mark {
-                try database.execute(
-                    "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)",
-                    [.text(Self.pullMarkKey), .text("\(mark) \(markedTables)")])
-            } else {
-                try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.pullMarkKey)])
-            }
+            try database.execute(
+                "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)", [.text(Self.pullMarkKey), .text("\(mark) \(markedTables)")])
         }
+    }
+
+    /// Forgets the mark (the rows it vouched for are gone): the next pass pulls in full.
+    static func forgetPullMark(_ database: Database) throws {
+        try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(pullMarkKey)])
     }
 
     /// The tables and columns a mark was kept for.

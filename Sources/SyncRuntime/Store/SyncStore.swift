@@ -114,7 +114,7 @@ public final class SyncStore: Sendable {
                 try persistClock(database)
                 for table in schema.tables { try database.execute("DELETE FROM \(quoted(table.name))") }
                 try database.execute("DELETE FROM _sync_cursors")
-                try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.pullMarkKey)])
+                try Self.forgetPullMark(database)
                 try RuntimeMigrations.clearBookkeeping(of: userID, database)
             }
             // Still on the writer: no attach can come between.

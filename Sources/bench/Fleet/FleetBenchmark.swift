@@ -66,26 +66,26 @@ enum FleetBenchmark {
         for device in devices { await device.engine.stop() }
         // The same devices idle again, in the same run: on the protocol before the pull function,
         // then through it with a Realtime channel joined.
-        var idleAgain: [IdleProtocol: PhaseResult] = [:]
-        for (protocolUsed, phase) in [(IdleProtocol.tables, FleetLog.Phase.idleTables), (.functionsWithPokes, .idlePoked)] {
-            let restarted = await restarted(devices, on: protocolUsed, settings: settings, transport: shared, log: log)
+        func idleAgain(on idleProtocol: IdleProtocol, as phase: FleetLog.Phase) async throws -> PhaseResult {
+            let restarted = await restarted(devices, on: idleProtocol, settings: settings, transport: shared, log: log)
             log.phase = phase
-            idleAgain[protocolUsed] = try await runPhase(
+            let result = try await runPhase(
                 restarted, seconds: settings.idleSeconds, writeSeconds: nil, settings: settings, probe: probe, timings: timings)
             log.phase = .stopping
             for device in restarted { await device.engine.stop() }
+            return result
         }
-        let idleTables = idleAgain[.tables]!
-        let idlePoked = idleAgain[.functionsWithPokes]!
+        let idleTables = try await idleAgain(on: .tables, as: .idleTables)
+        let idlePoked = try await idleAgain(on: .functionsWithPokes, as: .idlePoked)
 
         printReport(
             settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle, idleTables: idleTables, idlePoked: idlePoked)
         print("\nquiescence after the writers stopped: baseline device \(baselineQuiet.line); fleet \(quiet.line)")
         let check = try await verify(devices + alone, log: log, database: database)
         check.print()
-        let idleCPU = idle.serverCPU / idle.deviceMinutes / settings.speedup
-        let idleTablesCPU = idleTables.serverCPU / idleTables.deviceMinutes / settings.speedup
-        let idlePokedCPU = idlePoked.serverCPU / idlePoked.deviceMinutes / settings.speedup
+        let idleCPU = idle.serverCPUPerRealDeviceMinute(settings)
+        let idleTablesCPU = idleTables.serverCPUPerRealDeviceMinute(settings)
+        let idlePokedCPU = idlePoked.serverCPUPerRealDeviceMinute(settings)
         print(
             "\nidle server CPU per device-minute (real schedule): table by table \(Measure.format(idleTablesCPU, digits: 5)) s;"
                 + " pull function \(Measure.format(idleCPU, digits: 5)) s (new/old \(Measure.format(idleCPU / idleTablesCPU, digits: 3)));"

@@ -58,13 +58,13 @@ extension FleetBenchmark {
     static func restarted(
         _ devices: [Device], on idle: IdleProtocol, settings: Settings, transport: PostgresTransport, log: FleetLog
     ) async -> [Device] {
-        let pokes = FakePokes()
+        let pokes = idle == .functionsWithPokes ? FakePokes() : nil
         let moved = devices.map { device in
             Device(
                 index: device.index, name: device.name, user: device.user, store: device.store,
                 engine: makeEngine(
                     store: device.store, name: device.name, user: device.user, settings: settings, transport: transport, log: log,
-                    usesFunctions: idle == .functionsWithPokes, pokes: idle == .functionsWithPokes ? pokes : nil))
+                    usesFunctions: idle == .functionsWithPokes, pokes: pokes))
         }
         let poll = settings.configuration.pollInterval.seconds
         await withTaskGroup(of: Void.self) { group in
@@ -95,6 +95,9 @@ extension FleetBenchmark {
         let passErrors: PassErrors
 
         var deviceMinutes: Double { Double(devices) * seconds / 60 }
+
+        /// Server CPU seconds per device-minute of the real (uncompressed) schedule.
+        func serverCPUPerRealDeviceMinute(_ settings: Settings) -> Double { serverCPU / deviceMinutes / settings.speedup }
     }
 
     /// Starts every engine (staggered over one poll interval, as a fleet's clocks are), lets

@@ -72,7 +72,7 @@ extension FleetBenchmark {
         line("server CPU s (all cluster processes)", phases.map(\.serverCPU))
         line("server CPU, share of one core", phases.map { $0.serverCPU / $0.seconds })
         line("server CPU s per device-minute", phases.map { $0.serverCPU / $0.deviceMinutes }, digits: 4)
-        line("  per device-minute of the real schedule", phases.map { $0.serverCPU / $0.deviceMinutes / settings.speedup }, digits: 4)
+        line("  per device-minute of the real schedule", phases.map { $0.serverCPUPerRealDeviceMinute(settings) }, digits: 4)
         line("transactions committed /s", phases.map { transactions($0) / $0.seconds }, digits: 1)
         line("server CPU µs per transaction", phases.map { $0.serverCPU / transactions($0) * 1e6 }, digits: 0)
         line("server_seq numbers taken /s (nextval)", phases.map { sequence($0) / $0.seconds }, digits: 1)

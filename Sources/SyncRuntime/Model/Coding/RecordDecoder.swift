@@ -1,6 +1,9 @@
 import Foundation
 
-/// Builds a generated row from its column values (the inverse of ``RecordEncoder``).
+/// Builds a row from its column values through its Decodable conformance (the inverse of
+/// ``RecordEncoder``): the path of rows that do not code their columns themselves (hand-written
+/// ones), and the reference the generated rows' own coding is tested against. Off the hot path
+/// since generated rows code themselves, so it is written plainly.
 struct RecordDecoder {
     func decode<Record: Decodable>(_ type: Record.Type, columns: [String], values: [SyncValue]) throws -> Record {
         try Record(from: ColumnsDecoder(values: RowValues(ColumnSlots(columns: columns, values: values))))
@@ -49,53 +52,13 @@ private struct KeyedColumns<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let value = values[key.stringValue] ?? .null
-        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(text: text) {
-            return uuid as! T
-        }
-        return try value.decoded(as: type, codingPath: [key])
+        try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
     }
 
     // An optional column looked up once, not three times (contains, decodeNil, decode).
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = values[key.stringValue], value != .null else { return nil }
-        if T.self == UUID.self, case .text(let text) = value, let uuid = UUID(text: text) {
-            return (uuid as! T)
-        }
         return try value.decoded(as: type, codingPath: [key])
-    }
-
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let value = values[key.stringValue], value != .null else { return nil }
-        if case .text(let text) = value { return text }
-        return try value.decoded(as: type, codingPath: [key])
-    }
-
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let value = values[key.stringValue], value != .null else { return nil }
-        if case .int(let int) = value { return int }
-        return try value.decoded(as: type, codingPath: [key])
-    }
-
-    // The types generated rows use, without the generic path's dynamic casts.
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        if case .text(let text)? = values[key.stringValue] { return text }
-        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
-    }
-
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        if case .int(let int)? = values[key.stringValue] { return int }
-        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
-    }
-
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        if case .double(let double)? = values[key.stringValue] { return double }
-        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
-    }
-
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        if case .bool(let bool)? = values[key.stringValue] { return bool }
-        return try (values[key.stringValue] ?? .null).decoded(as: type, codingPath: [key])
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -122,13 +85,6 @@ extension SyncValue {
     func decoded<T: Decodable>(as type: T.Type, codingPath: [any CodingKey]) throws -> T {
         func mismatch() -> DecodingError {
             .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "column holds \(self)"))
-        }
-        // The types generated rows use, compared as metatypes: each `is` below is a dynamic cast.
-        switch self {
-        case .text(let text) where type == String.self: return text as! T
-        case .text(let text) where type == UUID.self: if let uuid = UUID(text: text) { return uuid as! T }
-        case .int(let int) where type == Int64.self: return int as! T
-        default: break
         }
         let result: Any?
         switch (type, self) {

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Turns a generated row into its column values: UUIDs as lowercase text, Bool as `.bool`,
-/// Data as `.bytes`, string enums as their raw text, a missing optional as `.null`.
+/// Turns a row into its column values through its Encodable conformance: UUIDs as lowercase
+/// text, Bool as `.bool`, Data as `.bytes`, string enums as their raw text, a missing optional as
+/// `.null`. The path of rows that do not code their columns themselves, and the reference for
+/// those that do (see ``RecordDecoder``).
 struct RecordEncoder {
     func encode<Record: Encodable>(_ record: Record, columns: [String]) throws -> [SyncValue] {
         let storage = ValueStorage(columns: columns)
@@ -88,10 +90,6 @@ private struct SingleValue: SingleValueEncodingContainer {
 extension SyncValue {
     /// One column's value from a Swift value of any type a generated row uses.
     static func encoding<T: Encodable>(_ value: T) throws -> SyncValue {
-        // The types generated rows use, compared as metatypes: each case below is a dynamic cast.
-        if T.self == UUID.self { return .text((value as! UUID).lowercasedString) }
-        if T.self == String.self { return .text(value as! String) }
-        if T.self == Int64.self { return .int(value as! Int64) }
         switch value {
         case let uuid as UUID: return .text(uuid.lowercasedString)
         case let timestamp as SyncTimestamp: return .text(timestamp.text)

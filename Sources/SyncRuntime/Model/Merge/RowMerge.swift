@@ -59,6 +59,10 @@ package struct RowMerge: Sendable {
     private enum Place: Sendable {
         case index(Int)
         case other(String)
+
+        init(_ name: String, in index: [String: Int]) {
+            self = index[name].map(Place.index) ?? .other(name)
+        }
     }
 
     package init(_ table: TableSchema) {
@@ -80,12 +84,11 @@ package struct RowMerge: Sendable {
             key.append(UInt8(ascii: ":"))
             return (register, key)
         }
-        func place(_ name: String, _ index: [String: Int]) -> Place { index[name].map(Place.index) ?? .other(name) }
-        updatedMs = place(ReservedColumn.updatedMs, columnIndex)
-        deviceId = place(ReservedColumn.deviceId, columnIndex)
-        deletedMs = place(ReservedColumn.deletedMs, columnIndex)
-        columnStampsPlace = place(ReservedColumn.columnStamps, columnIndex)
-        deletedRegister = place(ReservedColumn.deletedMs, registerIndex)
+        updatedMs = Place(ReservedColumn.updatedMs, in: columnIndex)
+        deviceId = Place(ReservedColumn.deviceId, in: columnIndex)
+        deletedMs = Place(ReservedColumn.deletedMs, in: columnIndex)
+        columnStampsPlace = Place(ReservedColumn.columnStamps, in: columnIndex)
+        deletedRegister = Place(ReservedColumn.deletedMs, in: registerIndex)
     }
 
     private func value(at place: Place, in row: Row) -> SyncValue? {
@@ -129,9 +132,7 @@ package struct RowMerge: Sendable {
     /// A row from values by name (absent names are absent values) and its stamps by name.
     package func row(values: [String: SyncValue], stamps: ColumnStamps) -> Row {
         var row = Row(values: Array(repeating: nil, count: columns.count), stamps: [])
-        for (name, value) in values {
-            if let index = columnIndex[name] { row.values[index] = value } else { row.otherValues[name] = value }
-        }
+        for (name, value) in values { setValue(value, name, in: &row) }
         setStamps(stamps, in: &row)
         return row
     }
@@ -152,11 +153,11 @@ package struct RowMerge: Sendable {
 
     /// The value named `name`, whether or not it is a column.
     package func value(_ name: String, in row: Row) -> SyncValue? {
-        columnIndex[name].map { row.values[$0] } ?? row.otherValues[name]
+        value(at: Place(name, in: columnIndex), in: row)
     }
 
     package func setValue(_ value: SyncValue?, _ name: String, in row: inout Row) {
-        if let index = columnIndex[name] { row.values[index] = value } else { row.otherValues[name] = value }
+        setValue(value, at: Place(name, in: columnIndex), in: &row)
     }
 
     /// The values a write of `changes` (by name) sets, in table order: nil where it sets nothing.
@@ -181,20 +182,18 @@ package struct RowMerge: Sendable {
 
     /// The stamp named `name`, whether or not it is a register's.
     package func stamp(_ name: String, in row: Row) -> WriteStamp? {
-        registerIndex[name].map { row.stamps[$0] } ?? row.otherStamps[name]
+        stamp(at: Place(name, in: registerIndex), in: row)
     }
 
     package func setStamp(_ stamp: WriteStamp?, _ name: String, in row: inout Row) {
-        if let register = registerIndex[name] { row.stamps[register] = stamp } else { row.otherStamps[name] = stamp }
+        setStamp(stamp, at: Place(name, in: registerIndex), in: &row)
     }
 
     /// Replaces the row's stamps with `stamps` (by name).
     package func setStamps(_ stamps: ColumnStamps, in row: inout Row) {
         row.stamps = Array(repeating: nil, count: stamped.count)
         row.otherStamps = [:]
-        for (name, stamp) in stamps.stamps {
-            if let register = registerIndex[name] { row.stamps[register] = stamp } else { row.otherStamps[name] = stamp }
-        }
+        for (name, stamp) in stamps.stamps { setStamp(stamp, name, in: &row) }
     }
 
     /// Every register stamped by one write.
