@@ -21,6 +21,10 @@ struct InPlaceDecodingTests {
     @Test(arguments: [
         ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2b", true), ("0B5F7A8E-3C2D-4E1F-9A6B-7C8D9E0F1A2B", false),
         ("0b5f7a8e3c2d-4e1f-9a6b-7c8d9e0f1a2b-", false), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2", false),
+        // The bytes either side of 0-9 and a-f.
+        ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2/", false), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2:", false),
+        ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2`", false), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2g", false),
+        ("09af0000-0000-0000-0000-000000000000", true),
     ])
     func uuidsAreCheckedByte(_ text: String, _ valid: Bool) {
         #expect(UUID.isLowercaseText(text) == valid)

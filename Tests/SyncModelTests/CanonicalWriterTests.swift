@@ -17,12 +17,29 @@ struct CanonicalWriterTests {
         #"12345678901234567890123"#,
         #""text""#,
         #"[[],[{}],{"":""}]"#,
+        " {\"b\": \"x\", \"a\": \"y\"}\n", "{}",
     ])
     func theSameTextAsTheTreeWrites(_ document: String) throws {
         #expect(try JSONValue.canonicalText(of: document) == JSONValue(parsing: document).canonicalText)
     }
 
-    @Test(arguments: [#"{"a":}"#, #"{"a" 1}"#, #"[1,]"#, "\"\u{01}\"", #"{"a":1} x"#, #"[01]"#, #""\x""#, "[", #"{"a":"\ud83d"}"#])
+    /// Flat objects of plain strings (a row's stamps) take a path of their own: as PostgreSQL's
+    /// jsonb prints them, with a repeated key, and with more members than that path holds.
+    @Test(arguments: [3, 63, 64, 65, 200])
+    func flatObjectsOfAnySizeMatchTheTree(_ members: Int) throws {
+        var generator = SeededGenerator(seed: UInt64(members))
+        let keys = (0..<members).map { "column_\($0)" }.shuffled(using: &generator)
+        let pairs = keys.map { #""\#($0)": "000001700000000001:device""# } + [#""\#(keys[0])": "000001700000000002:later""#]
+        let document = "{" + pairs.joined(separator: ", ") + "}"
+        let canonical = try JSONValue.canonicalText(of: document)
+        #expect(try canonical == JSONValue(parsing: document).canonicalText)
+        #expect(canonical.contains(#""\#(keys[0])":"000001700000000002:later""#))
+    }
+
+    @Test(arguments: [
+        #"{"a":}"#, #"{"a" 1}"#, #"[1,]"#, "\"\u{01}\"", #"{"a":1} x"#, #"{"a":"b"} x"#, #"{"a":"b""#, #"[01]"#, #""\x""#, "[",
+        #"{"a":"\ud83d"}"#,
+    ])
     func refusesWhatTheTreeRefuses(_ document: String) {
         #expect(throws: JSONSyntaxError.self) { try JSONValue.canonicalText(of: document) }
         #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: document) }

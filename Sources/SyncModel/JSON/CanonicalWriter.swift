@@ -85,36 +85,35 @@ extension JSONParser {
     }
 
     /// The common case written without copies: an object whose keys and values are all plain
-    /// strings (a row's `column_stamps`). Its members are ranges of the input, sorted by key and
-    /// copied once. False, with nothing read, for any other object.
+    /// strings (a row's `column_stamps`). False, with nothing read, for any other object.
     private mutating func writeFlatObject(into output: inout [UInt8]) -> Bool {
         let start = index
-        // A row's stamps are a dozen members or so; the array grows past that if it must.
-        var members: [(key: Range<Int>, value: Range<Int>)] = []
-        members.reserveCapacity(16)
-        index += 1
-        func plainMember(_ parser: inout JSONParser) -> Range<Int>? {
-            parser.skipWhitespace()
-            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\""),
-                let plain = parser.plainString()
-            else { return nil }
-            parser.index = plain.upperBound + 1
-            return plain
-        }
-        if !consume("}") {
-            repeat {
-                guard let key = plainMember(&self), consume(":"), let value = plainMember(&self) else {
-                    index = start
-                    return false
-                }
-                members.append((key, value))
-            } while consume(",")
-            guard consume("}") else {
-                index = start
-                return false
+        let flat: (end: Int, written: [UInt8])? = bytes.withUnsafeBufferPointer { buffer in
+            var end = start
+            // The canonical text of a flat object is never longer than the object.
+            let written = [UInt8](unsafeUninitializedCapacity: buffer.count - start) { output, count in
+                guard let flat = Self.writeFlatObject(buffer, at: start, into: output) else { return }
+                (end, count) = flat
             }
+            return written.isEmpty ? nil : (end, written)
         }
-        bytes.withUnsafeBufferPointer { buffer in
+        guard let flat else { return false }
+        index = flat.end
+        output += flat.written
+        return true
+    }
+
+    /// Writes the canonical text of the flat object whose `{` is at `start` in `buffer` (every
+    /// key and value a plain string; ``flatMemberLimit`` members at most) into `output`, which
+    /// holds at least the rest of `buffer`. Its members are ranges of the input, sorted by key
+    /// and copied once. Returns where the object ends (one past its `}`) and how many bytes were
+    /// written; nil, with nothing written, for any other value.
+    static func writeFlatObject(
+        _ buffer: UnsafeBufferPointer<UInt8>, at start: Int, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> (end: Int, written: Int)? {
+        // On the stack: a row's stamps are a dozen members or so.
+        withUnsafeTemporaryAllocation(of: FlatMember.self, capacity: flatMemberLimit) { members in
+            guard let (count, end) = flatMembers(of: buffer, at: start, into: members) else { return nil }
             let base = buffer.baseAddress!
             /// The keys' bytes compared with memcmp: -1, 0 or 1 as the first orders before, the
             /// same as, or after the second.
@@ -122,34 +121,80 @@ extension JSONParser {
                 let common = memcmp(base + lhs.lowerBound, base + rhs.lowerBound, min(lhs.count, rhs.count))
                 return common != 0 ? common : Int32(lhs.count - rhs.count).signum()
             }
-            // Insertion sort, stable: of a repeated key the last in document order ends last, and
-            // wins below (jsonb keeps the last).
-            var sorted = Array(members.indices)
-            for position in sorted.indices.dropFirst() {
-                let member = sorted[position]
+            // Insertion sort, stable: of a repeated key the last in document order ends last,
+            // and wins below (jsonb keeps the last).
+            for position in 1..<max(count, 1) {
+                let member = members[position]
                 var place = position
-                while place > 0, order(members[sorted[place - 1]].key, members[member].key) > 0 {
-                    sorted[place] = sorted[place - 1]
+                while place > 0, order(members[place - 1].key, member.key) > 0 {
+                    members[place] = members[place - 1]
                     place -= 1
                 }
-                sorted[place] = member
+                members[place] = member
             }
-            output.reserveCapacity(output.count + index - start)
-            output.append(UInt8(ascii: "{"))
-            var first = true
-            for (position, member) in sorted.enumerated()
-            where position + 1 == sorted.count || order(members[sorted[position + 1]].key, members[member].key) != 0 {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                let (key, value) = members[member]
+            var written = 0
+            func write(_ range: Range<Int>) {
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[written..<written + range.count])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[range]))
+                written += range.count
+            }
+            func write(_ byte: Unicode.Scalar) {
+                output[written] = UInt8(ascii: byte)
+                written += 1
+            }
+            write("{")
+            for position in 0..<count where position + 1 == count || order(members[position + 1].key, members[position].key) != 0 {
+                if written > 1 { write(",") }
+                let (key, value) = members[position]
                 // Each string with its quotes: `"key"`, then `"value"`.
-                output.append(contentsOf: UnsafeBufferPointer(start: base + key.lowerBound - 1, count: key.count + 2))
-                output.append(UInt8(ascii: ":"))
-                output.append(contentsOf: UnsafeBufferPointer(start: base + value.lowerBound - 1, count: value.count + 2))
+                write(key.lowerBound - 1..<key.upperBound + 1)
+                write(":")
+                write(value.lowerBound - 1..<value.upperBound + 1)
             }
-            output.append(UInt8(ascii: "}"))
+            write("}")
+            return (end, written)
         }
-        return true
+    }
+
+    /// A member of a flat object: its key's and its value's bytes, quotes excluded.
+    private typealias FlatMember = (key: Range<Int>, value: Range<Int>)
+
+    /// Members a flat object may have on the fast path (their ranges fit on the stack); the
+    /// general path takes objects of more.
+    private static let flatMemberLimit = 24
+
+    /// The members of the flat object whose `{` is at `start`, and where it ends (one past its
+    /// `}`). Nil when a member is not two plain strings, or when there are more than `members`
+    /// holds.
+    private static func flatMembers(
+        of buffer: UnsafeBufferPointer<UInt8>, at start: Int, into members: UnsafeMutableBufferPointer<FlatMember>
+    ) -> (count: Int, end: Int)? {
+        guard start < buffer.count, buffer[start] == UInt8(ascii: "{") else { return nil }
+        var index = start + 1
+        func consume(_ byte: Unicode.Scalar) -> Bool {
+            index = whitespaceEnd(in: buffer, from: index)
+            guard index < buffer.count, buffer[index] == UInt8(ascii: byte) else { return false }
+            index += 1
+            return true
+        }
+        func plainMember() -> Range<Int>? {
+            index = whitespaceEnd(in: buffer, from: index)
+            guard index < buffer.count, buffer[index] == UInt8(ascii: "\""), let plain = plainString(in: buffer, at: index) else {
+                return nil
+            }
+            index = plain.upperBound + 1
+            return plain
+        }
+        var count = 0
+        if !consume("}") {
+            repeat {
+                guard count < members.count, let key = plainMember(), consume(":"), let value = plainMember() else { return nil }
+                members[count] = (key, value)
+                count += 1
+            } while consume(",")
+            guard consume("}") else { return nil }
+        }
+        return (count, index)
     }
 
     /// Writes a string's canonical text (quotes included) and returns its value's UTF-8 bytes. A
@@ -186,7 +231,19 @@ extension JSONValue {
     public static func canonicalText<Bytes: Collection<UInt8>>(
         ofUTF8 utf8: Bytes, maximumDepth: Int = JSONValue.maximumDocumentDepth
     ) throws(JSONSyntaxError) -> String {
-        var parser = JSONParser(bytes: Array(utf8), maximumDepth: maximumDepth)
+        // A flat object (a row's stamps) straight from the caller's bytes into the string.
+        let flat: String?? = utf8.withContiguousStorageIfAvailable { buffer in
+            let start = JSONParser.whitespaceEnd(in: buffer, from: 0)
+            var end = start
+            let text = String(unsafeUninitializedCapacity: buffer.count) { output in
+                guard let flat = JSONParser.writeFlatObject(buffer, at: start, into: output) else { return 0 }
+                end = flat.end
+                return flat.written
+            }
+            return !text.isEmpty && JSONParser.whitespaceEnd(in: buffer, from: end) == buffer.count ? text : nil
+        }
+        if let flat = flat ?? nil { return flat }
+        var parser = JSONParser(copying: utf8, maximumDepth: maximumDepth)
         return String(decoding: try parser.canonicalDocument(), as: UTF8.self)
     }
 }

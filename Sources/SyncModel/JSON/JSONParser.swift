@@ -11,6 +11,13 @@ struct JSONParser {
         self.maximumDepth = maximumDepth
     }
 
+    /// A parser of a copy of `utf8`. Callers in other modules reach this unspecialized: a
+    /// contiguous collection (Data, a driver's buffer) is copied with one memcpy, not a
+    /// byte at a time through the protocol.
+    init<Bytes: Collection<UInt8>>(copying utf8: Bytes, maximumDepth: Int) {
+        self.init(bytes: utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(utf8), maximumDepth: maximumDepth)
+    }
+
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
         let value = try parseValue(depth: 0)
         skipWhitespace()
@@ -23,12 +30,19 @@ struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
+        index = bytes.withUnsafeBufferPointer { Self.whitespaceEnd(in: $0, from: index) }
+    }
+
+    /// Where the whitespace from `index` ends in `buffer`.
+    static func whitespaceEnd(in buffer: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+        var index = index
+        while index < buffer.count {
+            switch buffer[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
+            default: return index
             }
         }
+        return index
     }
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -175,17 +189,20 @@ struct JSONParser {
     /// strings a page holds: uuids, timestamps, stamps). Nil otherwise; `index` is not moved.
     func plainString() -> Range<Int>? {
         // Over the buffer, not the array: no bounds check a byte on the bytes of every string.
-        bytes.withUnsafeBufferPointer { buffer in
-            var end = index + 1
-            while end < buffer.count {
-                switch buffer[end] {
-                case UInt8(ascii: "\""): return index + 1..<end
-                case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
-                default: end += 1
-                }
+        bytes.withUnsafeBufferPointer { Self.plainString(in: $0, at: index) }
+    }
+
+    /// ``plainString()`` of the string whose opening quote is at `index` in `buffer`.
+    static func plainString(in buffer: UnsafeBufferPointer<UInt8>, at index: Int) -> Range<Int>? {
+        var end = index + 1
+        while end < buffer.count {
+            switch buffer[end] {
+            case UInt8(ascii: "\""): return index + 1..<end
+            case UInt8(ascii: "\\"), 0..<0x20, 0x80...: return nil
+            default: end += 1
             }
-            return nil
         }
+        return nil
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {

@@ -7,7 +7,7 @@ public struct JSONReader {
     private var depth = 0
 
     public init<Bytes: Collection<UInt8>>(utf8: Bytes, maximumDepth: Int = JSONValue.maximumDocumentDepth) {
-        parser = JSONParser(bytes: Array(utf8), maximumDepth: maximumDepth)
+        parser = JSONParser(copying: utf8, maximumDepth: maximumDepth)
     }
 
     /// What the next value is, without reading it.

@@ -6,9 +6,13 @@ import PostgresCluster
 /// its output, and the parent reads it.
 enum ChildProcess {
     /// Runs `bench <this benchmark> child <arguments...>` and returns its last line of output.
+    /// `BENCH_CHILD_PREFIX` runs it under another program, to profile one part alone:
+    /// `BENCH_CHILD_PREFIX="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p"`.
     private static func run(_ arguments: [String]) throws -> Substring {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let child = try Subprocess.run(.init(executable, [CommandLine.arguments[1], "child"] + arguments, error: .inherit))
+        let prefix = ProcessInfo.processInfo.environment["BENCH_CHILD_PREFIX"].map { $0.split(separator: " ").map(String.init) } ?? []
+        let command = prefix + [executable, CommandLine.arguments[1], "child"] + arguments
+        let child = try Subprocess.run(.init(command[0], Array(command.dropFirst()), error: .inherit))
         let text = child.outputText
         guard child.status == 0, let line = text.split(separator: "\n").last else {
             throw BenchmarkError("benchmark part \(arguments.joined(separator: " ")) failed: \(text)")

@@ -51,14 +51,13 @@ extension UUID {
     /// digits, as PostgreSQL's uuid_out writes it): then it is its own stored text.
     package static func isLowercaseText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard utf8.count == 36 else { return false }
-        for (index, byte) in utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                else {
-                    return false
-                }
+        for index in 0..<36 {
+            let byte = utf8[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                // Wrapping subtraction: one comparison each for 0-9 and a-f.
+                guard byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6 else { return false }
             }
         }
         return true
