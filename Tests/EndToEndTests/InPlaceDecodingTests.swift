@@ -24,7 +24,7 @@ struct InPlaceDecodingTests {
         // The bytes either side of 0-9 and a-f.
         ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2/", false), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2:", false),
         ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2`", false), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2g", false),
-        ("09af0000-0000-0000-0000-000000000000", true),
+        ("09af0000-0000-0000-0000-000000000000", true), ("0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1-2b", false),
     ])
     func uuidsAreCheckedByte(_ text: String, _ valid: Bool) {
         #expect(UUID.isLowercaseText(text) == valid)

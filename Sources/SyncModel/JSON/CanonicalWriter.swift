@@ -87,30 +87,24 @@ extension JSONParser {
     /// The common case written without copies: an object whose keys and values are all plain
     /// strings (a row's `column_stamps`). False, with nothing read, for any other object.
     private mutating func writeFlatObject(into output: inout [UInt8]) -> Bool {
-        let start = index
-        let flat: (end: Int, written: [UInt8])? = bytes.withUnsafeBufferPointer { buffer in
-            var end = start
-            // The canonical text of a flat object is never longer than the object.
-            let written = [UInt8](unsafeUninitializedCapacity: buffer.count - start) { output, count in
-                guard let flat = Self.writeFlatObject(buffer, at: start, into: output) else { return }
-                (end, count) = flat
-            }
-            return written.isEmpty ? nil : (end, written)
-        }
-        guard let flat else { return false }
-        index = flat.end
-        output += flat.written
+        guard let text = flatObjectText() else { return false }
+        output += text.utf8
         return true
     }
 
-    /// Writes the canonical text of the flat object whose `{` is at `start` in `buffer` (every
-    /// key and value a plain string; ``flatMemberLimit`` members at most) into `output`, which
-    /// holds at least the rest of `buffer`. Its members are ranges of the input, sorted by key
-    /// and copied once. Returns where the object ends (one past its `}`) and how many bytes were
-    /// written; nil, with nothing written, for any other value.
-    static func writeFlatObject(
-        _ buffer: UnsafeBufferPointer<UInt8>, at start: Int, into output: UnsafeMutableBufferPointer<UInt8>
-    ) -> (end: Int, written: Int)? {
+    /// The canonical text of the flat object at `index`, read past it; nil, with nothing read,
+    /// for any other value.
+    mutating func flatObjectText() -> String? {
+        guard let (text, end) = bytes.withUnsafeBufferPointer({ Self.flatObjectText($0, at: index) }) else { return nil }
+        index = end
+        return text
+    }
+
+    /// The canonical text of the flat object whose `{` is at `start` in `buffer` (every key and
+    /// value a plain string; ``flatMemberLimit`` members at most), and where the object ends
+    /// (one past its `}`); nil for any other value. Its members are ranges of the input, sorted
+    /// by key and copied once, straight into the string.
+    static func flatObjectText(_ buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> (text: String, end: Int)? {
         // On the stack: a row's stamps are a dozen members or so.
         withUnsafeTemporaryAllocation(of: FlatMember.self, capacity: flatMemberLimit) { members in
             guard let (count, end) = flatMembers(of: buffer, at: start, into: members) else { return nil }
@@ -132,27 +126,32 @@ extension JSONParser {
                 }
                 members[place] = member
             }
-            var written = 0
-            func write(_ range: Range<Int>) {
-                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[written..<written + range.count])
-                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[range]))
-                written += range.count
+            // The canonical text is never longer than the object.
+            let text = String(unsafeUninitializedCapacity: end - start) { output in
+                var written = 0
+                func write(_ range: Range<Int>) {
+                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(output)[written..<written + range.count])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[range]))
+                    written += range.count
+                }
+                func write(_ byte: Unicode.Scalar) {
+                    output[written] = UInt8(ascii: byte)
+                    written += 1
+                }
+                write("{")
+                for position in 0..<count
+                where position + 1 == count || order(members[position + 1].key, members[position].key) != 0 {
+                    if written > 1 { write(",") }
+                    let (key, value) = members[position]
+                    // Each string with its quotes: `"key"`, then `"value"`.
+                    write(key.lowerBound - 1..<key.upperBound + 1)
+                    write(":")
+                    write(value.lowerBound - 1..<value.upperBound + 1)
+                }
+                write("}")
+                return written
             }
-            func write(_ byte: Unicode.Scalar) {
-                output[written] = UInt8(ascii: byte)
-                written += 1
-            }
-            write("{")
-            for position in 0..<count where position + 1 == count || order(members[position + 1].key, members[position].key) != 0 {
-                if written > 1 { write(",") }
-                let (key, value) = members[position]
-                // Each string with its quotes: `"key"`, then `"value"`.
-                write(key.lowerBound - 1..<key.upperBound + 1)
-                write(":")
-                write(value.lowerBound - 1..<value.upperBound + 1)
-            }
-            write("}")
-            return (end, written)
+            return (text, end)
         }
     }
 
@@ -233,14 +232,9 @@ extension JSONValue {
     ) throws(JSONSyntaxError) -> String {
         // A flat object (a row's stamps) straight from the caller's bytes into the string.
         let flat: String?? = utf8.withContiguousStorageIfAvailable { buffer in
-            let start = JSONParser.whitespaceEnd(in: buffer, from: 0)
-            var end = start
-            let text = String(unsafeUninitializedCapacity: buffer.count) { output in
-                guard let flat = JSONParser.writeFlatObject(buffer, at: start, into: output) else { return 0 }
-                end = flat.end
-                return flat.written
-            }
-            return !text.isEmpty && JSONParser.whitespaceEnd(in: buffer, from: end) == buffer.count ? text : nil
+            guard maximumDepth > 0, let (text, end) = JSONParser.flatObjectText(buffer, at: JSONParser.whitespaceEnd(in: buffer, from: 0))
+            else { return nil }
+            return JSONParser.whitespaceEnd(in: buffer, from: end) == buffer.count ? text : nil
         }
         if let flat = flat ?? nil { return flat }
         var parser = JSONParser(copying: utf8, maximumDepth: maximumDepth)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads a JSON document from its bytes one value at a time, for callers that turn a large
 /// document straight into their own values (a page of rows) with no tree in between. Nested
 /// values a caller does not walk are taken whole: as a tree (``readValue()``) or as their
@@ -37,6 +39,39 @@ public struct JSONReader {
 
     /// Calls `member` with each member's key, in document order; it must read the member's value.
     public mutating func readObject(_ member: (String, inout JSONReader) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
+        try readMembers { parser throws(JSONSyntaxError) in
+            try parser.parseString()
+        } member: { key, reader throws(JSONSyntaxError) in
+            try member(key, &reader)
+        }
+    }
+
+    /// Calls `member` with each member's place in `names` (nil for a key not there), in
+    /// document order; it must read the member's value. A key is matched on its bytes, the
+    /// place after the previous member's first: no string is made for a row's column names.
+    public mutating func readObject(
+        naming names: JSONNames, _ member: (Int?, inout JSONReader) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        var next = 0
+        try readMembers { parser throws(JSONSyntaxError) -> Int? in
+            let place: Int?
+            if let plain = parser.plainString() {
+                parser.index = plain.upperBound + 1
+                place = parser.bytes.withUnsafeBufferPointer { names.place(of: UnsafeBufferPointer(rebasing: $0[plain]), from: next) }
+            } else {
+                place = names.place(of: try parser.parseString())
+            }
+            if let place { next = place + 1 }
+            return place
+        } member: { place, reader throws(JSONSyntaxError) in
+            try member(place, &reader)
+        }
+    }
+
+    /// An object's members: `key` reads each key (its opening quote next), `member` its value.
+    private mutating func readMembers<Key>(
+        key: (inout JSONParser) throws(JSONSyntaxError) -> Key, member: (Key, inout JSONReader) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
         try enter("{")
         if !parser.consume("}") {
             repeat {
@@ -44,9 +79,9 @@ public struct JSONReader {
                 guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
                     throw parser.failure("a member name")
                 }
-                let key = try parser.parseString()
+                let name = try key(&parser)
                 guard parser.consume(":") else { throw parser.failure("':'") }
-                try member(key, &self)
+                try member(name, &self)
             } while parser.consume(",")
             guard parser.consume("}") else { throw parser.failure("',' or '}'") }
         }
@@ -67,6 +102,9 @@ public struct JSONReader {
 
     /// The next value's canonical text (``JSONValue/canonicalText``), written from its bytes.
     public mutating func readCanonicalText() throws(JSONSyntaxError) -> String {
+        parser.skipWhitespace()
+        // A row's stamps: straight into the string.
+        if depth < parser.maximumDepth, let flat = parser.flatObjectText() { return flat }
         var output: [UInt8] = []
         try parser.writeCanonical(depth: depth, into: &output)
         return String(decoding: output, as: UTF8.self)
@@ -83,4 +121,29 @@ public struct JSONReader {
         guard parser.consume(opening) else { throw parser.failure("'\(opening)'") }
         depth += 1
     }
+}
+
+/// The member names a reader expects (a table's columns), as bytes to match keys against.
+public struct JSONNames: Sendable {
+    private let names: [String]
+    private let utf8: [[UInt8]]
+
+    public init(_ names: [String]) {
+        self.names = names
+        utf8 = names.map { Array($0.utf8) }
+    }
+
+    /// The place of the name whose UTF-8 is `key`: `hint` first, then every other.
+    func place(of key: UnsafeBufferPointer<UInt8>, from hint: Int) -> Int? {
+        func matches(_ place: Int) -> Bool {
+            utf8[place].withUnsafeBufferPointer { name in
+                name.count == key.count && (key.isEmpty || memcmp(name.baseAddress!, key.baseAddress!, key.count) == 0)
+            }
+        }
+        if hint < utf8.count, matches(hint) { return hint }
+        return utf8.indices.first(where: matches)
+    }
+
+    /// The place of `key`, read with its escapes.
+    func place(of key: String) -> Int? { names.firstIndex(of: key) }
 }

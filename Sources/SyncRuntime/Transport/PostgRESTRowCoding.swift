@@ -199,17 +199,22 @@ enum PostgRESTRowCoding {
 struct PageReading {
     let table: TableSchema
     let names: [String]
-    let columnIndex: [String: Int]
+    let keys: JSONNames
     let sequenceIndex: Int?
     let keyIndex: Int?
     var result = PulledPage(rows: [], undecodable: [], receivedCount: 0, lastServerSeq: nil)
+    /// The row being read: each column's value, or why it does not read; a repeated key counts
+    /// once, the last (as jsonb keeps it). One array for every row of the page.
+    private var slots: [Result<SyncValue, PostgRESTRowCoding.RowFailure>?]
 
     init(_ table: TableSchema) {
         self.table = table
         names = table.columnNames
-        columnIndex = Dictionary(table.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        keys = JSONNames(names)
+        let columnIndex = Dictionary(table.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         sequenceIndex = columnIndex[PostgRESTRowCoding.sequenceColumn(of: table)]
         keyIndex = columnIndex[table.primaryKey]
+        slots = Array(repeating: nil, count: names.count)
     }
 
     mutating func readRow(_ element: inout JSONReader) throws(JSONSyntaxError) {
@@ -219,20 +224,16 @@ struct PageReading {
             report(key: nil, serverSeq: nil, PostgRESTRowCoding.RowFailure(column: nil, reason: "the row is not a JSON object"))
             return
         }
-        // Each column's value, or why it does not read; a repeated key counts once, the last (as
-        // jsonb keeps it).
-        var slots = [Result<SyncValue, PostgRESTRowCoding.RowFailure>?](repeating: nil, count: names.count)
+        for index in slots.indices { slots[index] = nil }
         var serverSeq: Int64?
         var key: String?
-        var next = 0
-        try element.readObject { name, member throws(JSONSyntaxError) in
-            // PostgREST writes the members in the order the select named them: the table's.
-            let expected = next < names.count && names[next] == name ? next : nil
-            guard let index = expected ?? columnIndex[name] else {
+        // PostgREST writes the members in the order the select named them: the table's, which
+        // the reader tries first.
+        try element.readObject(naming: keys) { place, member throws(JSONSyntaxError) in
+            guard let index = place else {
                 _ = try member.readCanonicalText() // a column this client does not know
                 return
             }
-            next = index + 1
             let column = table.columns[index]
             if column.type == .json, try !member.readNull() {
                 slots[index] = .success(.text(try member.readCanonicalText()))

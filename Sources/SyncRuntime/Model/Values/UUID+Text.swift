@@ -50,17 +50,17 @@ extension UUID {
     /// Whether `utf8` is a uuid in the form both databases store (8-4-4-4-12 lowercase hex
     /// digits, as PostgreSQL's uuid_out writes it): then it is its own stored text.
     package static func isLowercaseText(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard utf8.count == 36 else { return false }
-        for index in 0..<36 {
-            let byte = utf8[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                // Wrapping subtraction: one comparison each for 0-9 and a-f.
-                guard byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6 else { return false }
-            }
+        let dash = UInt8(ascii: "-")
+        guard utf8.count == 36, utf8[8] == dash, utf8[13] == dash, utf8[18] == dash, utf8[23] == dash else { return false }
+        // Every byte a digit, a-f or a dash, and no dash but those four: one pass, no position test.
+        var dashes = 0
+        for byte in utf8 {
+            // Wrapping subtraction: one comparison each for 0-9 and a-f.
+            if byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6 { continue }
+            guard byte == dash else { return false }
+            dashes += 1
         }
-        return true
+        return dashes == 4
     }
 
     package static func isLowercaseText(_ text: String) -> Bool {
