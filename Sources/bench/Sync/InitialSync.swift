@@ -79,13 +79,20 @@ enum InitialSync {
             }
         }
         func ratio(_ place: String, _ part: SyncChild.Part) -> Double { Measure.median(ratios[place]?[part] ?? [.nan]) }
+        for place in ["disk", "memory"] {
+            let rounds = ratios[place]?[.applied] ?? []
+            print(
+                "\(place.padded(7)) applied    the same pages applied with nothing fetching beside it: ratio "
+                    + "\(Measure.format(ratio(place, .applied), digits: 2)) (rounds \(rounds.map { Measure.format($0, digits: 2) }.joined(separator: ", ")))"
+            )
+        }
         let diskRate = Measure.median((runs["disk"]?[.libpq] ?? []).map(\.rowsPerSecond))
         print(
             "PowerSync Flutter desktop (published): \(Measure.format(powerSyncRowsPerSecond, digits: 0)) rows/s; this, libpq, device file on disk: "
                 + "\(Measure.format(diskRate, digits: 0)) rows/s, ratio \(Measure.format(diskRate / powerSyncRowsPerSecond, digits: 2)); target 50000"
         )
         print("(query: begin to commit in libpq, summed over pages, decode inside it; they overlap the apply)")
-        let synced = runs.values.flatMap { $0.filter { $0.key != .raw }.values.joined() }
+        let synced = runs.values.flatMap { $0.filter { $0.key == .libpq || $0.key == .postgrest }.values.joined() }
         figures.append(Figure("sync.disk_over_raw", ratio("disk", .libpq), aim: 0.85))
         figures.append(Figure("sync.memory_over_raw", ratio("memory", .libpq), aim: 0.85))
         figures.append(Figure("sync.postgrest_over_raw", ratio("disk", .postgrest), aim: 0.85))
@@ -99,7 +106,7 @@ enum InitialSync {
         var line = run.padded(12) + " " + part.rawValue.padded(9)
         line += String(format: " %7d  %7.3f  %7.0f  ", result.rows, result.seconds, result.rowsPerSecond) + ratio
         line += String(format: "  %5.2f", result.cpuSeconds)
-        guard part != .raw else { return line }
+        guard part != .raw, part != .applied else { return line }
         line += String(
             format: "  %8.1f  %8.1f  %9.1f  %6.1f  %6.1f", result.idleMiB, result.peakMiB, result.extraMiB, result.at10kMiB, result.endMiB)
         if part == .libpq { line += String(format: "   query %.2f s, decode %.2f s", result.query, result.decode) }

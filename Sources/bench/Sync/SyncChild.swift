@@ -18,6 +18,9 @@ enum SyncChild {
         /// The initial sync through PostgRESTTransport, its pages PostgREST's JSON for the same rows
         /// (written beforehand, served from files).
         case postgrest
+        /// The runtime's own share: the sessions' pages read through libpq beforehand (untimed,
+        /// held in memory), then applied by the engine with nothing fetching beside it.
+        case applied
     }
 
     struct Result: Codable {
@@ -51,6 +54,20 @@ enum SyncChild {
             let cpu = Measure.cpuSeconds()
             let seconds = try RawSQLite.upsertSessions(values, in: directory)
             return Result(rows: values.count, seconds: seconds, cpuSeconds: Measure.cpuSeconds() - cpu)
+        }
+        if part == .applied {
+            // Its memory is the pages it holds, so it reports none.
+            let pages = try await PostgresTransport(url: url).pullAll(Session.table, as: InitialSync.credentials)
+            let path = Scratch.databasePath("bench-sync-applied", in: directory)
+            defer { Scratch.removeDatabase(path) }
+            let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: InitialSync.user, deviceID: "bench")
+            defer { store.close() }
+            let engine = SyncEngine(store: store, transport: ServedPages(pages, of: Session.table)) { InitialSync.credentials }
+            var result = Result()
+            var report = SyncReport()
+            result.seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
+            result.rows = report.pulled
+            return result
         }
         let timings = RequestTimings()
         let pulls = PullWatch()
