@@ -8,16 +8,17 @@ import SyncTestSupport
 /// initial sync of 100k session rows (and the small tables) through libpq and through PostgREST's
 /// JSON pages for the same rows, each beside raw SQLite upserting the same rows in the same
 /// directory, on this machine's disk and in memory (/dev/shm). Every run is a process of its own
-/// (``SyncChild``): its rate, CPU time and resident memory above its idle memory. Five rounds
-/// (one round's ratio moves by a tenth on these machines), the parts interleaved in each; each
-/// ratio is the median of the rounds' ratios. Then idle polls (``IdlePolls``).
+/// (``SyncChild``): its rate, CPU time and resident memory above its idle memory. Eleven rounds
+/// (one round's ratio moves by a quarter on these machines, a median of five by a tenth), the
+/// parts interleaved in each; each ratio is the median of the rounds' ratios. Then idle polls
+/// (``IdlePolls``).
 enum InitialSync {
     static let user = UUID(uuidString: "0b5f7a8e-3c2d-4e1f-9a6b-7c8d9e0f1a2b")!
     static let credentials = Credentials(userID: user, accessToken: "unused")
     static let sessions = 100_000
     static let smallTables = [(table: "activities", rows: 20), (table: "tasks", rows: 200), (table: "task_lists", rows: 10)]
     static let powerSyncRowsPerSecond = 27_600.0
-    static let rounds = 5
+    static let rounds = 11
 
     static func run() async throws -> [Figure] {
         let arguments = Array(CommandLine.arguments.dropFirst(2))
