@@ -51,7 +51,11 @@ extension JSONParser {
     /// Members written in the order of their keys' UTF-8 bytes; of a repeated key only the last
     /// stays, as jsonb keeps it.
     private mutating func writeObject(depth: Int, into output: inout [UInt8]) throws(JSONSyntaxError) {
-        if writeFlatObject(into: &output) { return }
+        // The common case written without copies: a row's `column_stamps`.
+        if let flat = flatObjectText() {
+            output += flat.utf8
+            return
+        }
         index += 1
         // Each member's key (its value's bytes, to sort by) and where its canonical text went.
         var members: [(key: ArraySlice<UInt8>, written: Range<Int>)] = []
@@ -82,14 +86,6 @@ extension JSONParser {
             output += written[members[member].written]
         }
         output.append(UInt8(ascii: "}"))
-    }
-
-    /// The common case written without copies: an object whose keys and values are all plain
-    /// strings (a row's `column_stamps`). False, with nothing read, for any other object.
-    private mutating func writeFlatObject(into output: inout [UInt8]) -> Bool {
-        guard let text = flatObjectText() else { return false }
-        output += text.utf8
-        return true
     }
 
     /// The canonical text of the flat object at `index`, read past it; nil, with nothing read,

@@ -11,11 +11,12 @@ struct JSONParser {
         self.maximumDepth = maximumDepth
     }
 
-    /// A parser of a copy of `utf8`. Callers in other modules reach this unspecialized: a
-    /// contiguous collection (Data, a driver's buffer) is copied with one memcpy, not a
-    /// byte at a time through the protocol.
+    /// A parser of `utf8`'s bytes. Callers in other modules reach this unspecialized: an array
+    /// is taken as it is, another contiguous collection (Data, a driver's buffer) copied with one
+    /// memcpy, not a byte at a time through the protocol.
     init<Bytes: Collection<UInt8>>(copying utf8: Bytes, maximumDepth: Int) {
-        self.init(bytes: utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(utf8), maximumDepth: maximumDepth)
+        let bytes = utf8 as? [UInt8] ?? utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(utf8)
+        self.init(bytes: bytes, maximumDepth: maximumDepth)
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {

@@ -44,36 +44,29 @@ enum SyncChild {
 
     static func run(_ arguments: [String]) async throws -> Result {
         guard arguments.count == 4, let part = Part(rawValue: arguments[0]) else {
-            throw BenchmarkError("usage: bench sync child raw|libpq|postgrest <directory> <database url> <pages directory>")
+            let parts = Part.allCases.map(\.rawValue).joined(separator: "|")
+            throw BenchmarkError("usage: bench sync child \(parts) <directory> <database url> <pages directory>")
         }
         let directory = URL(fileURLWithPath: arguments[1])
         let (url, pages) = (arguments[2], URL(fileURLWithPath: arguments[3]))
-        guard part != .raw else {
-            let rows = try await PostgresTransport(url: url).pullAll(Session.table, as: InitialSync.credentials).flatMap(\.rows)
-            let values = rows.map(RawSQLite.values)
+        /// The sessions' pages through libpq, read before anything is timed.
+        func sessionPages() async throws -> [PulledPage] {
+            try await PostgresTransport(url: url).pullAll(Session.table, as: InitialSync.credentials)
+        }
+        let timings = RequestTimings()
+        let base: any SyncTransport
+        switch part {
+        case .raw:
+            let values = try await sessionPages().flatMap(\.rows).map(RawSQLite.values)
             let cpu = Measure.cpuSeconds()
             let seconds = try RawSQLite.upsertSessions(values, in: directory)
             return Result(rows: values.count, seconds: seconds, cpuSeconds: Measure.cpuSeconds() - cpu)
+        case .libpq: base = PostgresTransport(configuration: .init(url: url, timings: timings))
+        case .postgrest: base = PostgRESTPages.transport(directory: pages)
+        // Its memory is the pages it holds: not reported.
+        case .applied: base = ServedPages(try await sessionPages(), of: Session.table)
         }
-        if part == .applied {
-            // Its memory is the pages it holds, so it reports none.
-            let pages = try await PostgresTransport(url: url).pullAll(Session.table, as: InitialSync.credentials)
-            let path = Scratch.databasePath("bench-sync-applied", in: directory)
-            defer { Scratch.removeDatabase(path) }
-            let store = try SyncStore(path: path, schema: GeneratedSchema.app, userID: InitialSync.user, deviceID: "bench")
-            defer { store.close() }
-            let engine = SyncEngine(store: store, transport: ServedPages(pages, of: Session.table)) { InitialSync.credentials }
-            var result = Result()
-            var report = SyncReport()
-            result.seconds = try await Measure.secondsAsync { report = try await engine.syncNow() }
-            result.rows = report.pulled
-            return result
-        }
-        let timings = RequestTimings()
         let pulls = PullWatch()
-        let base: any SyncTransport =
-            part == .libpq
-            ? PostgresTransport(configuration: .init(url: url, timings: timings)) : PostgRESTPages.transport(directory: pages)
         let transport = WatchedTransport(base: base) { pulls.record($0) }
         let path = Scratch.databasePath("bench-sync-\(part.rawValue)", in: directory)
         defer { Scratch.removeDatabase(path) }
