@@ -28,6 +28,9 @@ public final class DatabasePool: Sendable {
         try writer.write(body)
     }
 
+    /// Whether an access to the writer waits for the one in progress.
+    public var hasWaitingWriters: Bool { writer.hasWaiters }
+
     /// Runs `body` in one snapshot on a reader, never waiting for a write in progress; inside an
     /// access to the writer on this thread, on the writer.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {

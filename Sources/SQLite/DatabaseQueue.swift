@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// One connection that serializes its own access, so it can be shared across tasks: a
 /// ``DatabasePool``'s writer, or a database on its own (tests, benchmarks).
@@ -8,6 +9,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     /// How deep the accesses in progress are nested (on the thread holding `lock`).
     private var depth = 0
+    /// How many accesses wait for the connection (see ``hasWaiters``).
+    private let waiting = Locked(0)
     public let path: String
 
     /// Opens the database at `path` in WAL mode (`journalMode` .wal) with `synchronous = NORMAL`,
@@ -32,7 +35,11 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// Runs `body` with exclusive use of the connection, outside any transaction.
     public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        lock.lock()
+        if !lock.try() {
+            waiting.withLock { $0 += 1 }
+            lock.lock()
+            waiting.withLock { $0 -= 1 }
+        }
         defer { lock.unlock() }
         guard let database else { throw SQLiteError.closed }
         depth += 1
@@ -42,6 +49,10 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
         return try body(database)
     }
+
+    /// Whether another access waits for the connection: a long piece of work made of short steps
+    /// (a pull's pages) can end early and let it in.
+    public var hasWaiters: Bool { waiting.value > 0 }
 
     /// Whether the calling thread is inside ``inDatabase(_:)`` (a read there should see what
     /// its own write has not committed yet).

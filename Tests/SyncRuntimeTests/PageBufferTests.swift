@@ -4,18 +4,22 @@ import Testing
 
 @testable import SyncRuntime
 
-/// The pages a pull fetches ahead of its apply: bounded, taken together, ended in order.
+/// The pages a pull fetches ahead of its apply: bounded, taken in order while ready, ended in order.
 struct PageBufferTests {
     static func page(_ seq: Int64) -> PulledPage {
         PulledPage(rows: [], undecodable: [], receivedCount: 1, lastServerSeq: seq)
     }
 
-    @Test func theApplyTakesEveryPageThatArrivedAndThenTheEnd() async throws {
+    @Test func theApplyTakesEveryPageThatArrivedInOrderAndThenTheEnd() async throws {
         let buffer = PageBuffer<PulledPage>(capacity: 4)
         for seq in Int64(1)...3 { await buffer.put(Self.page(seq)) }
+        #expect(try await buffer.waitForPage())
+        #expect([buffer.takeReady(), buffer.takeReady()].map { $0?.lastServerSeq } == [1, 2])
         buffer.finish(nil)
-        #expect(try await buffer.takeAll().map(\.lastServerSeq) == [1, 2, 3])
-        #expect(try await buffer.takeAll().isEmpty)
+        #expect(try await buffer.waitForPage()) // the page before the end
+        #expect(buffer.takeReady()?.lastServerSeq == 3)
+        #expect(buffer.takeReady() == nil)
+        #expect(try await buffer.waitForPage() == false)
     }
 
     @Test func theFetchingWaitsWhileCapacityPagesWait() async throws {
@@ -32,11 +36,13 @@ struct PageBufferTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(put.value == 2) // the third page waits for room
         var taken: [Int64?] = []
-        while true {
-            let pages = try await buffer.takeAll()
-            if pages.isEmpty { break }
-            #expect(pages.count <= 2)
-            taken += pages.map(\.lastServerSeq)
+        while try await buffer.waitForPage() {
+            var ready = 0
+            while let page = buffer.takeReady() {
+                ready += 1
+                taken.append(page.lastServerSeq)
+            }
+            #expect(ready >= 1)
         }
         await producer.value
         #expect(taken == [1, 2, 3, 4, 5])
@@ -46,8 +52,9 @@ struct PageBufferTests {
         let buffer = PageBuffer<PulledPage>(capacity: 4)
         await buffer.put(Self.page(1))
         buffer.finish(SyncError(.connectivity, "lost"))
-        #expect(try await buffer.takeAll().count == 1)
-        let error = await #expect(throws: SyncError.self) { try await buffer.takeAll() }
+        #expect(try await buffer.waitForPage())
+        #expect(buffer.takeReady()?.lastServerSeq == 1)
+        let error = await #expect(throws: SyncError.self) { try await buffer.waitForPage() }
         #expect(error?.code == .connectivity)
     }
 

@@ -2,10 +2,9 @@ import Foundation
 import Locking
 
 /// Pages fetched ahead of the apply (a table's pages, or the answers of a pull of every
-/// table), at most `capacity` waiting. The apply takes every page that
-/// has arrived: while the local disk keeps up, each page is its own transaction; when it falls
-/// behind, the pages that queued meanwhile go in one, so a first sync writes each index page
-/// fewer times. Memory stays bounded by `capacity` pages whatever the table's size.
+/// table), at most `capacity` waiting. The apply takes the pages one by one as they arrive, and
+/// keeps its transaction open while more are ready (see ``PullTransaction``); memory stays
+/// bounded by `capacity` pages whatever the table's size.
 final class PageBuffer<Page: Sendable>: Sendable {
     private struct State {
         var pages: [Page] = []
@@ -49,27 +48,30 @@ final class PageBuffer<Page: Sendable>: Sendable {
         }
     }
 
-    /// Every page that has arrived, waiting for at least one; an empty list once the last page
-    /// was taken. Throws the error that stopped the fetching, after the pages before it.
-    func takeAll() async throws(SyncError) -> [Page] {
+    /// Waits until a page is queued: true once one is, false after the last page was taken.
+    /// Throws the error that stopped the fetching, after the pages before it were taken.
+    func waitForPage() async throws(SyncError) -> Bool {
         while true {
-            let taken: Result<[Page], SyncError>? = state.withLock { state in
-                if !state.pages.isEmpty {
-                    defer {
-                        state.pages.removeAll(keepingCapacity: true)
-                        Self.wake(&state.producer)
-                    }
-                    return .success(state.pages)
-                }
+            let ready: Result<Bool, SyncError>? = state.withLock { state in
+                if !state.pages.isEmpty { return .success(true) }
                 guard let end = state.end else { return nil }
-                return end.map { .failure($0) } ?? .success([])
+                return end.map { .failure($0) } ?? .success(false)
             }
-            if let taken { return try taken.get() }
+            if let ready { return try ready.get() }
             await withCheckedContinuation { continuation in
                 state.withLock { state in
                     if !state.pages.isEmpty || state.end != nil { continuation.resume() } else { state.consumer = continuation }
                 }
             }
+        }
+    }
+
+    /// The oldest page queued, without waiting: nil when none is.
+    func takeReady() -> Page? {
+        state.withLock { state in
+            guard !state.pages.isEmpty else { return nil }
+            Self.wake(&state.producer)
+            return state.pages.removeFirst()
         }
     }
 
@@ -81,12 +83,14 @@ final class PageBuffer<Page: Sendable>: Sendable {
 
 extension PageBuffer {
     /// Runs `fetch` on a task of its own, putting pages into a buffer of `capacity`, while
-    /// `apply` takes in this task every page that has arrived. A failed fetch throws once the
-    /// pages before it are applied; a failed apply, or this task's cancellation, stops the fetch.
+    /// `apply` runs in this task whenever a page is ready, taking pages with the function it is
+    /// given (nil: none ready now; the first call never returns nil). A failed fetch throws once
+    /// the pages before it are applied; a failed apply, or this task's cancellation, stops the
+    /// fetch.
     static func fetchingAhead(
         capacity: Int,
         fetch: @escaping @Sendable (PageBuffer) async throws(SyncError) -> Void,
-        apply: ([Page]) throws(SyncError) -> Void
+        apply: (_ nextReady: () -> Page?) throws(SyncError) -> Void
     ) async throws(SyncError) {
         let buffer = PageBuffer(capacity: capacity)
         let fetching = Task {
@@ -104,11 +108,7 @@ extension PageBuffer {
         }
         do {
             try await withTaskCancellationHandler {
-                while true {
-                    let pages = try await buffer.takeAll()
-                    guard !pages.isEmpty else { return }
-                    try apply(pages)
-                }
+                while try await buffer.waitForPage() { try apply(buffer.takeReady) }
             } onCancel: {
                 fetching.cancel()
             }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Walks each table's rows by server_seq from its cursor (less the lookback), applying every page
-/// in one transaction with its cursor. The next page is fetched while the current one is applied,
-/// so the network (and the reading of JSON) overlaps the local writes.
+/// Walks each table's rows by server_seq from its cursor (less the lookback), applying its pages
+/// with the cursor in one transaction while they keep arriving (up to ``PullTransaction``'s
+/// budget). Pages are fetched ahead of the apply, so the network (and the reading of JSON)
+/// overlaps the local writes.
 struct Puller {
     let store: SyncStore
     let transport: any SyncTransport
@@ -76,10 +77,13 @@ struct Puller {
                 after = last
                 if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
             }
-        } apply: { pages throws(SyncError) in
-            let page = try store.apply(pages, to: table)
-            applied.pulled += page.applied
-            applied.undecodable += page.undecodable
+        } apply: { nextReady throws(SyncError) in
+            // One transaction while pages are ready (see PullTransaction).
+            let rows = try store.applyPulled { transaction in
+                while !transaction.shouldCommit, let page = nextReady() { try transaction.apply(page, to: table) }
+            }
+            applied.pulled += rows.applied
+            applied.undecodable += rows.undecodable
         }
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 /// once every page of it is applied, its mark is kept and sent back at the next pass, and while
 /// nothing of the user's was written since, the server answers with the mark alone (an idle
 /// pass is one index lookup, not one query a table). Pages are applied as ``Puller`` applies
-/// them (rows and cursor in one transaction, answers fetched ahead of the apply), from the same
-/// starts (a lookback table's window behind its cursor).
+/// them (rows and cursors in one transaction while answers keep arriving, fetched ahead of the
+/// apply), from the same starts (a lookback table's window behind its cursor).
 struct TablesPuller {
     let store: SyncStore
     let transport: any SyncTransport
@@ -30,17 +30,19 @@ struct TablesPuller {
         var last: PulledTables?
         try await PageBuffer<PulledTables>.fetchingAhead(capacity: Puller.pagesAhead) { [self, cursors] buffer throws(SyncError) in
             try await fetchRounds(after: first, tables: tables, cursors: cursors, into: buffer)
-        } apply: { answers throws(SyncError) in
-            // Each table's pages of the answers that queued, in one transaction.
-            for table in tables {
-                let pages = answers.compactMap { $0.pages[table.name] }
-                guard !pages.isEmpty else { continue }
-                let page = try store.apply(pages, to: table)
-                report.pulled += page.applied
-                report.undecodable += page.undecodable
+        } apply: { nextReady throws(SyncError) in
+            // Every table's pages of the answers that are ready, in one transaction.
+            let rows = try store.applyPulled { transaction in
+                while !transaction.shouldCommit, let answer = nextReady() {
+                    for table in tables {
+                        if let page = answer.pages[table.name] { try transaction.apply(page, to: table) }
+                    }
+                    drifts += answer.drifted.sorted { $0.key < $1.key }.flatMap(\.value)
+                    last = answer
+                }
             }
-            drifts += answers.flatMap { $0.drifted.sorted { $0.key < $1.key }.flatMap(\.value) }
-            last = answers.last
+            report.pulled += rows.applied
+            report.undecodable += rows.undecodable
         }
         // The last answer's mark, once everything was applied.
         if drifts.isEmpty, let mark = last?.mark, mark != since { try store.savePullMark(mark) }

@@ -5,70 +5,7 @@ import SQLite
 extension SyncStore {
     /// The largest server_seq applied (or reported) for `table`.
     func cursor(for table: TableSchema) throws(SyncError) -> Int64 {
-        try withWriter { database in
-            try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
-                $0.int64(at: 0)
-            } ?? 0
-        }
-    }
-
-    struct AppliedPage {
-        var applied = 0
-        var undecodable: [UndecodableRow] = []
-        var cursor: Int64 = 0
-    }
-
-    /// Applies a pulled page with the server's comparison and moves the cursor, in one
-    /// transaction. A row SQLite refuses is reported, not applied, and does not stop the others.
-    func apply(_ page: PulledPage, to table: TableSchema) throws(SyncError) -> AppliedPage {
-        try apply([page], to: table)
-    }
-
-    /// Applies consecutive pages of one table, and moves the cursor past them, in one transaction.
-    func apply(_ pages: [PulledPage], to table: TableSchema) throws(SyncError) -> AppliedPage {
-        let sql = try tableSQL(table.name)
-        let names = table.columnNames
-        let stampIndex = sql.index(of: ReservedColumn.updatedMs)
-        let rule = table.openRowRule.flatMap { rule in
-            sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
-        }
-        var result = AppliedPage(undecodable: pages.flatMap(\.undecodable))
-        let outcome = try writeTransaction { database in
-            try observeServerTime(pages.compactMap(\.serverTimeMs).last, database)
-            let statement = try database.cachedStatement(sql.applyServerRow)
-            var newest: Int64 = 0
-            var openArrived = false
-            for row in pages.lazy.flatMap(\.rows) {
-                let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
-                do {
-                    if try applyServerRow(values, sql, statement, database) { result.applied += 1 }
-                } catch {
-                    result.undecodable.append(
-                        UndecodableRow(
-                            table: table.name, key: values.first.flatMap(\.text),
-                            serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
-                            reason: "the local database refused it: \(error)"
-                        ))
-                    continue
-                }
-                if let stampIndex, case .int(let stamp) = values[stampIndex] { newest = max(newest, stamp) }
-                if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true { openArrived = true }
-            }
-            for page in pages { try guardedWrites.restoreQueuedWrites(over: page.rows, sql, database) }
-            let cursor = max(try currentCursor(table, database), pages.compactMap(\.lastServerSeq).max() ?? 0)
-            try database.execute(
-                "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
-                [.text(table.name), .integer(cursor)]
-            )
-            result.cursor = cursor
-            state.clock.observe(newest, wallMs: state.wallClock())
-            let writer = StoreWriter(reader: StoreReader(store: self, database: database))
-            if openArrived { try writer.enforceOpenRowRule(sql, owner: userID) }
-            return (result, writer.wroteLocally)
-        }
-        if outcome.0.applied > 0 || outcome.1 { state.notifyObservers() }
-        if outcome.1 { state.localWriteHandler?() }
-        return outcome.0
+        try withWriter { try PullTransaction.cursor(of: table, $0) }
     }
 
     /// One row as the server holds it, applied with the server's comparison (`statement` is
@@ -125,12 +62,6 @@ extension SyncStore {
         guard merge.pair(of: pulled) > merge.pair(of: row) else { return }
         merge.setValue(merge.value(ReservedColumn.updatedMs, in: pulled), ReservedColumn.updatedMs, in: &row)
         merge.setValue(merge.value(ReservedColumn.deviceId, in: pulled), ReservedColumn.deviceId, in: &row)
-    }
-
-    private func currentCursor(_ table: TableSchema, _ database: Database) throws -> Int64 {
-        try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
-            $0.int64(at: 0)
-        } ?? 0
     }
 
     /// Tables whose local migration added columns: pulled again from the start before anything
