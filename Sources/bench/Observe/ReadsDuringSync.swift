@@ -3,11 +3,11 @@ import HopeSchema
 import SyncRuntime
 import SyncTestSupport
 
-/// `bench observe`: a UI-like read (the 50 newest sessions) repeated every 2 ms on its own thread
-/// while the engine pulls 100k sessions in pages of 1,000 into an empty store, against the same
-/// read on the same store once it is idle. Two observers watch during the pull: the same 50
-/// sessions (re-runs per page: at most 1) and the activities, which the pull does not touch
-/// (none). Pages come from memory, built beforehand, so the pull is the store's work alone.
+/// `bench observe`: a UI-like read (the 50 newest sessions) repeated every 2 ms, and a local
+/// write (a new task list) every 20 ms, each on its own thread, while the engine pulls 100k
+/// sessions in pages of 1,000 into an empty store, against the same read and write on the same
+/// store once it is idle. Two observers watch during the pull: the same 50 sessions (re-runs per
+/// page: at most 1) and the activities, which the pull does not touch (none). Pages come from memory, built beforehand, so the pull is the store's work alone.
 /// Three rounds, a fresh store each; each figure is the median round. The runtime's public API
 /// only, so the benchmark also builds against an older runtime.
 enum ReadsDuringSync {
@@ -18,6 +18,8 @@ enum ReadsDuringSync {
     struct Round {
         var idle = Latencies([])
         var syncing = Latencies([])
+        var idleWrites = Latencies([])
+        var syncingWrites = Latencies([])
         var pages = 0
         var sessionRunsPerPage = 0.0
         var activityRunsPerPage = 0.0
@@ -41,6 +43,16 @@ enum ReadsDuringSync {
         print(String(format: "  idle store (100k rows)    %7.3f  %7.3f  %6.0f", idle50, idle99, median { Double($0.idle.count) }))
         print(String(format: "  during the initial sync   %7.3f  %7.3f  %6.0f", sync50, sync99, median { Double($0.syncing.count) }))
         print(String(format: "  ratio sync / idle         %7.2f  %7.2f", sync50 / idle50, sync99 / idle99))
+        let (idleWrite99, syncWrite99) = (median(\.idleWrites.p99) * 1e3, median(\.syncingWrites.p99) * 1e3)
+        print("a local write (new task list)  p50 ms   p99 ms  writes")
+        print(
+            String(
+                format: "  idle store (100k rows)    %7.3f  %7.3f  %6.0f", median(\.idleWrites.p50) * 1e3, idleWrite99,
+                median { Double($0.idleWrites.count) }))
+        print(
+            String(
+                format: "  during the initial sync   %7.3f  %7.3f  %6.0f", median(\.syncingWrites.p50) * 1e3, syncWrite99,
+                median { Double($0.syncingWrites.count) }))
         print("")
         let (synced, untouched) = (median(\.sessionRunsPerPage), median(\.activityRunsPerPage))
         print(String(format: "observer re-runs per page (%.0f pages)", median { Double($0.pages) }))
@@ -54,6 +66,8 @@ enum ReadsDuringSync {
         return [
             Figure("observe.read_p50_sync_over_idle", sync50 / idle50, aim: nil),
             Figure("observe.read_p99_sync_over_idle", sync99 / idle99, aim: nil),
+            // What a tap that saves waits for while a first sync holds the writer (a page, a commit).
+            Figure("observe.write_p99_ms_during_sync", syncWrite99, aim: 100),
             Figure("observe.synced_runs_per_page", synced, aim: 1),
             Figure("observe.untouched_runs_per_page", untouched, aim: 0),
             Figure("observe.sync_with_observers_over_alone", observed / alone, aim: nil),
@@ -77,9 +91,10 @@ enum ReadsDuringSync {
         let (sessionRuns, activityRuns) = (Locked(0), Locked(0))
         let sessions = observeCounting(store, sessionRuns, newest)
         let activities = observeCounting(store, activityRuns) { try $0.fetchCount(Activity.self) }
-        let reads = ReadLoop(store)
+        let (reads, writes) = (TimedLoop(every: 2_000) { _ = try store.read(newest) }, TimedLoop(every: 20_000) { try save(store) })
         let seconds = try await pull(pages, into: store)
         round.syncing = Latencies(reads.stop())
+        round.syncingWrites = Latencies(writes.stop())
         round.observedRowsPerSecond = Double(rows) / seconds
         round.pages = (rows + pageSize - 1) / pageSize
         // The observers may still be fetching the last page: counted once they settle.
@@ -89,11 +104,17 @@ enum ReadsDuringSync {
         sessions.cancel()
         activities.cancel()
 
-        let idle = ReadLoop(store)
+        let (idleReads, idleWrites) = (TimedLoop(every: 2_000) { _ = try store.read(newest) }, TimedLoop(every: 20_000) { try save(store) })
         try await Task.sleep(for: .seconds(1))
-        round.idle = Latencies(idle.stop())
+        round.idle = Latencies(idleReads.stop())
+        round.idleWrites = Latencies(idleWrites.stop())
         store.close()
         return round
+    }
+
+    /// The UI's write: a new task list (a table nobody observes here).
+    @Sendable static func save(_ store: SyncStore) throws {
+        try store.write { _ = try $0.save(TaskList(name: "Errands")) }
     }
 
     /// The seconds `syncNow()` takes to pull every page into `store`.
@@ -128,19 +149,19 @@ enum ReadsDuringSync {
     }
 }
 
-/// The UI's read every 2 ms on a thread of its own, each one timed (seconds), until stopped.
-private final class ReadLoop: Sendable {
+/// `body` every `microseconds` on a thread of its own, each run timed (seconds), until stopped.
+private final class TimedLoop: Sendable {
     private let state = Locked((samples: [Double](), stopped: false))
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ store: SyncStore) {
+    init(every microseconds: UInt32, _ body: @escaping @Sendable () throws -> Void) {
         Thread.detachNewThread { [self] in
             while !state.value.stopped {
                 let start = DispatchTime.now().uptimeNanoseconds
-                _ = try? store.read(ReadsDuringSync.newest)
+                try? body()
                 let seconds = Measure.since(start)
                 state.withLock { $0.samples.append(seconds) }
-                usleep(2_000)
+                usleep(microseconds)
             }
             done.signal()
         }
