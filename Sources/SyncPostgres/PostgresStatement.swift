@@ -15,6 +15,10 @@ package struct PostgresStatement {
         (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint
         """
 
+    /// The request's headers as PostgREST sets them for a push whose device announces the write
+    /// itself (`X-Sync-Pokes: client`): the triggers then skip their poke.
+    package static let announcingPokes = "select set_config('request.headers', '{\"x-sync-pokes\":\"client\"}', true)"
+
     /// `insert ... on conflict (id) do update set c = excluded.c` for every column sent: one
     /// statement for the whole batch.
     package static func upsert(_ rows: [ColumnValues], into table: TableSchema) throws(SyncError) -> PostgresStatement {

@@ -55,11 +55,20 @@ public struct PostgresTransport: SyncTransport {
 
     @discardableResult
     public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        try await upsert(rows, into: table, as: user, announcingPokes: false)
+    }
+
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
         guard !rows.isEmpty else { return UpsertedRows(rows: []) }
         let statement = try PostgresStatement.upsert(rows, into: table)
         let sequence = Self.sequenceColumn(of: table)
         let (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: false) { connection throws(PostgresError) in
-            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+            // What PostgREST hands the triggers for the header `X-Sync-Pokes: client`.
+            if announcingPokes { _ = try connection.execute(PostgresStatement.announcingPokes) }
+            return try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
                 PostgresRowDecoding.page(rows, of: table, sequence: sequence)
             }
         }

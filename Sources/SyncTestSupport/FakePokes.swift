@@ -27,16 +27,34 @@ public final class FakePokes: PokeSource, Sendable {
         var random: SeededGenerator
         var faults: Faults
         var sent = 0
+        var announced = 0
     }
 
     private let state: Locked<State>
     private let connectAtOnce: Bool
+    public let announcesWrites: Bool
 
-    /// - Parameter connectAtOnce: a new listener hears `.connected` first.
-    public init(seed: UInt64 = 1, faults: Faults = Faults(), connectAtOnce: Bool = true) {
+    /// - Parameters:
+    ///   - connectAtOnce: a new listener hears `.connected` first.
+    ///   - announcesWrites: the engines announce their pushes themselves, as Realtime's client
+    ///     broadcast lets them (``announce(_:for:)``), and ``PokingTransport`` leaves those
+    ///     pushes unpoked, as the generated triggers do.
+    public init(seed: UInt64 = 1, faults: Faults = Faults(), connectAtOnce: Bool = true, announcesWrites: Bool = false) {
         state = Locked(State(random: SeededGenerator(seed: seed), faults: faults))
         self.connectAtOnce = connectAtOnce
+        self.announcesWrites = announcesWrites
     }
+
+    /// A device's own poke: through the same faults as the server's, while `user` is connected.
+    public func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
+        guard announcesWrites, !state.withLock({ $0.disconnected.contains(userID) }) else { return false }
+        state.withLock { $0.announced += 1 }
+        written(poke.table ?? "", serverSeq: poke.serverSeq, by: userID)
+        return true
+    }
+
+    /// Pokes the engines announced themselves so far.
+    public var announcedCount: Int { state.withLock { $0.announced } }
 
     public func events(for userID: UUID, credentials: @escaping @Sendable () async -> Credentials?) -> AsyncStream<PokeEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PokeEvent.self)
@@ -134,8 +152,16 @@ public struct PokingTransport: ForwardingTransport {
 
     @discardableResult
     public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
-        let answer = try await forwardee.upsert(rows, into: table, as: user)
-        if !answer.rows.isEmpty {
+        try await upsert(rows, into: table, as: user, announcingPokes: false)
+    }
+
+    /// A push whose device announces it itself is not poked here (the triggers' gate).
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
+        let answer = try await forwardee.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
+        if !answer.rows.isEmpty, !announcingPokes {
             pokes.written(table.name, serverSeq: answer.rows.compactMap { $0["server_seq"]?.int }.max(), by: user.userID)
         }
         return answer

@@ -6,7 +6,8 @@ import SyncTestSupport
 import Testing
 
 /// Two devices of one user over PostgreSQL with the generated SQL, each hearing pokes from the
-/// test Realtime server: a save on one reaches the other by its poke with no poll at all; with
+/// test Realtime server: a save on one reaches the other by its poke with no poll at all, the
+/// poke the saving device's own broadcast (the database sends none) or the database's; with
 /// every poke dropped it arrives by the poll; with the sockets cut nothing is lost or doubled and
 /// the rejoin pulls; and a user cannot join another user's topic. No test waits for real time:
 /// each device's poll (and each channel's reconnection) waits on a sleeper only the test ends.
@@ -27,21 +28,23 @@ import Testing
         let channel: ManualSleeper
     }
 
-    func pokes(sleeper: ManualSleeper) async throws -> RealtimePokes {
+    func pokes(sleeper: ManualSleeper, announcing: Bool = true) async throws -> RealtimePokes {
         var pokes = RealtimePokes(projectURL: realtime.url, apiKey: try await realtime.anonKey())
+        pokes.announcesWrites = announcing
         pokes.sleep = sleeper.sleep
         pokes.jitter = { $0 }
         return pokes
     }
 
     /// A started device, once its channel is joined and the pass its join asked for is done.
-    func joinedDevice(_ name: String) async throws -> PokedDevice {
+    func joinedDevice(_ name: String, announcing: Bool = true) async throws -> PokedDevice {
         let polls = ManualSleeper()
         let channel = ManualSleeper()
         var configuration = SyncConfiguration()
         configuration.sleep = polls.sleep
         let device = try Device(
-            name, user: user, transport: server.transport, configuration: configuration, pokes: try await pokes(sleeper: channel),
+            name, user: user, transport: server.transport, configuration: configuration,
+            pokes: try await pokes(sleeper: channel, announcing: announcing),
             accessToken: try await realtime.token(for: user))
         await device.engine.start()
         // The minute's poll: the channel is joined and the pass that followed is over.
@@ -62,15 +65,25 @@ import Testing
         #expect(try device.dirtyCount() == 0)
     }
 
-    @Test func aSaveOnOneDeviceReachesTheOtherByItsPokeWithoutAPoll() async throws {
+    /// The database's pokes of the user's topic so far.
+    func databasePokes() throws -> Int {
+        Int(try server.database.connect().execute("select count(*) from realtime.messages where event = 'poke'").scalar ?? "") ?? -1
+    }
+
+    @Test(arguments: [true, false])
+    func aSaveOnOneDeviceReachesTheOtherByItsPokeWithoutAPoll(announcing: Bool) async throws {
         defer { realtime.stop() }
-        let a = try await joinedDevice("a")
+        let a = try await joinedDevice("a", announcing: announcing)
         let b = try await joinedDevice("b")
+        let clientBroadcasts = try await realtime.stats()["client_broadcasts"] ?? 0
         // The first write after a quiet spell is pushed at once; its poke wakes b's pull. No
         // sleeper is ever let go, so no poll can have brought it.
         try await a.device.store.write { _ = try $0.save(Activity(name: "Started on a")) }
         #expect(try await eventually { try names(on: b.device).contains("Started on a") })
         try await expectSameAsServer(b.device)
+        // Announcing, a sent the poke and the database none; otherwise the database poked.
+        #expect(try await realtime.stats()["client_broadcasts"] == clientBroadcasts + (announcing ? 1 : 0))
+        #expect(try databasePokes() == (announcing ? 0 : 1))
         await a.device.engine.stop()
         await b.device.engine.stop()
     }
@@ -82,8 +95,8 @@ import Testing
         try await realtime.setFaults(drop: 1)
         let dropped = try await realtime.stats()["dropped"] ?? 0
         try await a.device.store.write { _ = try $0.save(Activity(name: "Poke lost")) }
-        // Both devices' pokes of the write are dropped (a hears its own writes too).
-        #expect(try await eventually { try await realtime.stats()["dropped"] ?? 0 >= dropped + 2 })
+        // b's copy of a's broadcast is dropped (a announces its push and does not hear itself).
+        #expect(try await eventually { try await realtime.stats()["dropped"] ?? 0 >= dropped + 1 })
         #expect(try !names(on: b.device).contains("Poke lost"))
         b.polls.elapse(.seconds(60))
         #expect(try await eventually { try names(on: b.device).contains("Poke lost") })

@@ -44,6 +44,25 @@ import Testing
         #expect(!payload.contains("started_ms") && !payload.contains(alice.text), "a poke carries no row data: \(payload)")
     }
 
+    /// A device that announces its own push sends `X-Sync-Pokes: client` (PostgREST hands it to
+    /// the triggers in request.headers): the database does not poke; any other header, an empty
+    /// setting or none, and it does.
+    @Test func aPushWhoseDeviceAnnouncesItIsNotPokedByTheDatabase() throws {
+        let server = try realtimeServer()
+        func write(headers: String?) throws {
+            try server.connection.request(asUser: alice) { connection in
+                if let headers { _ = try connection.execute("select set_config('request.headers', $1, true)", [headers]) }
+                try ServerDatabase.upsert("sessions", [session(UUID(), user: alice, start: 1, end: 2, updatedMs: 1)], on: connection)
+            }
+        }
+        try write(headers: #"{"x-sync-pokes":"client","accept":"application/json"}"#)
+        #expect(try pokes(server).isEmpty)
+        try write(headers: #"{"x-sync-pokes":"server"}"#)
+        try write(headers: "")
+        try write(headers: nil)
+        #expect(try pokes(server).count == 3)
+    }
+
     @Test func anUpsertThatInsertsAndUpdatesPokesOnce() throws {
         let server = try realtimeServer()
         let id = UUID()

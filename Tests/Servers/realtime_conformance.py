@@ -2,7 +2,8 @@
 server is held to what Supabase's clients expect rather than shaped to ours: a private channel
 joins with a user's token, a broadcast from the database arrives after its commit and not before,
 a rolled-back one never does, another user's topic is refused, a refreshed token keeps the
-channel, and an expired one ends it. Protocol 2.0.0, which this client does not speak, is checked
+channel, and an expired one ends it; a client's broadcast reaches the topic's other channels (its
+own only with `self`), never another topic, and nobody when the user may not write the topic. Protocol 2.0.0, which this client does not speak, is checked
 with the frames of Supabase's protocol documentation, the binary user broadcast included. Last,
 each failure switch does what it says: drop, duplicate, delay, withhold heartbeat replies, kill.
 
@@ -125,6 +126,56 @@ async def with_supabase_client(url, database_url):
     await client.close()
 
 
+async def with_client_broadcasts(url, database_url):
+    """A device announcing its own write: Realtime's client broadcast on a private channel."""
+    alice, bob = str(uuid.uuid4()), str(uuid.uuid4())
+    anon = fetch(f"{url}/token?role=anon")
+
+    async def joined(user, config):
+        client = AsyncRealtimeClient(f"{url}/realtime/v1", token=anon, auto_reconnect=False)
+        await client.connect()
+        await client.set_auth(fetch(f"{url}/token?sub={user}"))
+        received, states = [], []
+        channel = client.channel(f"sync:{user}", {"config": {"private": True, "broadcast": config}})
+        channel.on_broadcast("poke", lambda payload: received.append(payload))
+        await channel.subscribe(lambda state, error: states.append(state))
+        check(states and states[-1] == RealtimeSubscribeStates.SUBSCRIBED, f"client broadcasts: {user[:8]} joined")
+        return client, channel, received
+
+    sender_client, sender, sent_back = await joined(alice, {"ack": False, "self": False})
+    other_client, _, other = await joined(alice, {"ack": False, "self": False})
+    echo_client, echo, echoed = await joined(alice, {"ack": False, "self": True})
+    bob_client, _, bobs = await joined(bob, {"ack": False, "self": False})
+
+    await sender.send_broadcast("poke", {"table": "tasks", "server_seq": 3})
+    check(await until(lambda: len(other) == 1), "client broadcasts: another device of the user gets it")
+    check(other[0]["event"] == "poke" and other[0]["payload"] == {"table": "tasks", "server_seq": 3}, "client broadcasts: as it was sent")
+    check(len(echoed) == 1, "client broadcasts: so does every channel of the topic")
+    await asyncio.sleep(0.3)
+    check(sent_back == [] and bobs == [], "client broadcasts: not back to its sender without self, nor to another topic")
+
+    await echo.send_broadcast("poke", {"table": "tasks", "server_seq": 4})
+    check(await until(lambda: len(echoed) == 2 and len(other) == 2), "client broadcasts: back to its sender with self")
+
+    # A user who may read the topic but not write it (no insert on realtime.messages): the
+    # broadcast reaches no one, and nothing answers.
+    admin = await asyncpg.connect(database_url)
+    try:
+        await admin.execute("revoke insert on realtime.messages from authenticated")
+        refused_client, refused, _ = await joined(alice, {"ack": True, "self": False})
+        before = json.loads(fetch(f"{url}/stats"))["refused_broadcasts"]
+        await refused.send_broadcast("poke", {"table": "tasks", "server_seq": 5})
+        check(await until(lambda: json.loads(fetch(f"{url}/stats"))["refused_broadcasts"] == before + 1), "client broadcasts: a refused one is counted")
+        await asyncio.sleep(0.3)
+        check(len(other) == 2, "client broadcasts: and reaches no one")
+        await refused_client.close()
+    finally:
+        await admin.execute("grant insert on realtime.messages to authenticated")
+        await admin.close()
+    for client in (sender_client, other_client, echo_client, bob_client):
+        await client.close()
+
+
 async def with_documented_v2_frames(url, database_url):
     alice = str(uuid.uuid4())
     anon = fetch(f"{url}/token?role=anon")
@@ -162,6 +213,20 @@ async def with_documented_v2_frames(url, database_url):
             read_topic == topic and event == "poke" and encoding == 1 and "id" in metadata and payload["server_seq"] == 4,
             "v2: its fields as the protocol documents them",
         )
+
+        # A client broadcast as an array, on a channel joined with ack: answered with ok.
+        acked = dict(join, config=dict(join["config"], broadcast={"ack": True, "self": True}))
+        await socket.send(json.dumps(["6", "7", topic, "phx_join", acked]))
+        frame = json.loads(await asyncio.wait_for(socket.recv(), 5))
+        while frame[1] != "7":  # the channel joined before is closed first
+            frame = json.loads(await asyncio.wait_for(socket.recv(), 5))
+        check(frame[4]["status"] == "ok", "v2: joined again with ack and self")
+        await socket.send(json.dumps(["6", "8", topic, "broadcast", {"type": "broadcast", "event": "poke", "payload": {"server_seq": 5}}]))
+        frames = [json.loads(await asyncio.wait_for(socket.recv(), 5)) for _ in range(2)]
+        replies = [frame for frame in frames if frame[3] == "phx_reply"]
+        echoes = [frame for frame in frames if frame[3] == "broadcast"]
+        check(replies and replies[0][:2] == ["6", "8"] and replies[0][4]["status"] == "ok", "v2: a client broadcast with ack is answered")
+        check(echoes and echoes[0][4] == {"type": "broadcast", "event": "poke", "payload": {"server_seq": 5}}, "v2: and comes back with self, as sent")
 
 
 async def with_failure_switches(url, database_url):
@@ -227,6 +292,7 @@ async def main():
     arguments = parser.parse_args()
     try:
         await asyncio.wait_for(with_supabase_client(arguments.url, arguments.database_url), 60)
+        await asyncio.wait_for(with_client_broadcasts(arguments.url, arguments.database_url), 60)
         await asyncio.wait_for(with_documented_v2_frames(arguments.url, arguments.database_url), 60)
         await asyncio.wait_for(with_failure_switches(arguments.url, arguments.database_url), 60)
     except Failure as failure:

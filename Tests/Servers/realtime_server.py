@@ -13,7 +13,12 @@ v2_serializer.ex, batch_broadcast.ex):
   topic, ends the channel: a `system` error, then `phx_close`;
 - a row inserted into `realtime.messages` is broadcast to the private channels of its topic
   once its transaction commits (here: LISTEN/NOTIFY, which PostgreSQL delivers at commit, in
-  place of Realtime's logical replication).
+  place of Realtime's logical replication);
+- a client's broadcast on a channel (event `broadcast`, payload `{type, event, payload}`) goes
+  to the other channels of its topic, and to its own with `self`; on a private channel only
+  once the user may write: the `realtime.messages` insert policy, run as the user at the first
+  broadcast (and again after a new token), and a refused broadcast reaches no one, unanswered;
+  `ack` answers an accepted one (broadcast_handler.ex).
 
 Failure switches, over plain HTTP on the same port (`GET /control?drop=1&delay_ms=200`): drop
 broadcasts (a probability), delay them, send duplicates, withhold heartbeat replies, and
@@ -58,6 +63,8 @@ class Switches:
             "broadcasts": 0,
             "dropped": 0,
             "closed_channels": 0,
+            "client_broadcasts": 0,
+            "refused_broadcasts": 0,
         }
 
     def set(self, query):
@@ -87,7 +94,7 @@ class TokenError(Exception):
 
 
 class Channel:
-    def __init__(self, client, topic, join_ref, private, token, claims):
+    def __init__(self, client, topic, join_ref, private, token, claims, broadcast_config):
         self.client = client
         self.topic = topic
         self.sub_topic = topic[len("realtime:") :]
@@ -96,6 +103,10 @@ class Channel:
         self.token = token
         self.claims = claims
         self.expiry = None
+        self.self_broadcast = bool(broadcast_config.get("self", False))
+        self.ack_broadcast = bool(broadcast_config.get("ack", False))
+        # Whether the user may broadcast here: asked at the first broadcast, as Realtime asks.
+        self.may_write = None
 
 
 class Client:
@@ -119,16 +130,21 @@ class Client:
         await self.push(message["join_ref"], message["ref"], message["topic"], "phx_reply", {"status": status, "response": response})
 
     async def broadcast(self, channel, event, payload, meta, binary):
+        """A broadcast to this client: `meta` (the message id) for one from the database, None for
+        one from a client, which Realtime passes on as it was sent."""
         if self.version == "2.0.0" and binary:
             topic, user_event = channel.topic.encode(), event.encode()
-            metadata = json.dumps(meta, separators=(",", ":")).encode()
+            metadata = json.dumps(meta, separators=(",", ":")).encode() if meta is not None else b""
             frame = bytes([4, len(topic), len(user_event), len(metadata), 1]) + topic + user_event + metadata
             try:
                 await self.websocket.send(frame + json.dumps(payload).encode())
             except ConnectionClosed:
                 pass
             return
-        await self.push(None, None, channel.topic, "broadcast", {"type": "broadcast", "event": event, "payload": payload, "meta": meta})
+        body = {"type": "broadcast", "event": event, "payload": payload}
+        if meta is not None:
+            body["meta"] = meta
+        await self.push(None, None, channel.topic, "broadcast", body)
 
 
 class RealtimeServer:
@@ -206,6 +222,28 @@ class RealtimeServer:
             finally:
                 await transaction.rollback()
 
+    async def may_write(self, claims, sub_topic):
+        """Realtime's write check: a broadcast message of the topic inserted as the user; rolled
+        back whatever happens."""
+        async with self.pool.acquire() as connection:
+            transaction = connection.transaction()
+            await transaction.start()
+            try:
+                await connection.execute(
+                    "select set_config('role', $1, true), set_config('realtime.topic', $2, true),"
+                    " set_config('request.jwt.claims', $3, true), set_config('request.headers', '{}', true)",
+                    claims["role"],
+                    sub_topic,
+                    json.dumps(claims),
+                )
+                await connection.execute("insert into realtime.messages (topic, extension) values ($1, 'broadcast')", sub_topic)
+                return True
+            except asyncpg.PostgresError as error:
+                self.log(f"write check refused: {error}")
+                return False
+            finally:
+                await transaction.rollback()
+
     # Channels
 
     async def join(self, client, message):
@@ -223,7 +261,7 @@ class RealtimeServer:
             self.switches.stats["refused_joins"] += 1
             await client.reply(message, "error", {"reason": str(error)})
             return
-        channel = Channel(client, topic, message["join_ref"], private, token, claims)
+        channel = Channel(client, topic, message["join_ref"], private, token, claims, config.get("broadcast") or {})
         if private and not await self.may_read(claims, channel.sub_topic):
             self.switches.stats["refused_joins"] += 1
             await client.reply(
@@ -265,7 +303,7 @@ class RealtimeServer:
         if channel.private and not await self.may_read(claims, channel.sub_topic):
             await self.shut_down(channel, f"You no longer have permission to read from this Channel topic: {channel.sub_topic}")
             return
-        channel.token, channel.claims = token, claims
+        channel.token, channel.claims, channel.may_write = token, claims, None
         self.schedule_expiry(channel)
 
     async def shut_down(self, channel, reason):
@@ -298,6 +336,8 @@ class RealtimeServer:
             await client.reply(message, "error", {"reason": "unmatched topic"})
         elif event == "access_token":
             await self.refresh(client, message)
+        elif event == "broadcast":
+            await self.client_broadcast(client.channels[topic], message)
         elif event == "phx_leave":
             channel = client.channels.pop(topic)
             if channel.expiry is not None:
@@ -334,6 +374,27 @@ class RealtimeServer:
                 if channel.expiry is not None:
                     channel.expiry.cancel()
 
+    # Broadcast from a client
+
+    async def client_broadcast(self, channel, message):
+        payload = message["payload"] or {}
+        if channel.private:
+            if channel.may_write is None:
+                channel.may_write = await self.may_write(channel.claims, channel.sub_topic)
+            if not channel.may_write:
+                self.switches.stats["refused_broadcasts"] += 1
+                return
+        self.switches.stats["client_broadcasts"] += 1
+        for client in list(self.clients):
+            for other in list(client.channels.values()):
+                if other.topic != channel.topic or other.private != channel.private:
+                    continue
+                if other is channel and not channel.self_broadcast:
+                    continue
+                self.deliver(client, other, {"event": payload.get("event"), "payload": payload.get("payload"), "id": None})
+        if channel.ack_broadcast:
+            await channel.client.reply(message, "ok", {})
+
     # Broadcast from Database
 
     def committed(self, connection, pid, channel_name, payload):
@@ -359,7 +420,8 @@ class RealtimeServer:
                 await asyncio.sleep(delay)
             for _ in range(copies):
                 switches.stats["broadcasts"] += 1
-                await client.broadcast(channel, message["event"], message["payload"], {"id": message["id"]}, binary)
+                meta = {"id": message["id"]} if message.get("id") is not None else None
+                await client.broadcast(channel, message["event"], message["payload"], meta, binary)
 
         asyncio.create_task(send())
 

@@ -14,8 +14,9 @@ import Testing
 /// claims more than a day past it; devices' clocks are near it, reset to 1970 or 2000, or days
 /// ahead (``DeviceClockKind``). In half the runs the devices' engines run their schedules and
 /// hear a poke after each write the server takes, through ``FakePokes``: pokes lost, late or
-/// doubled, and connections that drop and come back, the faults drawn from the seed; the engines
-/// stop before the final syncs, so the oracle is the same.
+/// doubled, and connections that drop and come back, the faults drawn from the seed; in half of
+/// those the devices announce their own pushes (the server then pokes nobody for them); the
+/// engines stop before the final syncs, so the oracle is the same.
 /// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct RandomizedTests {
     @Test func devicesConvergeAndKeepEveryAcknowledgedWrite() async throws {
@@ -94,7 +95,9 @@ private struct RandomRun {
         user = generator.uuid()
         ordering = seed % 2 == 1 ? .lookback(50) : .exact
         server = InMemoryServer(tables: HopeFixture.app(sessionOrdering: ordering).tables, clock: serverClock.read)
-        pokes = (seed / 2) % 2 == 1 ? FakePokes(seed: seed &* 31, faults: .drawn(&generator)) : nil
+        pokes =
+            (seed / 2) % 2 == 1
+            ? FakePokes(seed: seed &* 31, faults: .drawn(&generator), announcesWrites: (seed / 4) % 2 == 1) : nil
     }
 
     func run() async throws -> [String] {

@@ -40,6 +40,23 @@ struct RequestGoldenTests {
         #expect(String(decoding: try #require(request.body), as: UTF8.self).contains("\"updated_ms\":9007199254740993"))
     }
 
+    @Test func anUpsertWhoseDeviceAnnouncesItSaysSoAndOnlyThen() async throws {
+        let row = ColumnValues([
+            "id": .text("5e1d0c8a-7b6f-4a3e-9d2c-1b0a9f8e7d6c"), "user_id": .text(Fixtures.userID.uuidString.lowercased()),
+            "kind": .text("work"), "note": .null, "started_ms": .int(1), "ended_ms": .null,
+            "updated_ms": .int(2), "deleted_ms": .null, "device_id": .text("device-a"),
+        ])
+        let announced = try await send(.respond(status: 201, body: "")) { transport throws(SyncError) in
+            try await transport.upsert([row], into: Fixtures.sessions, as: Fixtures.user, announcingPokes: true)
+        }
+        #expect(announced.header("X-Sync-Pokes") == "client")
+        let plain = try await send(.respond(status: 201, body: "")) { transport throws(SyncError) in
+            try await transport.upsert([row], into: Fixtures.sessions, as: Fixtures.user)
+        }
+        #expect(plain.header("X-Sync-Pokes") == nil)
+        #expect(plain.body == announced.body)
+    }
+
     @Test func upsertEmbedsJSONAndWritesBytesAsHex() async throws {
         let row = ColumnValues([
             "id": .text("a11ce000-0000-4000-8000-000000000001"), "user_id": .text(Fixtures.userID.uuidString.lowercased()),

@@ -332,13 +332,20 @@ enum BuiltInTemplates {
         end
         $$;
 
-        -- The statement triggers' function: a poke for each owner whose rows the statement wrote.
+        -- The statement triggers' function: a poke for each owner whose rows the statement wrote,
+        -- unless the request says its device announces the write itself (header `X-Sync-Pokes:
+        -- client`, which PostgREST hands over in request.headers): that device broadcasts the poke on
+        -- its joined channel once the server took the rows, and the write skips realtime.send, a third
+        -- of a one-row write's cost. Anyone may send the header: it only spares their own pokes.
         create or replace function public.sync_poke_written()
         returns trigger
         language plpgsql
         set search_path = ''
         as $$
         begin
+          if (nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-pokes') = 'client' then
+            return null;
+          end if;
           perform public.sync_poke(written.user_id, tg_table_name, max(written.server_seq)) from written group by written.user_id;
           return null;
         end

@@ -20,6 +20,8 @@ struct Pusher {
     var failingAlone: [String: [String: Int]] = [:]
     /// The tables to push; nil means every table.
     var tables: [TableSchema]? = nil
+    /// Set when this device announces its pushes itself (the server then skips its pokes).
+    var announcer: PushAnnouncer? = nil
     /// Tables held back in this pass because the server refused a claim as too far past its
     /// clock (22008): the device's clock was off. Once a pull has told the store the server's
     /// time, their claims are made again and they go once more (`SyncEngine`).
@@ -95,7 +97,14 @@ struct Pusher {
         async throws(SyncError)
     {
         do {
-            let answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials)
+            let answer: UpsertedRows
+            if let announcer, announcer.isAnnouncing {
+                answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials, announcingPokes: true)
+                announcer.announce(answer.rows, of: table)
+            } else {
+                // The plain request: a transport that wraps another sees it as it always has.
+                answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials)
+            }
             try store.settlePushed(rows.map(\.values), server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table)
             let answered = Set(answer.rows.map { $0[table.primaryKey] } + answer.undecodable.map { $0.key.map(SyncValue.text) })
             outcome.omitted += rows.filter { !answered.contains($0.values[table.primaryKey]) }

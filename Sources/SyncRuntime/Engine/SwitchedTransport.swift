@@ -19,6 +19,14 @@ struct SwitchedTransport: SyncTransport {
         return try await base.upsert(rows, into: table, as: user)
     }
 
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
+        try check()
+        return try await base.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
+    }
+
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         try check()
         return try await base.pull(table, after: cursor, limit: limit, as: user)

@@ -209,6 +209,7 @@ public actor SyncEngine {
         try await fileSync(for: user).upload(into: &report)
         var pusher = Pusher(
             store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone)
+        if let pokes, pokes.announcesWrites, pokesConnected { pusher.announcer = PushAnnouncer(pokes, for: store.userID) }
         do {
             drifts += try await pusher.push(into: &report)
         } catch  where error.code == .server {

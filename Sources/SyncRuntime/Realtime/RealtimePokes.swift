@@ -1,7 +1,8 @@
 import Foundation
 
 /// Pokes through Supabase Realtime: a private channel on the user's topic (`sync:<user id>`),
-/// which the generated SQL broadcasts to after every write. Hand it to the engine
+/// which the generated SQL broadcasts to after every write, or this device after its own pushes
+/// (``announcesWrites``). Hand it to the engine
 /// (`SyncEngine(store:transport:pokes:credentials:)`): a poke pulls at once, and while the
 /// channel is up the idle poll slows to ``SyncConfiguration/pollIntervalWithPokes``. watchOS
 /// does not allow WebSockets to ordinary apps: a watch app polls.
@@ -32,6 +33,13 @@ public struct RealtimePokes: PokeSource {
     public var reconnectCeiling: Duration = .seconds(30)
     /// Where the channel says why it reconnects; nowhere by default.
     public var log: @Sendable (String) -> Void = { _ in }
+    /// Whether this device broadcasts a poke for each of its pushes itself, on its joined
+    /// channel, so that the server skips its own (see ``PokeSource/announcesWrites``). Realtime
+    /// lets it when the `realtime.messages` insert policy does (the generated SQL's
+    /// `sync_pokes_send_own`).
+    public var announcesWrites = true
+    /// The joined sessions, shared by every copy of this value.
+    let outbox = PokeOutbox()
 
     package var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     package var now: @Sendable () -> Date = { Date() }
@@ -58,6 +66,10 @@ public struct RealtimePokes: PokeSource {
             URLQueryItem(name: "apikey", value: apiKey), URLQueryItem(name: "vsn", value: protocolVersion.description),
         ]
         return components.url ?? projectURL
+    }
+
+    public func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
+        announcesWrites && outbox.send(poke, to: userID)
     }
 
     public func events(for userID: UUID, credentials: @escaping @Sendable () async -> Credentials?) -> AsyncStream<PokeEvent> {

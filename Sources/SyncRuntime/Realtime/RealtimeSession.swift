@@ -32,6 +32,7 @@ struct RealtimeSession {
         case joinDeadline
         case heartbeatDue
         case refreshDue
+        case announce(PokeEvent)
     }
 
     /// Runs until the session ends, which it always does by throwing: an ``Ending``, or
@@ -41,7 +42,9 @@ struct RealtimeSession {
         let topic = RealtimePokes.topic(for: userID)
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
         var tasks: [Task<Void, Never>] = []
+        let session = UUID()
         defer {
+            settings.outbox.close(for: userID, session: session)
             for task in tasks { task.cancel() }
             input.finish()
         }
@@ -85,6 +88,7 @@ struct RealtimeSession {
                         throw Ending.joinRefused(message.payload["response"]?["reason"]?.text ?? message.payload.serialized())
                     }
                     joined = true
+                    settings.outbox.open(for: userID, session: session) { input.yield(.announce($0)) }
                     onEvent(.connected)
                     tasks.append(ticker(settings.heartbeatInterval) { input.yield(.heartbeatDue) })
                     if let delay = refreshDelay(for: token) { tasks.append(after(delay) { input.yield(.refreshDue) }) }
@@ -109,6 +113,10 @@ struct RealtimeSession {
                 unansweredHeartbeat = ref
                 try await socket.send(
                     codec.encode(PhoenixMessage(joinRef: nil, ref: ref, topic: "phoenix", event: "heartbeat", payload: .object([]))))
+            case .announce(let poke):
+                try await socket.send(
+                    codec.encode(
+                        PhoenixMessage(joinRef: joinRef, ref: nextRef(), topic: topic, event: "broadcast", payload: Self.broadcast(poke))))
             case .refreshDue:
                 guard let fresh = await credentials(), fresh.userID == userID else { throw Ending.signedOut }
                 let refreshed = fresh.accessToken != token
@@ -144,6 +152,15 @@ struct RealtimeSession {
             ),
             ("access_token", .string(token)),
         ])
+    }
+
+    /// A client broadcast of `poke` to the topic's other channels: what the generated SQL's
+    /// `sync_poke` sends, from the device.
+    static func broadcast(_ poke: PokeEvent) -> JSONValue {
+        var body: [(String, JSONValue)] = []
+        if let table = poke.table { body.append(("table", .string(table))) }
+        if let serverSeq = poke.serverSeq { body.append(("server_seq", .number(String(serverSeq)))) }
+        return .object([("type", .string("broadcast")), ("event", .string("poke")), ("payload", .object(body))])
     }
 
     /// The poke a broadcast carries: its `poke` event, with the table and server_seq when given.

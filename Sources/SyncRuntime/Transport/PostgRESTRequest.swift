@@ -7,6 +7,10 @@ import Foundation
 /// One PostgREST request before it is addressed and signed: the method, the table (or the
 /// function, under `rpc/`), the query (already percent-encoded), the `Prefer` header and the body.
 struct PostgRESTRequest: Sendable, Equatable {
+    /// The header a push sends when its device announces the write itself (see the generated
+    /// `sync_poke_written`, which reads it from PostgREST's `request.headers`).
+    static let pokesHeader = "X-Sync-Pokes"
+
     var method: String
     var table: String
     var query: [QueryItem]
@@ -14,6 +18,9 @@ struct PostgRESTRequest: Sendable, Equatable {
     var body: Data?
     /// `table` names a function: the request goes to `/rest/v1/rpc/<function>`.
     var isFunction = false
+    /// The device announces this write itself: `X-Sync-Pokes: client`, and the server's
+    /// triggers skip their poke.
+    var announcingPokes = false
 
     /// A `name=value` pair of the query string, percent-encoded when it is made, so nothing
     /// downstream (URLComponents.queryItems leaves '+' and ':' alone) can encode it differently.
@@ -85,6 +92,7 @@ struct PostgRESTRequest: Sendable, Equatable {
         request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let prefer { request.setValue(prefer, forHTTPHeaderField: "Prefer") }
+        if announcingPokes { request.setValue("client", forHTTPHeaderField: Self.pokesHeader) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = body

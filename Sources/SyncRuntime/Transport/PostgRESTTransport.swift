@@ -49,6 +49,13 @@ public struct PostgRESTTransport: SyncTransport {
 
     @discardableResult
     public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        try await upsert(rows, into: table, as: user, announcingPokes: false)
+    }
+
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
         guard !rows.isEmpty else { return UpsertedRows(rows: []) }
         // The rows come back as the server holds them after its rules (a row nothing of which
         // won is left out), so the device ends with the server's row whatever the rules did.
@@ -57,7 +64,8 @@ public struct PostgRESTTransport: SyncTransport {
             table: table.name,
             query: [.parameter("on_conflict", table.primaryKey), .select(table.columnNames)],
             prefer: "resolution=merge-duplicates,return=representation",
-            body: try PostgRESTRowCoding.arrayBody(rows, of: table)
+            body: try PostgRESTRowCoding.arrayBody(rows, of: table),
+            announcingPokes: announcingPokes
         )
         let answer = try await send(request, as: user)
         let page = try PostgRESTRowCoding.page(answer.body.isEmpty ? Data("[]".utf8) : answer.body, of: table)

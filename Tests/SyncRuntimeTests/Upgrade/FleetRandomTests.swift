@@ -40,7 +40,8 @@ private struct FleetRun {
         self.seed = seed
         server = MixedBuilds.server(clock: serverClock.read)
         var random = SeededGenerator(seed: seed &* 7_643)
-        pokes = (seed / 2) % 2 == 1 ? FakePokes(seed: seed &* 37, faults: .drawn(&random)) : nil
+        pokes =
+            (seed / 2) % 2 == 1 ? FakePokes(seed: seed &* 37, faults: .drawn(&random), announcesWrites: (seed / 4) % 2 == 1) : nil
     }
 
     func run() async throws -> [String] {

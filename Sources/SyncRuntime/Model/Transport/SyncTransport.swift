@@ -84,6 +84,16 @@ public protocol SyncTransport: Sendable {
     @discardableResult
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows
 
+    /// ``upsert(_:into:as:)`` from a device that announces its writes to the user's other
+    /// devices itself (``PokeSource/announce(_:for:)``) when `announcingPokes`: the request says
+    /// so (PostgREST: header `X-Sync-Pokes: client`) and the server skips its own poke. By
+    /// default a plain upsert: the server pokes as well, a poke more, never one fewer. A
+    /// transport that wraps another and implements only ``upsert(_:into:as:)`` keeps working:
+    /// its pushes go as plain upserts.
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+
     /// Rows with `server_seq > cursor`, ascending, at most `limit`.
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage
 
@@ -117,6 +127,13 @@ public protocol SyncTransport: Sendable {
 
 extension SyncTransport {
     public var files: (any SyncFileTransport)? { nil }
+
+    @discardableResult
+    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
+        try await upsert(rows, into: table, as: user)
+    }
 
     /// Reads one row by key; nil when no row is visible.
     public func fetch(_ table: TableSchema, id: UUID, columns: [String], as user: Credentials) async throws(SyncError) -> ColumnValues? {
