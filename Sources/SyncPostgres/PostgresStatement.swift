@@ -6,18 +6,20 @@ package struct PostgresStatement {
     package var sql: String
     package var parameters: [String?]
 
-    /// The first statement of every request: PostgREST's role and claims for `claims`, the
-    /// session settings that make timestamps read as PostgREST writes them, and the server's
-    /// clock in milliseconds (the fifth value).
+    /// The first statement of every request: PostgREST's role, claims (`$1`) and headers (`$3`,
+    /// as `request.headers` JSON), the session settings that make timestamps read as PostgREST
+    /// writes them, and the server's clock in milliseconds (the fifth value).
     package static let requestSettings = """
         select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true), \
         set_config('timezone', 'UTC', true), set_config('statement_timeout', $2, true), \
-        (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint
+        (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint, set_config('request.headers', $3, true)
         """
 
-    /// The request's headers as PostgREST sets them for a push whose device announces the write
-    /// itself (`X-Sync-Pokes: client`): the triggers then skip their poke.
-    package static let announcingPokes = "select set_config('request.headers', '{\"x-sync-pokes\":\"client\"}', true)"
+    /// A request's headers as PostgREST hands them over: none that matter, or those of a push
+    /// whose device announces the write itself (`X-Sync-Pokes: client`: the triggers skip their poke).
+    package static func headers(announcingPokes: Bool) -> String {
+        announcingPokes ? #"{"x-sync-pokes":"client"}"# : "{}"
+    }
 
     /// `insert ... on conflict (id) do update set c = excluded.c` for every column sent: one
     /// statement for the whole batch.

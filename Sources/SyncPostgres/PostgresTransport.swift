@@ -65,10 +65,10 @@ public struct PostgresTransport: SyncTransport {
         guard !rows.isEmpty else { return UpsertedRows(rows: []) }
         let statement = try PostgresStatement.upsert(rows, into: table)
         let sequence = Self.sequenceColumn(of: table)
-        let (page, serverTimeMs) = try await request(on: table.name, as: user, readOnly: false) { connection throws(PostgresError) in
-            // What PostgREST hands the triggers for the header `X-Sync-Pokes: client`.
-            if announcingPokes { _ = try connection.execute(PostgresStatement.announcingPokes) }
-            return try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
+        let (page, serverTimeMs) = try await request(
+            on: table.name, as: user, readOnly: false, headers: PostgresStatement.headers(announcingPokes: announcingPokes)
+        ) { connection throws(PostgresError) in
+            try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
                 PostgresRowDecoding.page(rows, of: table, sequence: sequence)
             }
         }
@@ -155,10 +155,11 @@ public struct PostgresTransport: SyncTransport {
     /// reads), the role and claims set first. Returns `body`'s value and the server's clock at
     /// the start of the request (what an HTTP answer's `Date` header tells).
     private func request<T: Sendable>(
-        on table: String, as user: Credentials, readOnly: Bool, _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
+        on table: String, as user: Credentials, readOnly: Bool, headers: String = PostgresStatement.headers(announcingPokes: false),
+        _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
     ) async throws(SyncError) -> (value: T, serverTimeMs: Int64?) {
         if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
-        let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms"]
+        let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms", headers]
         let timings = configuration.timings
         do throws(PostgresError) {
             return try await pool.run { connection throws(PostgresError) in

@@ -1,5 +1,6 @@
 import Foundation
 import SyncRuntime
+import PostgresCluster
 import SyncSchema
 
 /// `bench merge`: the same seeded edit history under column-by-column and whole-row merge on a
@@ -28,6 +29,8 @@ enum ColumnMerge {
         let cluster = try BenchCluster.start()
         defer { cluster.stop() }
         let database = try cluster.createDatabase("bench", generatedSchema: false)
+        // Realtime's schema first: the tables' pokes then call realtime.send, as on Supabase.
+        try database.admin.execute(script: SupabasePrelude.realtime)
         let history = [table("history_by_column", .column), table("history_by_row", .row)]
         let cost = [table("cost_column", .column), table("cost_column_whole", .column), table("cost_row", .row)]
         try database.admin.execute(script: try ServerTables.sql(history + cost))
@@ -49,6 +52,7 @@ enum ColumnMerge {
         var variants = [
             Variant("plain", TableSchema(cost[0], named: "cost_plain"), stamps: true), Variant("row", TableSchema(cost[2]), stamps: false),
             Variant("whole-row", TableSchema(cost[1]), stamps: false), Variant("column", TableSchema(cost[0]), stamps: true),
+            Variant("announced", TableSchema(cost[0]), stamps: true, announced: true),
         ]
         if templates != nil {
             variants += [

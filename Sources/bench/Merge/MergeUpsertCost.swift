@@ -16,11 +16,14 @@ enum MergeUpsertCost {
         let table: TableSchema
         /// Whether the rows carry column_stamps, as a column-merge device sends them.
         let stamps: Bool
+        /// Whether the requests say their device announces the write (`X-Sync-Pokes: client`).
+        let announced: Bool
 
-        init(_ label: String, _ table: TableSchema, stamps: Bool) {
+        init(_ label: String, _ table: TableSchema, stamps: Bool, announced: Bool = false) {
             self.label = label
             self.table = table
             self.stamps = stamps
+            self.announced = announced
         }
     }
 
@@ -32,7 +35,9 @@ enum MergeUpsertCost {
             Upsert cost: batches of \(batchSizes.map { "\($0.size)" }.joined(separator: ", ")) rows per request, one user; median of \
             \(repetitions) runs, interleaved. plain: the column table's copy with no triggers, policies or row-level
             security, sent the same rows as column; row: merge: row; whole-row: the column-merge table, a client sending no
-            stamps; column: the column-merge trigger, the device sending column_stamps (a winning update changes one column).
+            stamps; column: the column-merge trigger, the device sending column_stamps (a winning update changes one column);
+            announced: column with `X-Sync-Pokes: client`, the device poking for itself (the database sends none). Supabase's
+            realtime schema is there, so the database's pokes cost what they cost on Supabase.
             new: rows the server lacks; winning: the same rows, newer; losing: the winning push again (a repeat).\
             \(oldTemplates.map { "\n(old): the same tables with the server code that the templates in \($0) render." } ?? "")
             Server CPU is the backend's user+system time (steadier than wall time on a shared machine).
@@ -43,7 +48,7 @@ enum MergeUpsertCost {
             for (name, ratio) in ratios { worst[name] = max(worst[name] ?? ratio, ratio) }
         }
         return UpsertPhase.allCases.flatMap { phase in
-            variants.filter { $0.label.hasPrefix("column") }.map { variant in
+            variants.filter { $0.label.hasPrefix("column") || $0.announced }.map { variant in
                 let name = figureName(phase, variant)
                 return Figure(name, worst[name] ?? .nan, aim: aims[phase]!)
             }
@@ -51,13 +56,16 @@ enum MergeUpsertCost {
     }
 
     private static func figureName(_ phase: UpsertPhase, _ variant: Variant) -> String {
-        "merge.\(phase.rawValue)_over_plain\(variant.label.hasSuffix("(old)") ? "_old" : "")"
+        let suffix = variant.label.hasSuffix("(old)") ? "_old" : variant.announced ? "_announced" : ""
+        return "merge.\(phase.rawValue)_over_plain\(suffix)"
     }
 
     /// One batch size: the tables of CPU and rate, and each column variant's ratio to plain by figure name.
     private static func measure(_ variants: [Variant], batch: (size: Int, rows: Int), client: ClientConnection) throws -> [String: Double] {
         let user = UUID()
-        let costs = try client.upsertCosts(repetitions: repetitions, rows: batch.rows, targets: variants.map(\.table), as: user) {
+        let costs = try client.upsertCosts(
+            repetitions: repetitions, rows: batch.rows, targets: variants.map(\.table), announcing: variants.map(\.announced), as: user
+        ) {
             ids, phase, variant in rows(ids, winning: phase != .new, of: variants[variant], owner: user, batchSize: batch.size)
         }
         let rowCount = Double(batch.rows)
@@ -82,7 +90,7 @@ enum MergeUpsertCost {
                 Measure.median(costs[phase]!.map { $0[index].serverCPU / max($0[0].serverCPU, 1e-9) })
             }
             print(tableRow([phase.rawValue] + ratios.map { Measure.format($0, digits: 2) }, widths: widths))
-            for (variant, ratio) in zip(variants, ratios) where variant.label.hasPrefix("column") {
+            for (variant, ratio) in zip(variants, ratios) where variant.label.hasPrefix("column") || variant.announced {
                 figures[figureName(phase, variant)] = ratio
             }
         }

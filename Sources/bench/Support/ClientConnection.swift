@@ -20,8 +20,10 @@ struct ClientConnection {
 
     /// `statement` as one request of `user`. Its rows are not copied out: the transport reads
     /// them in place.
-    func send(_ statement: PostgresStatement, as user: UUID) throws {
-        try request(as: user) { connection in try connection.execute(statement.sql, statement.parameters) { _ in } }
+    func send(_ statement: PostgresStatement, as user: UUID, announcingPokes: Bool = false) throws {
+        try request(as: user, announcingPokes: announcingPokes) { connection in
+            try connection.execute(statement.sql, statement.parameters) { _ in }
+        }
     }
 
     /// `sql` as one request of `user`, with its rows.
@@ -29,11 +31,12 @@ struct ClientConnection {
         try request(as: user) { connection in try connection.execute(sql, parameters) }
     }
 
-    private func request<T>(as user: UUID, _ body: (Connection) throws -> T) throws -> T {
+    private func request<T>(as user: UUID, announcingPokes: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         // The claims as PostgresTransport writes them, and its default statement timeout.
         let claims = #"{"sub": "\#(user.uuidString.lowercased())", "role": "authenticated"}"#
         return try connection.transaction { connection in
-            try connection.execute(PostgresStatement.requestSettings, [claims, "30000ms"])
+            try connection.execute(
+                PostgresStatement.requestSettings, [claims, "30000ms", PostgresStatement.headers(announcingPokes: announcingPokes)])
             return try body(connection)
         }
     }
@@ -42,7 +45,7 @@ struct ClientConnection {
     /// interleaved so that a busy moment of the machine falls on all of them alike. Only the
     /// requests are timed; a cost is their wall time and the server process's CPU time.
     func upsertCosts(
-        repetitions: Int, rows: Int, targets: [TableSchema], as user: UUID,
+        repetitions: Int, rows: Int, targets: [TableSchema], announcing: [Bool]? = nil, as user: UUID,
         batches: (_ ids: [String], UpsertPhase, _ target: Int) -> [[ColumnValues]]
     ) throws -> [UpsertPhase: [[UpsertCost]]] {
         var costs: [UpsertPhase: [[UpsertCost]]] = [:]
@@ -52,7 +55,10 @@ struct ClientConnection {
                 let runs = try targets.indices.map { target in
                     let statements = try batches(ids, phase, target).map { try PostgresStatement.upsert($0, into: targets[target]) }
                     let cpuBefore = serverCPUSeconds()
-                    let wall = try Measure.seconds { for statement in statements { try send(statement, as: user) } }
+                    let announced = announcing?[target] ?? false
+                    let wall = try Measure.seconds {
+                        for statement in statements { try send(statement, as: user, announcingPokes: announced) }
+                    }
                     return UpsertCost(wall: wall, serverCPU: serverCPUSeconds() - cpuBefore)
                 }
                 costs[phase, default: []].append(runs)
