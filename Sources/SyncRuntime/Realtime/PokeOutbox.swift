@@ -1,33 +1,32 @@
 import Foundation
 import Locking
 
-/// Where ``RealtimePokes/announce(_:for:)`` finds the joined session of a user: each session
+/// Where ``RealtimePokes/announce(_:for:)`` finds the joined sessions of a user: each session
 /// opens its outbox once joined and closes it when it ends, so an announcement goes out on the
-/// socket that is joined now, or nowhere.
+/// sockets joined now, or nowhere. Engines of one user that share a `RealtimePokes` value in one
+/// process (a benchmark, a test) cannot be told apart here, so each of their sessions sends it:
+/// every channel then hears the poke from another (Realtime's `self: false` keeps a channel's own
+/// broadcast from it), at the cost of a poke more, and an app's one engine a user sends it once.
 @available(watchOS, unavailable)
 final class PokeOutbox: Sendable {
-    private struct Open {
-        let session: UUID
-        let send: @Sendable (PokeEvent) -> Void
-    }
-
-    private let open = Locked<[UUID: Open]>([:])
+    private let open = Locked<[UUID: [UUID: @Sendable (PokeEvent) -> Void]]>([:])
 
     /// `session` takes `userID`'s announcements through `send` until it closes.
     func open(for userID: UUID, session: UUID, send: @escaping @Sendable (PokeEvent) -> Void) {
-        open.withLock { $0[userID] = Open(session: session, send: send) }
+        open.withLock { $0[userID, default: [:]][session] = send }
     }
 
     func close(for userID: UUID, session: UUID) {
         open.withLock { open in
-            if open[userID]?.session == session { open[userID] = nil }
+            open[userID]?[session] = nil
+            if open[userID]?.isEmpty == true { open[userID] = nil }
         }
     }
 
-    /// Hands `poke` to `userID`'s joined session; false when none is.
+    /// Hands `poke` to `userID`'s joined sessions; false when none is.
     func send(_ poke: PokeEvent, to userID: UUID) -> Bool {
-        guard let session = open.value[userID] else { return false }
-        session.send(poke)
-        return true
+        let sessions = Array(open.value[userID]?.values ?? [:].values)
+        for send in sessions { send(poke) }
+        return !sessions.isEmpty
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import SyncRuntime
 import PostgresCluster
+import SyncRuntime
 import SyncSchema
 
 /// `bench merge`: the same seeded edit history under column-by-column and whole-row merge on a

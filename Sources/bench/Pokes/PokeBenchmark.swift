@@ -113,7 +113,7 @@ enum PokeBenchmark {
         print("(\(dropped) pokes dropped by the server in the last row)")
         print("sockets killed: \(killed.missing) of \(killed.latencies.count) saves missing on B, \(killed.doubled) there twice")
         print(
-            "\nidle requests per device-minute over \(Measure.format(minutes * 60, digits: 0)) s, nobody writing (a full poll pulls each of \(Int(tables)) tables):"
+            "\nidle requests per device-minute over \(Measure.format(minutes * 60, digits: 0)) s, nobody writing (a poll is one request through the pull function, \(Int(tables)) table by table):"
         )
         print(tableRow(["", "all tables", "per table"], widths: [40, 12, 10]))
         print(

@@ -42,7 +42,8 @@ struct PokeDevice {
     }
 }
 
-/// Passes every request on and counts them: pulls, upserts, guarded updates and fetches alike.
+/// Passes every request on and counts them: pulls (table by table or through the pull
+/// function), upserts (announced or not), guarded updates and fetches alike.
 final class CountedRequests: ForwardingTransport, Sendable {
     let forwardee: any SyncTransport
     private let count = Locked(0)
@@ -59,9 +60,24 @@ final class CountedRequests: ForwardingTransport, Sendable {
         return try await forwardee.upsert(rows, into: table, as: user)
     }
 
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+        -> UpsertedRows
+    {
+        count.withLock { $0 += 1 }
+        return try await forwardee.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
+    }
+
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         count.withLock { $0 += 1 }
         return try await forwardee.pull(table, after: cursor, limit: limit, as: user)
+    }
+
+    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+        -> PulledTables
+    {
+        count.withLock { $0 += 1 }
+        return try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
 
     func guardedUpdate(
