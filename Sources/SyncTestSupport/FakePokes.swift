@@ -47,8 +47,12 @@ public final class FakePokes: PokeSource, Sendable {
 
     /// A device's own poke: through the same faults as the server's, while `user` is connected.
     public func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
-        guard announcesWrites, !state.withLock({ $0.disconnected.contains(userID) }) else { return false }
-        state.withLock { $0.announced += 1 }
+        let connected = state.withLock { state in
+            guard announcesWrites, !state.disconnected.contains(userID) else { return false }
+            state.announced += 1
+            return true
+        }
+        guard connected else { return false }
         written(poke.table ?? "", serverSeq: poke.serverSeq, by: userID)
         return true
     }

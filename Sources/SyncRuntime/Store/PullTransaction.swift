@@ -14,11 +14,26 @@ struct PullTransaction {
     /// it: the transaction commits after the page at hand as soon as one waits.
     static let rowBudget = 50_000
 
-    /// What the commit needs of a table's pages.
+    /// A table's statement and column places, found at its first page, and what the commit
+    /// needs of its pages.
     private struct TablePages {
         let table: TableSchema
+        let sql: TableSQL
+        let names: [String]
+        let stampIndex: Int?
+        let rule: (end: Int, deleted: Int?)?
         var lastServerSeq: Int64 = 0
         var openArrived = false
+
+        init(_ table: TableSchema, _ sql: TableSQL) {
+            self.table = table
+            self.sql = sql
+            names = table.columnNames
+            stampIndex = sql.index(of: ReservedColumn.updatedMs)
+            rule = table.openRowRule.flatMap { rule in
+                sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
+            }
+        }
     }
 
     private let store: SyncStore
@@ -40,15 +55,10 @@ struct PullTransaction {
     /// Applies a page of `table`. A row SQLite refuses is reported, not applied, and does not
     /// stop the others.
     mutating func apply(_ page: PulledPage, to table: TableSchema) throws {
-        let sql = try store.tableSQL(table.name)
-        let names = table.columnNames
-        let stampIndex = sql.index(of: ReservedColumn.updatedMs)
-        let rule = table.openRowRule.flatMap { rule in
-            sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
-        }
+        var pages = try tables[table.name] ?? TablePages(table, store.tableSQL(table.name))
+        let (sql, names) = (pages.sql, pages.names)
         try store.observeServerTime(page.serverTimeMs, database)
         let statement = try database.cachedStatement(sql.applyServerRow)
-        var pages = tables[table.name] ?? TablePages(table: table)
         pages.lastServerSeq = max(pages.lastServerSeq, page.lastServerSeq ?? 0)
         applied.undecodable += page.undecodable
         for row in page.rows {
@@ -64,8 +74,8 @@ struct PullTransaction {
                     ))
                 continue
             }
-            if let stampIndex, case .int(let stamp) = values[stampIndex] { newestStamp = max(newestStamp, stamp) }
-            if let rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true {
+            if let index = pages.stampIndex, case .int(let stamp) = values[index] { newestStamp = max(newestStamp, stamp) }
+            if let rule = pages.rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true {
                 pages.openArrived = true
             }
         }
@@ -79,22 +89,18 @@ struct PullTransaction {
     fileprivate func finish() throws -> Bool {
         let writer = StoreWriter(reader: StoreReader(store: store, database: database))
         for pages in tables.values.sorted(by: { $0.table.name < $1.table.name }) {
-            let table = pages.table
-            let cursor = max(try Self.cursor(of: table, database), pages.lastServerSeq)
+            // A cursor never moves back (a lookback's window starts behind it).
             try database.execute(
-                "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) ON CONFLICT (table_name) DO UPDATE SET server_seq = excluded.server_seq",
-                [.text(table.name), .integer(cursor)]
+                """
+                INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) \
+                ON CONFLICT (table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)
+                """,
+                [.text(pages.table.name), .integer(pages.lastServerSeq)]
             )
-            if pages.openArrived { try writer.enforceOpenRowRule(try store.tableSQL(table.name), owner: store.userID) }
+            if pages.openArrived { try writer.enforceOpenRowRule(pages.sql, owner: store.userID) }
         }
         store.state.clock.observe(newestStamp, wallMs: store.state.wallClock())
         return writer.wroteLocally
-    }
-
-    static func cursor(of table: TableSchema, _ database: Database) throws -> Int64 {
-        try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
-            $0.int64(at: 0)
-        } ?? 0
     }
 }
 
@@ -118,14 +124,8 @@ extension SyncStore {
         return applied
     }
 
-    /// Applies consecutive pages of one table, and moves the cursor past them, in one transaction.
-    func apply(_ pages: [PulledPage], to table: TableSchema) throws(SyncError) -> AppliedRows {
-        try applyPulled { transaction in
-            for page in pages { try transaction.apply(page, to: table) }
-        }
-    }
-
+    /// Applies one page of `table`, and moves its cursor past it, in one transaction.
     func apply(_ page: PulledPage, to table: TableSchema) throws(SyncError) -> AppliedRows {
-        try apply([page], to: table)
+        try applyPulled { try $0.apply(page, to: table) }
     }
 }

@@ -5,7 +5,11 @@ import SQLite
 extension SyncStore {
     /// The largest server_seq applied (or reported) for `table`.
     func cursor(for table: TableSchema) throws(SyncError) -> Int64 {
-        try withWriter { try PullTransaction.cursor(of: table, $0) }
+        try withWriter { database in
+            try database.fetchOne("SELECT server_seq FROM _sync_cursors WHERE table_name = ?", [.text(table.name)]) {
+                $0.int64(at: 0)
+            } ?? 0
+        }
     }
 
     /// One row as the server holds it, applied with the server's comparison (`statement` is

@@ -25,6 +25,9 @@ enum MergeUpsertCost {
             self.stamps = stamps
             self.announced = announced
         }
+
+        /// The column-merge variants, whose ratios to plain are figures.
+        var hasFigure: Bool { label.hasPrefix("column") || announced }
     }
 
     /// The first variant is the plain table every ratio is to.
@@ -48,7 +51,7 @@ enum MergeUpsertCost {
             for (name, ratio) in ratios { worst[name] = max(worst[name] ?? ratio, ratio) }
         }
         return UpsertPhase.allCases.flatMap { phase in
-            variants.filter { $0.label.hasPrefix("column") || $0.announced }.map { variant in
+            variants.filter(\.hasFigure).map { variant in
                 let name = figureName(phase, variant)
                 return Figure(name, worst[name] ?? .nan, aim: aims[phase]!)
             }
@@ -90,7 +93,7 @@ enum MergeUpsertCost {
                 Measure.median(costs[phase]!.map { $0[index].serverCPU / max($0[0].serverCPU, 1e-9) })
             }
             print(tableRow([phase.rawValue] + ratios.map { Measure.format($0, digits: 2) }, widths: widths))
-            for (variant, ratio) in zip(variants, ratios) where variant.label.hasPrefix("column") || variant.announced {
+            for (variant, ratio) in zip(variants, ratios) where variant.hasFigure {
                 figures[figureName(phase, variant)] = ratio
             }
         }
