@@ -70,6 +70,9 @@ struct FileSync {
                 if direction == .upload {
                     try await transport.upload(store.fileURL(of: entry), as: entry.object, for: user) { progress($0, nil) }
                     try store.fileUploaded(entry)
+                } else if try store.fileAlreadyHere(entry) {
+                    // Fetched by the transfer just before this one (a read and a pass asking at
+                    // once), or kept by a process killed before its row said so.
                 } else {
                     let destination = try store.incomingFileURL()
                     try await transport.download(entry.object, to: destination, for: user, progress: progress)

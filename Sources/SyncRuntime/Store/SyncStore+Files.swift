@@ -89,12 +89,24 @@ extension SyncStore {
             try fileFailed(entry, SyncError(.decoding, "The downloaded bytes of \(entry.object.file.name) do not match its name"))
             return false
         }
+        try keepDownloaded(entry)
+        return true
+    }
+
+    /// Records the file as downloaded when its bytes are in the folder already (a name there
+    /// always holds its whole bytes); false when they are not.
+    func fileAlreadyHere(_ entry: FileEntry) throws(SyncError) -> Bool {
+        guard files.contains(entry.object.file) else { return false }
+        try keepDownloaded(entry)
+        return true
+    }
+
+    private func keepDownloaded(_ entry: FileEntry) throws(SyncError) {
         let size = files.size(of: entry.object.file)
         try updateFile(
             entry, state: .synced,
             set: "cached = 1, size = ?, attempts = 0, retry_ms = 0, error_code = NULL, error_status = NULL, error_message = NULL",
             [size.map(DatabaseValue.integer) ?? .null])
-        return true
     }
 
     /// A failed attempt: the status says why, and the next waits (see ``retryDelayMs(afterAttempts:refused:)``).

@@ -253,6 +253,30 @@ import Testing
         #expect(await gate.downloads == 1)
     }
 
+    /// A read that asks after the download it would have shared has finished (between its own
+    /// look for the file and its turn to fetch it) finds the file and fetches nothing.
+    @Test func aReadThatComesJustAfterTheDownloadFetchesNothing() async throws {
+        let gate = GatedStorage(base: storage)
+        let phone = try device("phone")
+        let photo = try await phone.savePhoto("just fetched")
+        try await phone.sync()
+        let desk = try device("desk", storage: .some(gate), schema: Self.onRead(HopeFixture.app()))
+        try await desk.sync()
+        let held = HeldSignIn(user, holdingCall: 2)
+        let engine = SyncEngine(
+            store: desk.store, transport: server, files: gate, configuration: TestDevice.configuration, credentials: held.provider)
+        let first = Task { try await engine.localFile(photo.photo) }
+        while await gate.downloads == 0 { await Task.yield() }
+        let second = Task { try await engine.localFile(photo.photo) }
+        await held.waitUntilHeld()
+        await gate.open()
+        _ = try await first.value
+        await held.release()
+        #expect(try await second.value == (try await first.value))
+        #expect(await gate.downloads == 1)
+        #expect(try desk.status(of: photo.photo)?.state == .synced)
+    }
+
     /// The schema with task_photos' files fetched on first read.
     static func onRead(_ app: AppSchema) -> AppSchema {
         AppSchema(
