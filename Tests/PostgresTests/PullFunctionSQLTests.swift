@@ -135,9 +135,40 @@ import Testing
         #expect(scans["notes", default: 0] == 0 && scans["loose_notes", default: 0] == 0)
     }
 
-    @Test func writesKeepOnlyTheMarksAPullCanStillNeed() throws {
-        for index in 0..<20 { try server.upsert("notes", as: user, [note("n\(index)")]) }
-        #expect(try markRows(of: user) == 1, "each write deletes the transactions no running one can still miss")
+    /// One mark a writing transaction; one whose id is a multiple of 16 deletes the owner's
+    /// marks that no running transaction can still miss, its own kept.
+    @Test func writesPruneTheMarksNoPullCanNeedInBatches() throws {
+        var expected = try markRows(of: user)
+        var prunes = 0
+        for index in 0..<2_000 where prunes < 2 || index < 40 {
+            try server.upsert("notes", as: user, [note("n\(index)")])
+            let xid = try #require(
+                Int64(
+                    try server.connection.execute(
+                        "select max(xid::text::bigint) from public.sync_marks where user_id = $1::uuid", [user.text]
+                    ).scalar ?? ""))
+            if xid % 16 == 0 {
+                expected = 1
+                prunes += 1
+            } else {
+                expected += 1
+            }
+            #expect(try markRows(of: user) == expected, "after the write of transaction \(xid)")
+        }
+        #expect(prunes >= 2)
+    }
+
+    /// The once-a-transaction memory of a mark is undone with a rolled-back savepoint, as the
+    /// mark itself is: the write after it is marked again.
+    @Test func aWriteAfterARolledBackOneIsStillMarked() throws {
+        let full = try pull(["notes": 0, "loose_notes": 0])
+        try server.connection.request(asUser: user) { connection in
+            try connection.execute("savepoint before")
+            _ = try ServerDatabase.upsert("notes", [note("undone")], on: connection)
+            try connection.execute("rollback to savepoint before")
+            _ = try ServerDatabase.upsert("notes", [note("kept")], on: connection)
+        }
+        #expect(try pull(["notes": 0, "loose_notes": 0], since: full.mark).rows["notes"]?.map(\.body) == ["kept"])
     }
 
     /// A lookback table's writes take no owner lock: one of the owner's may commit after a later

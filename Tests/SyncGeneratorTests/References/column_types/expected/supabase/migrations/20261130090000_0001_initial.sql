@@ -67,9 +67,10 @@ grant execute on function public.sync_wait_for_owner(uuid) to authenticated, ser
 -- nothing of theirs is new: the answer is the mark alone (one index lookup instead of one
 -- query a table). A transaction that commits late still has its row past the mark, so a
 -- lookback table's late rows are never skipped. Rows are inserted, never updated, so writes of
--- one owner never wait for each other here (a lookback table's writes take no owner lock);
--- each write deletes what no mark can need any more (rows older than every running
--- transaction, except its own row), skipping rows another write is deleting.
+-- one owner never wait for each other here (a lookback table's writes take no owner lock).
+-- Pruned in batches: a transaction whose id is a multiple of 16 deletes the owner's rows no
+-- mark can need any more (older than every running transaction, except its own), skipping
+-- rows another write is deleting; a delete on every write cost more than the write's marking.
 create table if not exists public.sync_marks (
   user_id uuid not null,
   xid xid8 not null,
@@ -84,8 +85,9 @@ create policy sync_marks_select_own on public.sync_marks for select to authentic
   using (user_id = (select auth.uid()));
 
 -- After each statement that wrote synced rows (its rows in the transition table `written`):
--- once per owner written, whatever is done per owner. Security definer: users only read
--- their marks.
+-- each owner written is marked once per transaction (a transaction-local setting names the
+-- last one: an upsert fires this for its insert and its update, and a push is one owner's).
+-- Security definer: users only read their marks.
 create or replace function public.sync_written_owners()
 returns trigger
 language plpgsql
@@ -94,15 +96,21 @@ set search_path = ''
 as $$
 declare
   current_xid xid8 := pg_catalog.pg_current_xact_id();
-  horizon xid8 := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot());
+  owner uuid;
 begin
-  insert into public.sync_marks (user_id, xid)
-    select distinct w.user_id, current_xid from written w
-  on conflict do nothing;
-  delete from public.sync_marks m where m.ctid = any (array(
-    select o.ctid from public.sync_marks o
-    where o.user_id in (select w.user_id from written w) and o.xid < horizon and o.xid <> current_xid
-    for update skip locked));
+  for owner in select distinct w.user_id from written w loop
+    if pg_catalog.current_setting('sync.marked', true) is distinct from current_xid::text || ' ' || owner::text then
+      insert into public.sync_marks (user_id, xid) values (owner, current_xid) on conflict do nothing;
+      perform pg_catalog.set_config('sync.marked', current_xid::text || ' ' || owner::text, true);
+      if current_xid::text::bigint % 16 = 0 then
+        delete from public.sync_marks m where m.ctid = any (array(
+          select o.ctid from public.sync_marks o
+          where o.user_id = owner and o.xid < pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())
+            and o.xid <> current_xid
+          for update skip locked));
+      end if;
+    end if;
+  end loop;
   return null;
 end
 $$;
