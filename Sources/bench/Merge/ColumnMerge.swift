@@ -42,6 +42,8 @@ enum ColumnMerge {
             try database.admin.execute(script: try ServerTables.sql([cost[0]]))
         }
         try database.admin.execute(script: ServerTables.plainCopySQL(of: cost[0].name, named: "cost_plain"))
+        try database.admin.execute(script: ServerTables.floorCopySQL(of: cost[0].name, named: "cost_policies", returningTrigger: false))
+        try database.admin.execute(script: ServerTables.floorCopySQL(of: cost[0].name, named: "cost_floor", returningTrigger: true))
 
         let seed = UInt64(ProcessInfo.processInfo.environment["BENCH_SEED"] ?? "") ?? 14
         var figures = try await LostEdits(seed: seed).run(byColumn: history[0], byRow: history[1], url: database.url)
@@ -53,6 +55,8 @@ enum ColumnMerge {
             Variant("plain", TableSchema(cost[0], named: "cost_plain"), stamps: true), Variant("row", TableSchema(cost[2]), stamps: false),
             Variant("whole-row", TableSchema(cost[1]), stamps: false), Variant("column", TableSchema(cost[0]), stamps: true),
             Variant("announced", TableSchema(cost[0]), stamps: true, announced: true),
+            Variant("policies", TableSchema(cost[0], named: "cost_policies"), stamps: true),
+            Variant("policies+trigger", TableSchema(cost[0], named: "cost_floor"), stamps: true),
         ]
         if templates != nil {
             variants += [

@@ -40,7 +40,9 @@ enum MergeUpsertCost {
             security, sent the same rows as column; row: merge: row; whole-row: the column-merge table, a client sending no
             stamps; column: the column-merge trigger, the device sending column_stamps (a winning update changes one column);
             announced: column with `X-Sync-Pokes: client`, the device poking for itself (the database sends none). Supabase's
-            realtime schema is there, so the database's pokes cost what they cost on Supabase.
+            realtime schema is there, so the database's pokes cost what they cost on Supabase. policies: plain with the
+            generated own-rows policies and row-level security; policies+trigger: and a row trigger that only returns its
+            row (the floor of any design that keeps users to their rows and checks writes in PL/pgSQL).
             new: rows the server lacks; winning: the same rows, newer; losing: the winning push again (a repeat).\
             \(oldTemplates.map { "\n(old): the same tables with the server code that the templates in \($0) render." } ?? "")
             Server CPU is the backend's user+system time (steadier than wall time on a shared machine).

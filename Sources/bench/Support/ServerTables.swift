@@ -20,6 +20,34 @@ enum ServerTables {
         grant select, insert, update on public.\(name) to authenticated;
         """
     }
+
+    /// `table`'s plain copy with the generated table's row-level security and own-rows
+    /// policies, and (`returningTrigger`) a row trigger that only returns its row: what any
+    /// design pays that keeps a user to their rows and checks a write in PL/pgSQL.
+    static func floorCopySQL(of table: String, named name: String, returningTrigger: Bool) -> String {
+        let own = "user_id = (select auth.uid())"
+        var sql =
+            plainCopySQL(of: table, named: name) + """
+
+                alter table public.\(name) enable row level security;
+                create policy \(name)_select_own on public.\(name) for select to authenticated using (\(own));
+                create policy \(name)_insert_own on public.\(name) for insert to authenticated with check (\(own));
+                create policy \(name)_update_own on public.\(name) for update to authenticated using (\(own)) with check (\(own));
+                """
+        if returningTrigger {
+            sql += """
+
+                create function public.\(name)_return_row() returns trigger language plpgsql set search_path = '' as $$
+                begin
+                  return new;
+                end
+                $$;
+                create trigger \(name)_before_write before insert or update on public.\(name)
+                  for each row execute function public.\(name)_return_row();
+                """
+        }
+        return sql
+    }
 }
 
 extension TableSchema {
