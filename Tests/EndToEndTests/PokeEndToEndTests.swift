@@ -143,6 +143,34 @@ import Testing
         await b.device.engine.stop()
     }
 
+    /// An announcement that finds no joined channel (it dropped between a push and its
+    /// announcement) goes out with the next join, coalesced by table: the server took the
+    /// write without a poke of its own, and the other device would otherwise wait for its poll.
+    @Test func anAnnouncementMadeWhileNotJoinedGoesOutWithTheNextJoin() async throws {
+        defer { realtime.stop() }
+        let b = try await joinedDevice("b")
+        let serverSeq = try server.database.connect().request(asUser: user) { connection in
+            try connection.execute("select set_config('request.headers', $1, true)", [#"{"x-sync-pokes":"client"}"#])
+            return try connection.execute(
+                "insert into public.activities (id, name, updated_ms, device_id) values (gen_random_uuid(), $1, 1, 'a') returning server_seq",
+                ["Written as a's channel dropped"]
+            ).scalar.flatMap { Int64($0) }
+        }
+        let a = try await pokes(sleeper: ManualSleeper())
+        #expect(!a.announce(.poke(table: "activities", serverSeq: serverSeq), for: user))
+        #expect(!a.announce(.poke(table: "activities", serverSeq: serverSeq.map { $0 - 1 }), for: user))
+        #expect(try databasePokes() == 0)
+        #expect(try !names(on: b.device).contains("Written as a's channel dropped"))
+
+        let broadcasts = try await realtime.stats()["client_broadcasts"] ?? 0
+        let token = try await realtime.token(for: user)
+        var events = a.events(for: user) { [user] in Credentials(userID: user, accessToken: token) }.makeAsyncIterator()
+        #expect(await events.next() == .connected)
+        #expect(try await eventually { try names(on: b.device).contains("Written as a's channel dropped") })
+        #expect(try await realtime.stats()["client_broadcasts"] == broadcasts + 1)
+        await b.device.engine.stop()
+    }
+
     @Test func aUserCannotJoinAnotherUsersTopic() async throws {
         defer { realtime.stop() }
         let mallory = UUID()

@@ -68,6 +68,8 @@ public struct RealtimePokes: PokeSource {
         return components.url ?? projectURL
     }
 
+    /// Broadcasts `poke` on `userID`'s joined channel. With none joined it returns false and
+    /// holds the poke (coalesced by table) for the user's next join.
     public func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
         announcesWrites && outbox.send(poke, to: userID)
     }
