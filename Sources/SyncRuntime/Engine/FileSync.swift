@@ -71,8 +71,8 @@ struct FileSync {
                     try await transport.upload(store.fileURL(of: entry), as: entry.object, for: user) { progress($0, nil) }
                     try store.fileUploaded(entry)
                 } else if try store.fileAlreadyHere(entry) {
-                    // Fetched by the transfer just before this one (a read and a pass asking at
-                    // once), or kept by a process killed before its row said so.
+                    // Fetched by the transfer of this object that ended just before this one
+                    // started (a read and a pass asking at once).
                 } else {
                     let destination = try store.incomingFileURL()
                     try await transport.download(entry.object, to: destination, for: user, progress: progress)
