@@ -166,7 +166,7 @@ public struct PokingTransport: ForwardingTransport {
     {
         let answer = try await forwardee.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
         if !answer.rows.isEmpty, !announcingPokes {
-            pokes.written(table.name, serverSeq: answer.rows.compactMap { $0["server_seq"]?.int }.max(), by: user.userID)
+            pokes.written(table.name, serverSeq: answer.rows.highestServerSeq, by: user.userID)
         }
         return answer
     }
@@ -177,7 +177,7 @@ public struct PokingTransport: ForwardingTransport {
     ) async throws(SyncError) -> [ColumnValues] {
         let rows = try await forwardee.guardedUpdate(
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
-        if !rows.isEmpty { pokes.written(table.name, serverSeq: rows.compactMap { $0["server_seq"]?.int }.max(), by: user.userID) }
+        if !rows.isEmpty { pokes.written(table.name, serverSeq: rows.highestServerSeq, by: user.userID) }
         return rows
     }
 }

@@ -140,7 +140,8 @@ import Testing
     @Test func writesPruneTheMarksNoPullCanNeedInBatches() throws {
         var expected = try markRows(of: user)
         var prunes = 0
-        for index in 0..<2_000 where prunes < 2 || index < 40 {
+        for index in 0..<2_000 {
+            if prunes >= 2 && index >= 40 { break }
             try server.upsert("notes", as: user, [note("n\(index)")])
             let xid = try #require(
                 Int64(

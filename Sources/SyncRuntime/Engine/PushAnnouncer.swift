@@ -22,7 +22,6 @@ final class PushAnnouncer: Sendable {
     /// The rows of `table` the server took (as it answered them): their poke, from here.
     func announce(_ rows: [ColumnValues], of table: TableSchema) {
         guard !rows.isEmpty else { return }
-        let highest = rows.compactMap { $0[ReservedColumn.serverSeq]?.int }.max()
-        if !source.announce(.poke(table: table.name, serverSeq: highest), for: userID) { announcing.value = false }
+        if !source.announce(.poke(table: table.name, serverSeq: rows.highestServerSeq), for: userID) { announcing.value = false }
     }
 }

@@ -59,6 +59,11 @@ public struct UpsertedRows: Sendable {
     }
 }
 
+extension [ColumnValues] {
+    /// The highest server_seq of rows the server wrote: what a poke for them says.
+    public var highestServerSeq: Int64? { compactMap { $0[ReservedColumn.serverSeq]?.int }.max() }
+}
+
 public struct UndecodableRow: Sendable, Equatable {
     public let table: String
     /// The row's id when it could be read.
