@@ -34,6 +34,7 @@ struct CatalogCheck {
             findings.append(finding(.policy, "policy \(policy.name) on public.\(policy.table)"))
         }
         findings += lacking(rendered.grants).map { finding(.grant, $0) }
+        findings += functionPrivileges(rendered).map { finding($0.kind, $0.message) }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
             let state = catalog.functions[function] == nil ? "missing" : "outdated"
             findings.append(finding(.function, "function public.\(function) (\(state))"))
@@ -107,6 +108,9 @@ struct CatalogCheck {
                 finding("trigger \(trigger.name) is \(live.definition.described), expected \(trigger.definition.described)")
             }
         }
+        for (kind, message) in functionPrivileges(RenderedObjects(parsing: sql)) {
+            findings.append(Finding(table: table.name, kind: kind, message: message, migration: migration, fix: sql))
+        }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) {
             guard let live = catalog.functions[function], live != body else { continue }
             findings.append(
@@ -165,6 +169,32 @@ struct CatalogCheck {
             let object =
                 grant.isSequence ? " on sequence public.\(grant.relation)" : grant.relation == table ? "" : " on public.\(grant.relation)"
             return "\(lacking.joined(separator: ", ").lowercased())\(object) for \(grant.role)"
+        }
+    }
+
+    /// Who may execute each function the rendered SQL grants or revokes on, against the
+    /// database: a role that may call what the SQL keeps from it (a trigger function anyone can
+    /// run, a security definer function open to `anon`) is exposed; one the SQL grants to that
+    /// lacks it, missing. Only the API roles the database has are compared; a function the
+    /// database lacks is reported as missing elsewhere.
+    private func functionPrivileges(_ rendered: RenderedObjects) -> [(kind: Finding.Kind, message: String)] {
+        rendered.functionGrants.flatMap { grant -> [(kind: Finding.Kind, message: String)] in
+            guard catalog.functions[grant.function] != nil else { return [] }
+            let live = catalog.functionExecutors[grant.function] ?? []
+            let roles = catalog.apiRoles.sorted()
+            let exposed = roles.filter { live.contains($0) && !grant.allows($0) }
+            let lacking = roles.filter { !live.contains($0) && grant.allows($0) }
+            var found: [(kind: Finding.Kind, message: String)] = []
+            if !exposed.isEmpty {
+                let allowed = roles.filter(grant.allows)
+                let only = allowed.isEmpty ? "no API role should" : "only \(allowed.joined(separator: ", ")) should"
+                found.append(
+                    (.exposedFunction, "function public.\(grant.function) may be executed by \(exposed.joined(separator: ", ")); \(only)"))
+            }
+            if !lacking.isEmpty {
+                found.append((.grant, "execute on function public.\(grant.function) for \(lacking.joined(separator: ", "))"))
+            }
+            return found
         }
     }
 

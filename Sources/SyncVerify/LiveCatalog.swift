@@ -52,6 +52,10 @@ struct LiveCatalog {
     var sequences: Set<String> = []
     /// Function name -> body (`prosrc`).
     var functions: [String: String] = [:]
+    /// Function name -> the API roles (those of them the database has) that may execute it.
+    var functionExecutors: [String: Set<String>] = [:]
+    /// Which of Supabase's API roles (anon, authenticated, service_role) the database has.
+    var apiRoles: Set<String> = []
 
     init(reading connection: Connection) throws(PostgresError) {
         for row in try connection.execute(
@@ -104,6 +108,20 @@ struct LiveCatalog {
             "select proname, prosrc from pg_catalog.pg_proc where pronamespace = 'public'::regnamespace"
         ).rows {
             functions[row[0]!] = row[1]!
+        }
+        for row in try connection.execute(
+            "select rolname from pg_catalog.pg_roles where rolname in ('anon', 'authenticated', 'service_role')"
+        ).rows {
+            apiRoles.insert(row[0]!)
+        }
+        for row in try connection.execute(
+            """
+            select p.proname, r.rolname from pg_catalog.pg_proc p, pg_catalog.pg_roles r
+            where p.pronamespace = 'public'::regnamespace and r.rolname in ('anon', 'authenticated', 'service_role')
+              and pg_catalog.has_function_privilege(r.oid, p.oid, 'EXECUTE')
+            """
+        ).rows {
+            functionExecutors[row[0]!, default: []].insert(row[1]!)
         }
         for row in try connection.execute(
             """

@@ -27,9 +27,22 @@ struct RenderedObjects {
         var privileges: [String]
     }
 
+    /// Who may execute a function once every `grant` and `revoke` on it ran, starting from what
+    /// a new function in schema public has on Supabase: `PUBLIC` (PostgreSQL's default) and the
+    /// three API roles (Supabase's default privileges). Kept only for functions the script
+    /// grants or revokes on.
+    struct FunctionGrant: Equatable {
+        var function: String
+        var roles: Set<String> = ["public", "anon", "authenticated", "service_role"]
+
+        /// Whether `role` may execute it, itself or through `PUBLIC`.
+        func allows(_ role: String) -> Bool { roles.contains(role) || roles.contains("public") }
+    }
+
     var triggers: [Trigger] = []
     var policies: [Policy] = []
     var grants: [Grant] = []
+    var functionGrants: [FunctionGrant] = []
     /// Tables whose row-level security the script enables.
     var securedTables: [String] = []
     var sequences: [String] = []
@@ -96,8 +109,12 @@ struct RenderedObjects {
         var privileges = words[1..<on].joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace().uppercased() }
         if privileges.first == "GRANT OPTION FOR" { return } // takes no privilege away
         var target = Array(words[(on + 1)..<preposition])
-        // Functions' privileges are not relations' (the catalog's grants hold relations only).
-        if target.first == "function" { return }
+        let roles = words[(preposition + 1)...].prefix { !["with", "granted", "cascade", "restrict"].contains($0) }
+            .joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace() }
+        if target.first == "function" {
+            applyToFunction(target.dropFirst().joined(separator: " "), isGrant: isGrant, roles: roles)
+            return
+        }
         let isSequence = target.first == "sequence"
         if target.first == "table" || isSequence { target.removeFirst() }
         if privileges == ["ALL"] || privileges == ["ALL PRIVILEGES"] {
@@ -105,8 +122,6 @@ struct RenderedObjects {
                 isSequence ? ["USAGE", "SELECT", "UPDATE"] : ["SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"]
         }
         let relations = target.joined(separator: " ").split(separator: ",").map { Self.unqualified($0.trimmingWhitespace()) }
-        let roles = words[(preposition + 1)...].prefix { !["with", "granted", "cascade", "restrict"].contains($0) }
-            .joined(separator: " ").split(separator: ",").map { $0.trimmingWhitespace() }
         for relation in relations {
             for role in roles {
                 let index =
@@ -121,6 +136,23 @@ struct RenderedObjects {
                     grants[index].privileges.removeAll(where: privileges.contains)
                 }
             }
+        }
+    }
+
+    /// `grant execute on function public.f(uuid) to …`, `revoke all on function public.f() from …`:
+    /// one function a statement, as the templates write them; the name without its arguments.
+    private mutating func applyToFunction(_ signature: String, isGrant: Bool, roles: [String]) {
+        let function = Self.unqualified(signature.prefix { $0 != "(" })
+        let index =
+            functionGrants.firstIndex { $0.function == function }
+            ?? {
+                functionGrants.append(FunctionGrant(function: function))
+                return functionGrants.count - 1
+            }()
+        if isGrant {
+            functionGrants[index].roles.formUnion(roles)
+        } else {
+            functionGrants[index].roles.subtract(roles)
         }
     }
 

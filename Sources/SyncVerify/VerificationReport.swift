@@ -17,7 +17,7 @@ package struct VerificationReport: Sendable, Equatable, CustomStringConvertible 
     package var description: String {
         var lines: [String] = []
         func add(_ finding: Finding) {
-            lines.append("  \(finding.isNote ? "note" : "missing"): \(finding.message)")
+            lines.append("  \(finding.label): \(finding.message)")
             guard let fix = finding.fix else { return }
             let how = finding.migration.map { "apply migration \($0), or run:" } ?? "run:"
             lines.append("    fix: \(how)")
@@ -47,6 +47,8 @@ package struct Finding: Sendable, Equatable {
     package enum Kind: String, Sendable {
         case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity, bucket
         case extraColumn, extraPolicy
+        /// A function an API role may execute that the schema's SQL keeps from it.
+        case exposedFunction
     }
 
     /// nil for what all tables share (the sequence).
@@ -59,6 +61,9 @@ package struct Finding: Sendable, Equatable {
     package var fix: String?
 
     package var isNote: Bool { kind == .extraColumn || kind == .extraPolicy }
+
+    /// How the report names it: a note, something the database lacks, or something it opens too wide.
+    var label: String { isNote ? "note" : kind == .exposedFunction ? "exposed" : "missing" }
 
     package init(table: String?, kind: Kind, message: String, migration: String? = nil, fix: String? = nil) {
         self.table = table

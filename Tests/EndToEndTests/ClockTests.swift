@@ -122,3 +122,46 @@ import Testing
         #expect(try await server.rows(of: Activity.table, for: user)[work.id.uuidString.lowercased()]?["name"] == .text("Written later"))
     }
 }
+
+/// A device whose clock is a year ahead, and which has not heard the server's time since: its
+/// offline write is refused once (22008), made again by the clock corrected with the server's
+/// time, and lands at the server's time, not at the edge of what the server takes; a device
+/// that pulls it keeps stamping its own writes at the real time.
+@Suite struct ClockYearAheadTests {
+    let user = UUID()
+    static let year: Int64 = 365 * 86_400_000
+    static let minute: Int64 = 60_000
+
+    /// Never heard the server (a new install offline), or heard it before its clock was moved
+    /// a year ahead (its stored offset stale).
+    @Test(arguments: [false, true])
+    func aWriteOfADeviceAYearAheadLandsAtTheServersTime(syncedBeforeTheJump: Bool) async throws {
+        let server = try TestServer()
+        let clock = ManualClock(ClockTests.now + (syncedBeforeTheJump ? 0 : Self.year))
+        let phone = try Device("phone", user: user, transport: server.transport, clock: clock)
+        if syncedBeforeTheJump {
+            try await phone.sync()
+            clock.advance(Self.year)
+        }
+        let written = try await phone.store.write { try $0.save(Activity(name: "Written a year ahead")) }
+        try await phone.sync()
+
+        #expect(try await phone.store.read { try $0.rejectedMutations() }.isEmpty)
+        #expect(try phone.dirtyCount() == 0)
+        let landed = try #require(try await server.rows(of: Activity.table, for: user)[written.id.uuidString.lowercased()])
+        #expect(landed["name"] == .text("Written a year ahead"))
+        let stamp = try #require(landed[ReservedColumn.updatedMs]?.int)
+        let offMs = stamp - (try server.clockMs())
+        #expect(abs(offMs) < Self.minute, "landed \(offMs / Self.minute) min off the server's clock")
+
+        // A device with a correct clock pulls it, and goes on stamping at the real time.
+        let desk = try Device("desk", user: user, transport: server.transport, clock: ManualClock(ClockTests.now))
+        try await desk.sync()
+        let own = try await desk.store.write { try $0.save(Activity(name: "Written on the desk")) }
+        try await desk.sync()
+        let deskStamp = try #require(
+            try await server.rows(of: Activity.table, for: user)[own.id.uuidString.lowercased()]?[ReservedColumn.updatedMs]?.int)
+        let deskOffMs = deskStamp - (try server.clockMs())
+        #expect(abs(deskOffMs) < Self.minute, "the desk stamped \(deskOffMs / Self.minute) min off the server's clock")
+    }
+}

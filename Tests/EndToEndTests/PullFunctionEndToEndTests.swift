@@ -29,6 +29,43 @@ import Testing
         #expect(try desk.rows(of: Activity.table).count == 2)
     }
 
+    /// A restore or backfill that bypasses the triggers (session_replication_role = replica)
+    /// writes no mark, so a device whose pull was idle does not see it; once the script calls
+    /// `public.sync_mark_written` for the owner (as the service role), the device's next pass
+    /// reads the row.
+    @Test func aWriteThatBypassedTheTriggersArrivesOnceItsOwnerIsMarked() async throws {
+        let server = try TestServer()
+        let desk = try Device("desk", user: user, transport: server.transport)
+        try await desk.store.write { try $0.save(Activity(name: "Run")) }
+        try await desk.sync()
+        // The owner's marks pruned, as writes prune them in batches (here at once, so that no
+        // transaction elsewhere in the cluster holding the desk's mark back keeps one in reach).
+        try server.database.connect().execute("delete from public.sync_marks where user_id = '\(user.uuidString.lowercased())'")
+        let restored = UUID()
+        let stamp = WriteStamp(ms: ClockTests.now, deviceID: "restore").text
+        try server.database.connect().execute(
+            script: """
+                begin;
+                set local session_replication_role = replica;
+                insert into public.activities (id, user_id, name, updated_ms, device_id, column_stamps, server_seq)
+                values ('\(restored.uuidString.lowercased())', '\(user.uuidString.lowercased())', 'Restored', \(ClockTests.now), 'restore',
+                  jsonb_build_object('name', '\(stamp)'), nextval('public.sync_server_seq'));
+                commit;
+                """)
+        try await desk.sync()
+        #expect(try desk.rows(of: Activity.table)[restored.uuidString.lowercased()] == nil, "unmarked: the idle answer hides it")
+
+        try server.database.connect().execute(
+            script: """
+                begin;
+                set local role service_role;
+                select public.sync_mark_written('\(user.uuidString.lowercased())');
+                commit;
+                """)
+        try await desk.sync()
+        #expect(try desk.rows(of: Activity.table)[restored.uuidString.lowercased()]?["name"] == .text("Restored"))
+    }
+
     @Test func aServerWithoutThePullFunctionIsPulledTableByTableAndSaysSo() async throws {
         let server = try TestServer()
         try server.database.connect().execute("drop function public.sync_pull(jsonb, bigint, integer)")

@@ -107,8 +107,8 @@ import Testing
         ).rows
         #expect(
             functions.map { $0[0] } == [
-                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_poke",
-                "sync_poke_written", "sync_pull", "sync_wait_for_owner", "sync_written_owners", "task_lists_before_write",
+                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_mark_written",
+                "sync_poke", "sync_poke_written", "sync_pull", "sync_wait_for_owner", "sync_written_owners", "task_lists_before_write",
                 "tasks_before_write",
             ])
         for function in functions {

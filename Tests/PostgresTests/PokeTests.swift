@@ -130,6 +130,21 @@ import Testing
         #expect(try !mayJoin("sync:\(alice.text)", as: nil))
     }
 
+    /// Realtime keeps realtime.messages partitioned by day with no default partition: on a day
+    /// without one (Realtime had not made it yet), realtime.send only warns. The write succeeds
+    /// and nobody is poked; devices read the row at their next poll, as after any lost poke.
+    @Test func onADayWithoutAPartitionTheWriteSucceedsWithoutAPoke() throws {
+        let server = try realtimeServer()
+        let today = try #require(try server.connection.execute("select 'messages_' || to_char(current_date, 'YYYY_MM_DD')").scalar)
+        try server.connection.execute(script: "set role supabase_realtime_admin; drop table realtime.\(today); reset role;")
+        _ = server.connection.takeNotices()
+        try server.upsert("sessions", as: alice, [session(UUID(), user: alice, start: 1, end: 2, updatedMs: 1)])
+        #expect(try server.connection.execute("select count(*) from public.sessions").scalar == "1")
+        #expect(try pokes(server).isEmpty)
+        let warnings = server.connection.takeNotices().filter { $0.severity == "WARNING" }
+        #expect(warnings.contains { $0.message.hasPrefix("WarnSendingBroadcastMessage: no partition of relation") }, "\(warnings)")
+    }
+
     /// Without Realtime's schema the poke does nothing: writes work, quietly.
     @Test func withoutRealtimeWritesWorkAndSayNothing() throws {
         let server = try ServerDatabase.make()

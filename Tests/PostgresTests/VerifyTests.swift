@@ -135,6 +135,31 @@ import Testing
         #expect(try verify(database).findings == [])
     }
 
+    /// A function open to a role the generated SQL keeps from it (a security definer trigger
+    /// function anon may call, as Supabase's default privileges leave it) is reported as
+    /// exposed, and the fix closes it again; one the SQL grants that a role lost is missing.
+    @Test func aFunctionExecutableByARoleItShouldNotBeIsReported() throws {
+        let (database, connection) = try migrated()
+        try connection.execute(
+            script: """
+                grant execute on function public.sync_written_owners() to anon, authenticated;
+                grant execute on function public.activities_before_write() to public;
+                revoke execute on function public.sync_pull(jsonb, bigint, integer) from authenticated;
+                """)
+        let report = try verify(database)
+        let messages = report.findings.map(\.message)
+        #expect(messages.contains("function public.sync_written_owners may be executed by anon, authenticated; no API role should"))
+        #expect(
+            messages.contains(
+                "function public.activities_before_write may be executed by anon, authenticated, service_role; no API role should"))
+        #expect(messages.contains("execute on function public.sync_pull for authenticated"))
+        #expect(report.findings.filter { $0.kind == .exposedFunction }.count == 2)
+        #expect(!report.isComplete)
+        #expect(report.description.contains("  exposed: function public.sync_written_owners may be executed by anon, authenticated"))
+        for fix in Set(report.findings.compactMap(\.fix)) { try connection.execute(script: fix) }
+        #expect(try verify(database).findings == [])
+    }
+
     @Test func aMissingTableAndSequenceAreReported() throws {
         let database = try PostgresCluster.createDatabase()
         let report = try verify(database)

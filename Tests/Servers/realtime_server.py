@@ -431,6 +431,7 @@ class RealtimeServer:
         self.listener = await asyncpg.connect(self.database_url)
         await self.listener.execute(
             f"""
+            set role supabase_realtime_admin;
             create or replace function realtime.test_server_notify() returns trigger language plpgsql as $$
             begin
               perform pg_notify('{NOTIFY_CHANNEL}', json_build_object(
@@ -441,6 +442,7 @@ class RealtimeServer:
             $$;
             create or replace trigger test_server_notify after insert on realtime.messages
               for each row execute function realtime.test_server_notify();
+            reset role;
             """
         )
         await self.listener.add_listener(NOTIFY_CHANNEL, self.committed)

@@ -132,10 +132,13 @@ class Storage:
             raise StorageError(404, "Bucket not found", "NoSuchBucket", "Bucket not found")
 
     def place(self, bucket, name):
+        """Where an object's bytes go. Storage's key validation takes `.` and `..` as parts of a
+        name (the policies decide who may write there), so they are kept, under names of their
+        own on disk, never followed as folders."""
         parts = name.split("/")
-        if not name or any(part in ("", ".", "..") for part in parts):
+        if not name or "" in parts:
             raise StorageError(400, "InvalidKey", "InvalidKey", f"Invalid key: {name}")
-        return os.path.join(self.data_dir, bucket, *parts)
+        return os.path.join(self.data_dir, bucket, *(part.replace(".", "%2E") if part in (".", "..") else part for part in parts))
 
     # -- routes -----------------------------------------------------------------------------------
 

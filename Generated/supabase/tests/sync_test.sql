@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(107);
+select plan(111);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -320,17 +320,25 @@ set local role postgres;
 select ok((select not public from storage.buckets where id = 'task-photos'), 'task-photos: the bucket exists and is private');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$,
+select lives_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$,
   'task-photos: Alice uploads into her folder');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'b0b00000-0000-4000-8000-000000000002/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'task-photos: Alice cannot upload into Bob''s folder');
-select isnt_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin'$q$,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/../b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'task-photos: Alice cannot upload through .. into Bob''s folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/nested/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'task-photos: Alice cannot upload into a folder inside hers');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000AB.bin')$q$, '42501', null,
+  'task-photos: Alice cannot upload a name whose hash is in upper case');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/notes.txt')$q$, '42501', null,
+  'task-photos: Alice cannot upload a name that is not a content hash');
+select isnt_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
   'task-photos: Alice downloads her object');
 select is_empty($q$update storage.objects set metadata = '{}' where bucket_id = 'task-photos' returning name$q$,
   'task-photos: Alice cannot replace her object');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select name from storage.objects where bucket_id = 'task-photos'$q$, 'task-photos: Bob cannot see Alice''s object');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'task-photos: Bob cannot write into Alice''s folder');
 set local role postgres;
 

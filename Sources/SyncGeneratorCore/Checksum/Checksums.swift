@@ -5,12 +5,14 @@ import SyncSchema
 /// the snapshot keeps them, so the next run can tell a shipped migration edited by hand and a
 /// table whose server code renders differently now.
 enum Checksums {
-    /// Per table, the SHA-256 of its server functions and triggers as the templates render
-    /// them (what `MigrationPlanner` compares with the snapshot's `serverCode`).
+    /// Per table, the SHA-256 of its server functions and triggers, and of its file columns'
+    /// buckets with their Storage policies, as the templates render them (what
+    /// `MigrationPlanner` compares with the snapshot's `serverCode`).
     static func serverCode(of schema: Schema, renderer: SupabaseRenderer) throws -> [String: String] {
         var checksums: [String: String] = [:]
         for table in schema.tables {
-            checksums[table.name] = SHA256.hex(try renderer.triggersSQL(table, replacing: true))
+            let buckets = try SupabaseRenderer.buckets(of: table).map(renderer.bucketSQL)
+            checksums[table.name] = SHA256.hex(([try renderer.triggersSQL(table, replacing: true)] + buckets).joined(separator: "\n"))
         }
         return checksums
     }

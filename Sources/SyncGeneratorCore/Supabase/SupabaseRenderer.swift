@@ -49,18 +49,26 @@ package struct SupabaseRenderer: Sendable {
             SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema), buckets: try bucketsSQL(schema.buckets)))
     }
 
-    /// The buckets whose file columns a migration adds, each once, in order. The SQL is
+    /// The buckets whose file columns a migration adds, or whose table's server code it
+    /// replaces (a bucket's policies are part of that code), each once, in order. The SQL is
     /// idempotent, so a bucket an earlier migration made is only made again when a later one
-    /// adds a column to it.
+    /// adds a column to it or its policies render differently.
     static func buckets(addedBy migration: Migration) -> [String] {
         let columns = migration.changes.flatMap { change -> [SyncedColumn] in
             switch change {
-            case .createTable(let table): table.syncedColumns
+            case .createTable(let table), .replaceTriggers(let table): table.syncedColumns
             case .addColumn(let column, _): [column]
-            case .addIndex, .replaceServerIndex, .replaceTriggers: []
+            case .addIndex, .replaceServerIndex: []
             }
         }
-        return columns.compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        return buckets(of: columns)
+    }
+
+    /// The buckets of a table's file columns, each once, in order.
+    static func buckets(of table: Table) -> [String] { buckets(of: table.syncedColumns) }
+
+    private static func buckets(of columns: [SyncedColumn]) -> [String] {
+        columns.compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 
     private func bucketsSQL(_ buckets: [String]) throws -> [RenderedSQL] {

@@ -175,12 +175,15 @@ enum BuiltInTemplates {
         -- Storage bucket {{bucket}}: the files of its file columns, each user's under their own folder
         -- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
         -- the owner may upload (insert) and download (select) in their folder, and there is no update
-        -- or delete policy. Nobody else may read or write there.
+        -- or delete policy. Nobody else may read or write there. An upload's name must be exactly what
+        -- the runtime writes: the user's id, a slash, 64 lowercase hex digits and an optional extension
+        -- of 1 to 16 lowercase letters or digits (no `..`, no nested folder, no other name).
         insert into storage.buckets (id, name, public) values ({{literal}}, {{literal}}, false)
           on conflict (id) do nothing;
         drop policy if exists {{insertPolicy}} on storage.objects;
         create policy {{insertPolicy}} on storage.objects for insert to authenticated
-          with check (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+          with check (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text)
+            and name ~ '^[0-9a-f-]{36}/[0-9a-f]{64}(\.[0-9a-z]{1,16})?$');
         drop policy if exists {{selectPolicy}} on storage.objects;
         create policy {{selectPolicy}} on storage.objects for select to authenticated
           using (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
@@ -197,6 +200,14 @@ enum BuiltInTemplates {
           '{{bucket}}: Alice uploads into her folder');
         select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{bobObject}}'){{q}}, '42501', null,
           '{{bucket}}: Alice cannot upload into Bob''s folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{alice}}/../{{bob}}/{{object}}'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload through .. into Bob''s folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{alice}}/nested/{{object}}'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload into a folder inside hers');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{alice}}/{{upperObject}}'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload a name whose hash is in upper case');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{alice}}/notes.txt'){{q}}, '42501', null,
+          '{{bucket}}: Alice cannot upload a name that is not a content hash');
         select isnt_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{aliceObject}}'{{q}},
           '{{bucket}}: Alice downloads her object');
         select is_empty({{q}}update storage.objects set metadata = '{}' where bucket_id = {{literal}} returning name{{q}},
@@ -331,6 +342,10 @@ enum BuiltInTemplates {
             'sync:' || owner::text, true);
         end
         $$;
+        -- Called by the statement triggers' function as the writing role (realtime.send inserts the
+        -- poke as that user, under the send policy below).
+        revoke all on function public.sync_poke(uuid, text, bigint) from public, anon;
+        grant execute on function public.sync_poke(uuid, text, bigint) to authenticated, service_role;
 
         -- The statement triggers' function: a poke for each owner whose rows the statement wrote,
         -- unless the request says its device announces the write itself (header `X-Sync-Pokes:
@@ -350,6 +365,7 @@ enum BuiltInTemplates {
           return null;
         end
         $$;
+        revoke all on function public.sync_poke_written() from public, anon, authenticated, service_role;
 
         -- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
         -- the user when a device joins a private channel, and when a message is sent. A signed-in user
@@ -469,6 +485,7 @@ enum BuiltInTemplates {
           return null;
         end
         $$;
+        revoke all on function public.sync_lock_owner() from public, anon, authenticated, service_role;
 
         -- The wait for an owner's lock that another transaction holds, bounded: a waiting request
         -- holds a connection of the API's pool, so one user's many devices must never be able to hold
@@ -528,7 +545,9 @@ enum BuiltInTemplates {
         -- After each statement that wrote synced rows (its rows in the transition table `written`):
         -- each owner written is marked once per transaction (a transaction-local setting names the
         -- last one: an upsert fires this for its insert and its update, and a push is one owner's).
-        -- Security definer: users only read their marks.
+        -- Security definer: users only read their marks; and so no API role may call it (only its
+        -- triggers run it, and Supabase's advisors flag a security definer function anon or
+        -- authenticated may execute).
         create or replace function public.sync_written_owners()
         returns trigger
         language plpgsql
@@ -555,6 +574,24 @@ enum BuiltInTemplates {
           return null;
         end
         $$;
+        revoke all on function public.sync_written_owners() from public, anon, authenticated, service_role;
+
+        -- A write that bypasses the triggers (a restore or backfill under session_replication_role =
+        -- replica, or with the triggers disabled) leaves no mark, so a device whose last pull was idle
+        -- would never read it. Such a script sets server_seq from public.sync_server_seq (nextval) on
+        -- every row it writes and then, in the same transaction or after it commits, calls this once
+        -- for each owner it wrote: `select public.sync_mark_written(user_id) from (select distinct
+        -- user_id from ...) o;`. Devices read the rows at their next pull (no poke is sent). Service
+        -- role only: it reveals nothing, but no user has a reason to call it.
+        create or replace function public.sync_mark_written(owner uuid)
+        returns void
+        language sql
+        set search_path = ''
+        as $$
+          insert into public.sync_marks (user_id, xid) values (owner, pg_catalog.pg_current_xact_id()) on conflict do nothing;
+        $$;
+        revoke all on function public.sync_mark_written(uuid) from public, anon, authenticated;
+        grant execute on function public.sync_mark_written(uuid) to service_role;
 
         {{> supabase/pokes.sql.mustache}}
 
@@ -991,6 +1028,9 @@ enum BuiltInTemplates {
           return new;
         end
         $$;
+        -- Trigger functions: only their triggers run them (PostgreSQL checks no privilege when a
+        -- trigger fires), so no API role may call them.
+        revoke all on function public.{{table}}_before_write() from public, anon, authenticated, service_role;
         create or replace trigger {{table}}_before_write
           before insert or update on public.{{table}}
           for each row execute function public.{{table}}_before_write();
@@ -1045,6 +1085,7 @@ enum BuiltInTemplates {
           return null;
         end
         $$;
+        revoke all on function public.{{table}}_after_write() from public, anon, authenticated, service_role;
         create or replace trigger {{table}}_after_write
           after insert or update on public.{{table}}
           for each row execute function public.{{table}}_after_write();

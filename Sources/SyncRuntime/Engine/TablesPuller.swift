@@ -34,6 +34,7 @@ struct TablesPuller {
             // Every table's pages of the answers that are ready, in one transaction.
             let rows = try store.applyPulled { transaction in
                 while !transaction.shouldCommit, let answer = nextReady() {
+                    try transaction.observeServerTime(answer.serverTimeMs)
                     for table in tables {
                         if let page = answer.pages[table.name] { try transaction.apply(page, to: table) }
                     }

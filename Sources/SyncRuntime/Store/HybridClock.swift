@@ -87,9 +87,11 @@ struct HybridClock {
         physical(wallMs: wallMs) + Self.maxAheadMs - 60_000
     }
 
-    /// After this device's stamps past the refusal line were replaced: the clock no longer counts
-    /// them (the server never took them).
-    mutating func forgetStamps(pastLine line: Int64) {
-        last = min(last, line)
+    /// After this device's stamps past the refusal line were refused: the clock no longer counts
+    /// them (the server never took them), and goes on from the newest stamp it keeps
+    /// (`newestKept`, at most the line), so the next stamps are the server's time, or just past
+    /// what the device holds.
+    mutating func forgetStamps(pastLine line: Int64, newestKept: Int64) {
+        last = min(last, min(newestKept, line))
     }
 }

@@ -52,6 +52,11 @@ struct PullTransaction {
     /// rows, or another write waits for the writer. The caller stops giving it pages.
     var shouldCommit: Bool { rowCount >= Self.rowBudget || store.pool.hasWaitingWriters }
 
+    /// The server said its time with an answer that may hold no page (an idle pass's mark).
+    func observeServerTime(_ serverMs: Int64?) throws {
+        try store.observeServerTime(serverMs, database)
+    }
+
     /// Applies a page of `table`. A row SQLite refuses is reported, not applied, and does not
     /// stop the others.
     mutating func apply(_ page: PulledPage, to table: TableSchema) throws {

@@ -80,11 +80,14 @@ extension SyncStore {
     /// After the server refused this device's claims as too far past its clock (22008): every
     /// stamp of this device on a dirty row of `tables` that is past what the server takes, now
     /// that the clock follows the server's, is replaced by a new one (in their order), so the
-    /// writes go again as made now. Returns whether any was replaced.
+    /// writes go again as made now: at the server's time, or just past the newest stamp the
+    /// store holds that the server would take, never at the edge of what it takes (a claim a day
+    /// ahead would beat every edit made elsewhere that day, and drag every device that pulls it
+    /// a day ahead). Returns whether any was replaced.
     func restampClaimsPastServerClock(in tables: [TableSchema]) throws(SyncError) -> Bool {
         let changed = try writeTransaction { database in
             let line = state.clock.refusalLine(wallMs: state.wallClock())
-            state.clock.forgetStamps(pastLine: line)
+            state.clock.forgetStamps(pastLine: line, newestKept: try newestStamp(notPast: line, database))
             var changed = false
             for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
                 let sql = try tableSQL(table.name)
@@ -104,6 +107,18 @@ extension SyncStore {
             state.localWriteHandler?()
         }
         return changed
+    }
+
+    /// The newest row pair of any synced table that is not past `line`.
+    private func newestStamp(notPast line: Int64, _ database: Database) throws -> Int64 {
+        var newest: Int64 = 0
+        for table in schema.tables where table.column(named: ReservedColumn.updatedMs) != nil {
+            let stamp = try database.fetchOne(
+                "SELECT max(updated_ms) FROM \(quoted(table.name)) WHERE updated_ms <= ?", [.integer(line)]
+            ) { $0.int64(at: 0) }
+            newest = max(newest, stamp ?? 0)
+        }
+        return newest
     }
 
     /// Replaces this device's stamps past `line` on one row with new ones, oldest first.

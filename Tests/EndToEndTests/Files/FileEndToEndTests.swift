@@ -142,6 +142,32 @@ import Testing
         #expect(try alice.bytes(of: taken.photo) == photo)
     }
 
+    /// The bucket's insert policy takes exactly the names the runtime writes,
+    /// `<user>/<64 lowercase hex>.<extension>`: a signed-in user's upload under any other name
+    /// in their own folder, through `..`, or into another user's folder is refused, and nothing
+    /// is stored.
+    @Test(arguments: [
+        "{me}/%2E%2E/{other}/{hash}.jpg", "{me}/nested/{hash}.jpg", "{me}/{HASH}.jpg", "{me}/notes.txt", "{other}/{hash}.jpg",
+        "{me}/{hash}.JPG", "{me}/{hash}.jpg/x",
+    ])
+    func anUploadUnderAnyOtherNameThanTheRuntimesIsRefused(_ pattern: String) async throws {
+        let server = try TestServer()
+        let storage = try StorageServer(database: server.database)
+        let hash = String(repeating: "0", count: 60) + "beef"
+        let other = UUID().lowercasedString
+        let name = pattern.replacingOccurrences(of: "{me}", with: user.lowercasedString).replacingOccurrences(of: "{other}", with: other)
+            .replacingOccurrences(of: "{hash}", with: hash).replacingOccurrences(of: "{HASH}", with: hash.uppercased())
+        let refused = try await storage.upload(Data("bytes".utf8), bucket: "task-photos", name: name, token: TestJWT.token(for: user))
+        // Storage answers a policy's refusal as 400 with `"statusCode": "403"` in the body.
+        #expect(refused.status == 400 && refused.body.contains("row-level security"), "\(name): \(refused)")
+        #expect(try server.objectCount() == 0)
+
+        // The runtime's own name is taken.
+        let own = try await storage.upload(
+            Data("bytes".utf8), bucket: "task-photos", name: "\(user.lowercasedString)/\(hash).jpg", token: TestJWT.token(for: user))
+        #expect(own.status == 200, "\(own)")
+    }
+
     @Test func aFailedOrCutUploadKeepsItsRowBackUntilTheObjectIsThere() async throws {
         let server = try TestServer()
         let storage = try StorageServer(database: server.database)

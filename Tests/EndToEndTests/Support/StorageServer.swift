@@ -74,6 +74,19 @@ final class StorageServer: Sendable {
         try await requests().filter { $0.path.hasSuffix("/\(object.bucket)/\(object.path)") }
     }
 
+    /// Uploads as a client of Storage's REST API would, under a name given as it goes in the
+    /// URL's path (percent-encoded where it must be); returns the HTTP status and the answer.
+    func upload(_ bytes: Data, bucket: String, name: String, token: String) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: URL(string: "\(projectURL.absoluteString)/storage/v1/object/\(bucket)/\(name)")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("anon", forHTTPHeaderField: "apikey")
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        request.httpBody = bytes
+        let (body, response) = try await Self.session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? -1, String(decoding: body, as: UTF8.self))
+    }
+
     private func post(_ path: String, _ body: [String: Any]) async throws {
         var request = URLRequest(url: projectURL.appendingPathComponent(String(path.dropFirst())))
         request.httpMethod = "POST"

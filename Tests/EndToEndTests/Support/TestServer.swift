@@ -47,6 +47,11 @@ struct TestServer: Sendable {
     func count(of table: String) throws -> Int {
         Int(try database.connect().execute("select count(*) from public.\(table)").scalar ?? "") ?? -1
     }
+
+    /// The server's clock now, in milliseconds since 1970.
+    func clockMs() throws -> Int64 {
+        Int64(try database.connect().execute("select (extract(epoch from clock_timestamp()) * 1000)::bigint").scalar ?? "") ?? -1
+    }
 }
 
 extension Credentials {

@@ -36,6 +36,10 @@ struct BucketTestsContext: TemplateContext {
     var bobClaims: String
     var aliceObject: String
     var bobObject: String
+    var alice: String
+    var bob: String
+    var object: String
+    var upperObject: String
 
     static var fields: [TemplateField<Self>] {
         [
@@ -46,6 +50,10 @@ struct BucketTestsContext: TemplateContext {
             .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
             .init("aliceObject", "an object name in Alice's folder (`<alice>/<sha256>.bin`)", \.aliceObject),
             .init("bobObject", "the same name in Bob's folder", \.bobObject),
+            .init("alice", "Alice's user id (her folder's name)", \.alice),
+            .init("bob", "Bob's user id", \.bob),
+            .init("object", "the object's name without a folder (`<sha256>.bin`)", \.object),
+            .init("upperObject", "the same name with its hash in upper case", \.upperObject),
         ]
     }
 }

@@ -37,10 +37,12 @@ package struct SupabaseTestRenderer: Sendable {
     }
 
     private func bucketContext(_ bucket: String, quote: String) -> BucketTestsContext {
-        let name = String(repeating: "0", count: 63) + "1.bin"
+        let hash = String(repeating: "0", count: 62) + "ab"
+        let name = hash + ".bin"
         return BucketTestsContext(
             bucket: bucket, literal: SQLLiteral.string(bucket), q: quote, aliceClaims: PgTAPTableScript.claims(Self.alice),
-            bobClaims: PgTAPTableScript.claims(Self.bob), aliceObject: "\(Self.alice)/\(name)", bobObject: "\(Self.bob)/\(name)")
+            bobClaims: PgTAPTableScript.claims(Self.bob), aliceObject: "\(Self.alice)/\(name)", bobObject: "\(Self.bob)/\(name)",
+            alice: Self.alice, bob: Self.bob, object: name, upperObject: hash.uppercased() + ".bin")
     }
 
     /// A dollar quote no enum value contains (they are the only user text in the tests).

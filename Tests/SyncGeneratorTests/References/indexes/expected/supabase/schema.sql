@@ -33,6 +33,7 @@ begin
   return null;
 end
 $$;
+revoke all on function public.sync_lock_owner() from public, anon, authenticated, service_role;
 
 -- The wait for an owner's lock that another transaction holds, bounded: a waiting request
 -- holds a connection of the API's pool, so one user's many devices must never be able to hold
@@ -92,7 +93,9 @@ create policy sync_marks_select_own on public.sync_marks for select to authentic
 -- After each statement that wrote synced rows (its rows in the transition table `written`):
 -- each owner written is marked once per transaction (a transaction-local setting names the
 -- last one: an upsert fires this for its insert and its update, and a push is one owner's).
--- Security definer: users only read their marks.
+-- Security definer: users only read their marks; and so no API role may call it (only its
+-- triggers run it, and Supabase's advisors flag a security definer function anon or
+-- authenticated may execute).
 create or replace function public.sync_written_owners()
 returns trigger
 language plpgsql
@@ -119,6 +122,24 @@ begin
   return null;
 end
 $$;
+revoke all on function public.sync_written_owners() from public, anon, authenticated, service_role;
+
+-- A write that bypasses the triggers (a restore or backfill under session_replication_role =
+-- replica, or with the triggers disabled) leaves no mark, so a device whose last pull was idle
+-- would never read it. Such a script sets server_seq from public.sync_server_seq (nextval) on
+-- every row it writes and then, in the same transaction or after it commits, calls this once
+-- for each owner it wrote: `select public.sync_mark_written(user_id) from (select distinct
+-- user_id from ...) o;`. Devices read the rows at their next pull (no poke is sent). Service
+-- role only: it reveals nothing, but no user has a reason to call it.
+create or replace function public.sync_mark_written(owner uuid)
+returns void
+language sql
+set search_path = ''
+as $$
+  insert into public.sync_marks (user_id, xid) values (owner, pg_catalog.pg_current_xact_id()) on conflict do nothing;
+$$;
+revoke all on function public.sync_mark_written(uuid) from public, anon, authenticated;
+grant execute on function public.sync_mark_written(uuid) to service_role;
 
 -- Pokes: after a statement writes an owner's rows, one message on the owner's private Realtime
 -- topic, sync:<owner>, tells the owner's devices to pull now. It carries no row data, only the
@@ -145,6 +166,10 @@ begin
     'sync:' || owner::text, true);
 end
 $$;
+-- Called by the statement triggers' function as the writing role (realtime.send inserts the
+-- poke as that user, under the send policy below).
+revoke all on function public.sync_poke(uuid, text, bigint) from public, anon;
+grant execute on function public.sync_poke(uuid, text, bigint) to authenticated, service_role;
 
 -- The statement triggers' function: a poke for each owner whose rows the statement wrote,
 -- unless the request says its device announces the write itself (header `X-Sync-Pokes:
@@ -164,6 +189,7 @@ begin
   return null;
 end
 $$;
+revoke all on function public.sync_poke_written() from public, anon, authenticated, service_role;
 
 -- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
 -- the user when a device joins a private channel, and when a message is sent. A signed-in user
@@ -463,6 +489,9 @@ begin
   return new;
 end
 $$;
+-- Trigger functions: only their triggers run them (PostgreSQL checks no privilege when a
+-- trigger fires), so no API role may call them.
+revoke all on function public.tags_before_write() from public, anon, authenticated, service_role;
 create or replace trigger tags_before_write
   before insert or update on public.tags
   for each row execute function public.tags_before_write();

@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(38);
+select plan(46);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -81,17 +81,25 @@ set local role postgres;
 select ok((select not public from storage.buckets where id = 'pictures'), 'pictures: the bucket exists and is private');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$,
+select lives_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$,
   'pictures: Alice uploads into her folder');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'b0b00000-0000-4000-8000-000000000002/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'pictures: Alice cannot upload into Bob''s folder');
-select isnt_empty($q$select name from storage.objects where bucket_id = 'pictures' and name = 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin'$q$,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/../b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'pictures: Alice cannot upload through .. into Bob''s folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/nested/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'pictures: Alice cannot upload into a folder inside hers');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000AB.bin')$q$, '42501', null,
+  'pictures: Alice cannot upload a name whose hash is in upper case');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/notes.txt')$q$, '42501', null,
+  'pictures: Alice cannot upload a name that is not a content hash');
+select isnt_empty($q$select name from storage.objects where bucket_id = 'pictures' and name = 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
   'pictures: Alice downloads her object');
 select is_empty($q$update storage.objects set metadata = '{}' where bucket_id = 'pictures' returning name$q$,
   'pictures: Alice cannot replace her object');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select name from storage.objects where bucket_id = 'pictures'$q$, 'pictures: Bob cannot see Alice''s object');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('pictures', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'pictures: Bob cannot write into Alice''s folder');
 set local role postgres;
 
@@ -101,17 +109,25 @@ set local role postgres;
 select ok((select not public from storage.buckets where id = 'scans'), 'scans: the bucket exists and is private');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$,
+select lives_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$,
   'scans: Alice uploads into her folder');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'b0b00000-0000-4000-8000-000000000002/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'scans: Alice cannot upload into Bob''s folder');
-select isnt_empty($q$select name from storage.objects where bucket_id = 'scans' and name = 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin'$q$,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/../b0b00000-0000-4000-8000-000000000002/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'scans: Alice cannot upload through .. into Bob''s folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/nested/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
+  'scans: Alice cannot upload into a folder inside hers');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000AB.bin')$q$, '42501', null,
+  'scans: Alice cannot upload a name whose hash is in upper case');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/notes.txt')$q$, '42501', null,
+  'scans: Alice cannot upload a name that is not a content hash');
+select isnt_empty($q$select name from storage.objects where bucket_id = 'scans' and name = 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
   'scans: Alice downloads her object');
 select is_empty($q$update storage.objects set metadata = '{}' where bucket_id = 'scans' returning name$q$,
   'scans: Alice cannot replace her object');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select name from storage.objects where bucket_id = 'scans'$q$, 'scans: Bob cannot see Alice''s object');
-select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/0000000000000000000000000000000000000000000000000000000000000001.bin')$q$, '42501', null,
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('scans', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'scans: Bob cannot write into Alice''s folder');
 set local role postgres;
 
