@@ -42,6 +42,7 @@ public struct GenerateCommand: Sendable {
         case .write, .check:
             return generate(options)
         case .verify:
+            // Only `generate-verify`'s arguments parse to it (VerifyCommand).
             return report(Failure(Self.verifyMoved(arguments), ExitCode.usage))
         }
     }
