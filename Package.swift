@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The reference schemas of the generator's tests (Tests/SyncGeneratorTests/References).
+// The reference schemas of the generator's tests (Tests/HopeSyncGeneratorTests/References).
 let referenceSchemas = [
     "column_types", "hard_names", "indexes", "lookback_ordering", "lww_table", "open_row_rule", "version_integer", "version_timestamp",
 ]
@@ -9,110 +9,136 @@ let referenceSchemas = [
 // The generator is a pipeline (parse -> check -> plan -> render -> write); the runtime is
 // store / engine / transport / conflicts. Only the toolchain's modules and three system C
 // libraries are used: nothing here needs a package registry.
+//
+// Target names are global across a package graph, so every module here is named HopeSync…
+// (CHopeSync… for the C libraries), executables and plugins included: an app's own modules,
+// or another package's (SQLite.swift's `SQLite`), never clash with them. The products keep
+// the names users type and name (`generate`, `CheckGeneratedSync`).
 let package = Package(
     name: "hope-sync",
     platforms: [.macOS(.v14), .iOS(.v17), .watchOS(.v10)],
     products: [
-        .executable(name: "generate", targets: ["generate"]),
-        .executable(name: "sync-demo", targets: ["sync-demo"]),
-        .library(name: "SyncSchema", targets: ["SyncSchema"]),
-        .library(name: "SyncGenerator", targets: ["SyncGenerator"]),
-        .library(name: "SyncRuntime", targets: ["SyncRuntime"]),
-        .library(name: "SyncPostgres", targets: ["SyncPostgres"]),
-        .library(name: "SyncRuntimeTesting", targets: ["SyncRuntimeTesting"]),
+        // The generator needs libyaml alone; `generate-verify` (a live database) needs libpq.
+        .executable(name: "generate", targets: ["HopeSyncGenerate"]),
+        .executable(name: "generate-verify", targets: ["HopeSyncGenerateVerify"]),
+        .executable(name: "sync-demo", targets: ["HopeSyncDemo"]),
+        .library(name: "HopeSyncSchema", targets: ["HopeSyncSchema"]),
+        .library(name: "HopeSyncGenerator", targets: ["HopeSyncGenerator"]),
+        .library(name: "HopeSyncVerify", targets: ["HopeSyncVerify"]),
+        .library(name: "HopeSync", targets: ["HopeSync"]),
+        .library(name: "HopeSyncPostgres", targets: ["HopeSyncPostgres"]),
+        .library(name: "HopeSyncTesting", targets: ["HopeSyncTesting"]),
         // `swift package --allow-writing-to-package-directory generate-sync`: generate as a command.
-        .plugin(name: "GenerateSyncCommand", targets: ["GenerateSyncCommand"]),
+        .plugin(name: "GenerateSyncCommand", targets: ["HopeSyncGenerateSyncCommand"]),
         // Fails an app's build, with the fix, when its Generated/ is stale for schema.yaml.
-        .plugin(name: "CheckGeneratedSync", targets: ["CheckGeneratedSync"]),
+        .plugin(name: "CheckGeneratedSync", targets: ["HopeSyncCheckGeneratedSync"]),
     ],
     targets: [
-        // System libraries (Debian: libyaml-dev, libsqlite3-dev, libpq-dev).
-        .systemLibrary(name: "CYaml", path: "Sources/CYaml"),
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
+        // System libraries, found through pkg-config; a missing one fails with the command that
+        // installs it.
+        .systemLibrary(
+            name: "CHopeSyncYaml", path: "Sources/CHopeSyncYaml", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        .systemLibrary(
+            name: "CHopeSyncSQLite", path: "Sources/CHopeSyncSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CHopeSyncLibPQ", path: "Sources/CHopeSyncLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
 
         // The package's one lock box, for state shared between threads.
-        .target(name: "Locking"),
+        .target(name: "HopeSyncLocking"),
 
         // Thin, typed wrappers over the C libraries, shared by generator, runtime and tests.
-        .target(name: "SQLite", dependencies: ["CSQLite", "Locking"]),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
+        .target(name: "HopeSyncSQLite", dependencies: ["CHopeSyncSQLite", "HopeSyncLocking"]),
+        .target(name: "HopeSyncPostgresClient", dependencies: ["CHopeSyncLibPQ", "HopeSyncLocking"]),
         // A throwaway PostgreSQL 15 cluster with Supabase's roles, for tests, benchmarks and the
-        // demo; kept out of `Postgres`, which `generate` links. Also Subprocess, the one way they
-        // run programs.
-        .target(name: "PostgresCluster", dependencies: ["Postgres", "Locking"]),
+        // demo; kept out of HopeSyncPostgresClient, which `generate-verify` links. Also
+        // Subprocess, the one way they run programs.
+        .target(name: "HopeSyncPostgresCluster", dependencies: ["HopeSyncPostgresClient", "HopeSyncLocking"]),
 
         // The vocabulary both halves speak: column types and roles, conflict and merge modes,
         // reserved names, the dirty states, canonical JSON. A leaf: it imports nothing.
-        .target(name: "SyncModel"),
+        .target(name: "HopeSyncModel"),
 
         // Generator: schema.yaml -> Schema -> plan -> rendered files -> Generated/.
-        .target(name: "SyncSchema", dependencies: ["SyncModel", "CYaml"]),
+        .target(name: "HopeSyncSchema", dependencies: ["HopeSyncModel", "CHopeSyncYaml"]),
         // The pipeline's stages after parsing (check, plan, render, write): pure, no database.
-        .target(name: "SyncGeneratorCore", dependencies: ["SyncSchema", "Locking"]),
-        // `generate verify`: a live database against what the templates render, over libpq.
-        .target(name: "SyncVerify", dependencies: ["SyncGeneratorCore", "Postgres"]),
-        // The `generate` command, callable in-process, and the core it re-exports for tools.
-        .target(name: "SyncGenerator", dependencies: ["SyncGeneratorCore", "SyncVerify", "Locking"]),
-        .executableTarget(name: "generate", dependencies: ["SyncGenerator"]),
+        .target(name: "HopeSyncGeneratorCore", dependencies: ["HopeSyncSchema", "HopeSyncLocking"]),
+        // The `generate` command, callable in-process, and the core it re-exports for tools. No
+        // libpq: `generate` and the plugins build where only libyaml is installed.
+        .target(name: "HopeSyncGenerator", dependencies: ["HopeSyncGeneratorCore", "HopeSyncLocking"]),
+        .executableTarget(name: "HopeSyncGenerate", dependencies: ["HopeSyncGenerator"]),
+        // `generate-verify`: a live database against what the templates render, over libpq, and
+        // the command, callable in-process.
+        .target(name: "HopeSyncVerify", dependencies: ["HopeSyncGenerator", "HopeSyncGeneratorCore", "HopeSyncPostgresClient"]),
+        .executableTarget(name: "HopeSyncGenerateVerify", dependencies: ["HopeSyncVerify"]),
         .plugin(
-            name: "GenerateSyncCommand",
+            name: "HopeSyncGenerateSyncCommand",
             capability: .command(
                 intent: .custom(verb: "generate-sync", description: "Write Generated/ for the package's schema.yaml"),
                 permissions: [.writeToPackageDirectory(reason: "generate writes the migrations, row types and table lists into Generated/")]
             ),
-            dependencies: ["generate"]
+            dependencies: ["HopeSyncGenerate"]
         ),
-        .plugin(name: "CheckGeneratedSync", capability: .buildTool(), dependencies: ["generate"]),
+        .plugin(name: "HopeSyncCheckGeneratedSync", capability: .buildTool(), dependencies: ["HopeSyncGenerate"]),
 
         // Runtime: local store, sync engine, transports, conflicts.
-        .target(name: "SyncRuntime", dependencies: ["SyncModel", "SQLite", "Locking"]),
-        .target(name: "SyncPostgres", dependencies: ["SyncRuntime", "Postgres", "Locking"]),
+        .target(name: "HopeSync", dependencies: ["HopeSyncModel", "HopeSyncSQLite", "HopeSyncLocking"]),
+        .target(name: "HopeSyncPostgres", dependencies: ["HopeSync", "HopeSyncPostgresClient", "HopeSyncLocking"]),
         // Test doubles for apps' and our own tests: the in-memory server with its fault
-        // switches. Kept out of SyncRuntime, so what an iPhone or Watch app links holds none.
-        .target(name: "SyncRuntimeTesting", dependencies: ["SyncRuntime"]),
+        // switches. Kept out of HopeSync, so what an iPhone or Watch app links holds none.
+        .target(name: "HopeSyncTesting", dependencies: ["HopeSync"]),
 
         // The committed output of `generate` for schema.yaml (the time-tracker example), compiled
-        // as it ships. Deliberately not a product: target names are global across a package
-        // graph, and an app's own generated module must be free to take any name.
-        .target(name: "HopeSchema", dependencies: ["SyncRuntime"], path: "Generated/swift"),
+        // as it ships. Deliberately not a product: an app's own generated module must be free to
+        // take any name.
+        .target(name: "HopeSchema", dependencies: ["HopeSync"], path: "Generated/swift"),
 
         .executableTarget(
-            name: "sync-demo",
-            dependencies: ["SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "PostgresCluster", "HopeSchema", "Locking"]
+            name: "HopeSyncDemo",
+            dependencies: ["HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSyncPostgresCluster", "HopeSchema", "HopeSyncLocking"]
         ),
+        // The benchmarks: `swift build -c release && .build/release/HopeSyncBench`. Not a product:
+        // a dependency's executable product answers `swift run <its name>` in an app.
         .executableTarget(
-            name: "bench",
+            name: "HopeSyncBench",
             dependencies: [
-                "SyncSchema", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres", "HopeSchema", "SQLite", "Postgres",
-                "PostgresCluster", "SyncTestSupport",
+                "HopeSyncSchema", "HopeSyncGenerator", "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncSQLite",
+                "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncTestSupport",
             ]
         ),
         // Shared by the tests and bench, so it lives in Sources; not a product: a manual clock
-        // and sleeper, forwarding transports, the seeded generator, and Locking's `Locked`.
-        .target(name: "SyncTestSupport", dependencies: ["SyncRuntime", "SyncRuntimeTesting", "Locking", "PostgresCluster"]),
+        // and sleeper, forwarding transports, the seeded generator, and HopeSyncLocking's `Locked`.
+        .target(
+            name: "HopeSyncTestSupport", dependencies: ["HopeSync", "HopeSyncTesting", "HopeSyncLocking", "HopeSyncPostgresCluster"]),
 
         // Test support shared by the test targets: the PostgreSQL cluster.
-        .target(name: "PostgresFixture", dependencies: ["Postgres", "PostgresCluster"], path: "Tests/PostgresFixture"),
-        .testTarget(name: "SyncModelTests", dependencies: ["SyncModel", "SyncTestSupport"]),
-        .testTarget(name: "SyncSchemaTests", dependencies: ["SyncSchema"], exclude: ["BadSchemas"]),
+        .target(
+            name: "HopeSyncPostgresFixture", dependencies: ["HopeSyncPostgresClient", "HopeSyncPostgresCluster"],
+            path: "Tests/HopeSyncPostgresFixture"),
+        .testTarget(name: "HopeSyncModelTests", dependencies: ["HopeSyncModel", "HopeSyncTestSupport"]),
+        .testTarget(name: "HopeSyncSchemaTests", dependencies: ["HopeSyncSchema"], exclude: ["BadSchemas"]),
         .testTarget(
-            name: "SyncGeneratorTests",
+            name: "HopeSyncGeneratorTests",
             dependencies: [
-                "SyncGenerator", "SyncGeneratorCore", "SyncVerify", "SyncSchema", "SQLite", "HopeSchema", "PostgresFixture", "Postgres",
-                "SyncTestSupport",
+                "HopeSyncGenerator", "HopeSyncGeneratorCore", "HopeSyncVerify", "HopeSyncSchema", "HopeSyncSQLite", "HopeSchema",
+                "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncTestSupport",
             ],
             exclude: ["References"]
         ),
         // One small app's generated code at schema v1 and at v2 (a column more in each table), for
         // the tests of devices on mixed builds and of upgrades.
-        .target(name: "UpgradeSchemaV1", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
-        .target(name: "UpgradeSchemaV2", dependencies: ["SyncRuntime"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
-        // The row types of every reference schema (Tests/SyncGeneratorTests/References), compiled
-        // together (their names differ; each GeneratedSchema is left out), for the test that holds
-        // each row's own column coding equal to the Codable path's.
+        .target(name: "HopeSyncUpgradeSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
+        .target(name: "HopeSyncUpgradeSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
+        // The row types of every reference schema (Tests/HopeSyncGeneratorTests/References),
+        // compiled together (their names differ; each GeneratedSchema is left out), for the test
+        // that holds each row's own column coding equal to the Codable path's.
         .target(
-            name: "ReferenceRecords", dependencies: ["SyncRuntime"], path: "Tests/SyncGeneratorTests/References",
+            name: "HopeSyncReferenceRecords", dependencies: ["HopeSync"], path: "Tests/HopeSyncGeneratorTests/References",
             exclude: referenceSchemas.flatMap { schema in
                 [
                     "schema.yaml", "expected/swift/GeneratedSchema.swift", "expected/schema.snapshot.json", "expected/rust",
@@ -123,31 +149,33 @@ let package = Package(
             sources: referenceSchemas.map { "\($0)/expected/swift" }
         ),
         .testTarget(
-            name: "SyncRuntimeTests",
+            name: "HopeSyncRuntimeTests",
             dependencies: [
-                "SyncRuntime", "SyncRuntimeTesting", "HopeSchema", "SQLite", "SyncTestSupport", "UpgradeSchemaV1", "UpgradeSchemaV2",
-                "ReferenceRecords",
+                "HopeSync", "HopeSyncTesting", "HopeSchema", "HopeSyncSQLite", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
+                "HopeSyncUpgradeSchemaV2", "HopeSyncReferenceRecords",
             ]
         ),
-        .testTarget(name: "TransportTests", dependencies: ["SyncRuntime", "HopeSchema", "SyncTestSupport"], exclude: ["Golden"]),
-        // Need a real PostgreSQL 15: PostgresFixture starts a throwaway cluster for the run.
         .testTarget(
-            name: "PostgresTests",
+            name: "HopeSyncTransportTests", dependencies: ["HopeSync", "HopeSchema", "HopeSyncTestSupport"], exclude: ["Golden"]),
+        // Need a real PostgreSQL 15: HopeSyncPostgresFixture starts a throwaway cluster for the run.
+        .testTarget(
+            name: "HopeSyncPostgresTests",
             dependencies: [
-                "PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncGeneratorCore", "SyncVerify", "SyncSchema",
-                "SyncTestSupport",
+                "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator",
+                "HopeSyncGeneratorCore", "HopeSyncVerify", "HopeSyncSchema", "HopeSyncTestSupport",
             ]),
         // Builds Tests/Fixtures/HabitApp (an app that follows the README) with the real `swift`,
         // and the Rust client in Tests/Fixtures/RustClient with cargo, which pulls from the habit
-        // app's SQL on PostgresFixture's cluster.
-        .testTarget(name: "AdoptionTests", dependencies: ["PostgresFixture", "Postgres", "PostgresCluster", "SyncTestSupport"]),
+        // app's SQL on HopeSyncPostgresFixture's cluster.
         .testTarget(
-            name: "EndToEndTests",
+            name: "HopeSyncAdoptionTests",
+            dependencies: ["HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncTestSupport"]),
+        .testTarget(
+            name: "HopeSyncEndToEndTests",
             dependencies: [
-                "PostgresFixture", "Postgres", "PostgresCluster", "SyncGenerator", "SyncRuntime", "SyncRuntimeTesting", "SyncPostgres",
-                "HopeSchema",
-                "SyncTestSupport",
-                "UpgradeSchemaV1", "UpgradeSchemaV2",
+                "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
+                "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
+                "HopeSyncUpgradeSchemaV2",
             ]
         ),
     ]

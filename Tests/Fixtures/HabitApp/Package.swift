@@ -17,20 +17,26 @@ let package = Package(
         .package(path: hopeSyncPath)
     ],
     targets: [
+        // Modules of the app's own named as other packages name theirs (SQLite.swift's is
+        // `SQLite`): target names are global across a package graph, and hope-sync's all carry
+        // its prefix, so these build beside it.
+        .target(name: "Locking"),
+        .target(name: "SQLite", dependencies: ["Locking"]),
+        .target(name: "Postgres", dependencies: ["Locking"]),
         // `generate`'s Swift output, checked against schema.yaml on every build.
         .target(
             name: "HabitSchema",
-            dependencies: [.product(name: "SyncRuntime", package: hopeSync)],
+            dependencies: [.product(name: "HopeSync", package: hopeSync)],
             path: "Generated/swift",
             plugins: [.plugin(name: "CheckGeneratedSync", package: hopeSync)]
         ),
         .executableTarget(
             name: "HabitApp",
             dependencies: [
-                "HabitSchema",
-                .product(name: "SyncRuntime", package: hopeSync),
+                "HabitSchema", "SQLite", "Postgres", "Locking",
+                .product(name: "HopeSync", package: hopeSync),
                 // The in-memory server the two devices sync through.
-                .product(name: "SyncRuntimeTesting", package: hopeSync),
+                .product(name: "HopeSyncTesting", package: hopeSync),
             ]
         ),
     ]

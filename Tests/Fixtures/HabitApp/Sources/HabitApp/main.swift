@@ -1,7 +1,10 @@
 import Foundation
 import HabitSchema
-import SyncRuntime
-import SyncRuntimeTesting
+import HopeSync
+import HopeSyncTesting
+import Locking
+import Postgres
+import SQLite
 
 // Two devices of one user: the phone adds a habit and checks it off, both sync through the
 // in-memory server, and the laptop shows what the phone wrote. Exits 1 when it does not.
@@ -54,6 +57,9 @@ if arguments.count == 2, let mode = arguments.first, let path = arguments.last {
     }
     exit(0)
 }
+
+// The app's own modules, named as hope-sync's once were, build and link beside hope-sync's.
+print("own modules: \(OwnSQLite.name) and \(OwnPostgres.name), on \(OwnSQLite.uses) and \(OwnPostgres.uses)")
 
 let agreed = try await phoneToLaptop()
 try? FileManager.default.removeItem(at: scratch)

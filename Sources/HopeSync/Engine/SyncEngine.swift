@@ -1,0 +1,303 @@
+import Foundation
+import HopeSyncLocking
+
+/// Keeps one user's store in sync with the server: a full push and pull on start and on
+/// reconnect, a pull every poll interval (or when a poke says the server has something), a push
+/// soon after local writes, backing off on failures. It syncs only while the credentials
+/// provider returns this store's user.
+public actor SyncEngine {
+    public nonisolated let store: SyncStore
+    public nonisolated let configuration: SyncConfiguration
+    let transport: SwitchedTransport
+    let credentials: @Sendable () async -> Credentials?
+    let pokes: (any PokeSource)?
+    /// The app's "simulate offline" switch, checked before every request.
+    let networkEnabled = Locked(true)
+
+    public internal(set) var status = SyncStatus()
+    var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    var loop: Task<Void, Never>?
+    /// The debounce window after a local write, and its number (a window replaced by another
+    /// must not end the new one).
+    var debounce: (number: Int, task: Task<Void, Never>)?
+    var debounceCount = 0
+    /// A write came during the debounce window: push when it ends.
+    var writesWaiting = false
+    var failures = 0
+    var wake: (token: Int, continuation: CheckedContinuation<Void, Never>)?
+    var wakePending = false
+    /// The next pass pushes and pulls everything (a poll, a write, a reconnect); otherwise it
+    /// pulls only what pokes named.
+    var fullPassDue = true
+    /// Tables pokes named since the last pass, each with the highest server_seq named (nil:
+    /// none said); a poke naming no table asks for every table.
+    var pokedTables: [String: Int64?] = [:]
+    var pokedEverything = false
+    var pokeListener: Task<Void, Never>?
+    /// The poke source is connected: the idle poll is the slow one.
+    var pokesConnected = false
+    var waitCount = 0
+    var passRunning = false
+    var passWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What the pusher learned of rows the server fails alone (see ``Pusher/failingAlone``).
+    var rowsFailingAlone: [String: [String: Int]] = [:]
+    /// When the server last lacked a sync function it was called with (SyncEngine+Functions).
+    var functionsLackedAt: Date?
+    /// Where file columns' files go; nil when none is configured (they then wait, saying so).
+    let fileTransport: (any SyncFileTransport)?
+    let transfers = FileTransfers()
+
+    /// - Parameters:
+    ///   - files: where file columns' files go; by default the transport's own
+    ///     (``PostgRESTTransport``: its project's Storage). Without one, files wait.
+    ///   - pokes: where the engine hears that the server has something new (``RealtimePokes``);
+    ///     nil: it polls alone.
+    ///   - credentials: the signed-in user and a fresh token, or nil when nobody is signed in.
+    ///     Called before every pass, so a refreshed token is picked up.
+    public init(
+        store: SyncStore,
+        transport: any SyncTransport,
+        files: (any SyncFileTransport)? = nil,
+        configuration: SyncConfiguration = SyncConfiguration(),
+        pokes: (any PokeSource)? = nil,
+        credentials: @escaping @Sendable () async -> Credentials?
+    ) {
+        self.store = store
+        self.fileTransport = files ?? transport.files
+        self.transport = SwitchedTransport(base: transport, networkEnabled: networkEnabled)
+        self.configuration = configuration
+        self.pokes = pokes
+        self.credentials = credentials
+        // What waits is known before the first pass (rows written in an earlier launch).
+        if let counts = try? store.pendingCounts() { status.count(counts) }
+    }
+
+    public var isRunning: Bool { loop != nil }
+
+    /// Starts the schedule: a full sync now, then polling. Does nothing when already running.
+    public func start() {
+        guard loop == nil else { return }
+        failures = 0
+        store.state.localWriteHandler = { [weak self] in
+            Task { await self?.localWriteHappened() }
+        }
+        fullPassDue = true
+        loop = Task { await self.runLoop() }
+        listenForPokes()
+    }
+
+    /// Stops the schedule (sign-out, going to the background). Local writes keep queuing.
+    public func stop() {
+        store.state.localWriteHandler = nil
+        loop?.cancel()
+        loop = nil
+        debounce?.task.cancel()
+        debounce = nil
+        writesWaiting = false
+        stopListeningForPokes()
+        wakeUp()
+        status.phase = networkEnabled.value ? .idle : .offline
+        publish()
+    }
+
+    /// One full push and pull now.
+    @discardableResult
+    public func syncNow() async throws(SyncError) -> SyncReport {
+        try await runPass()
+    }
+
+    /// The "simulate offline" switch. Off: writes queue locally and anything that needs the
+    /// server fails with `SyncError(.networkDisabled)`. On again: a full sync (a reconnect).
+    public func setNetworkEnabled(_ enabled: Bool) {
+        guard networkEnabled.value != enabled else { return }
+        networkEnabled.value = enabled
+        if enabled {
+            failures = 0
+            wakeUp()
+        } else {
+            status.phase = .offline
+            publish()
+        }
+    }
+
+    public var isNetworkEnabled: Bool { networkEnabled.value }
+
+    /// Stops syncing and empties this user's local data (sign-out).
+    public func clearLocalData() throws(SyncError) {
+        stop()
+        try store.clearLocalData()
+        publish()
+    }
+
+    /// The status now and after every change. Iteration ending unsubscribes.
+    public nonisolated func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self)
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeStatusObserver(id) }
+        }
+        Task { await self.addStatusObserver(id, continuation) }
+        return stream
+    }
+
+    // MARK: Passes
+
+    /// A pass: everything (push, replay, refresh, pull), or with `pullingOnly` a pull of those
+    /// tables alone (what pokes named).
+    func runPass(pullingOnly tables: [TableSchema]? = nil) async throws(SyncError) -> SyncReport {
+        await acquirePass()
+        defer { releasePass() }
+        status.phase = .syncing
+        publish()
+        do {
+            let report = try await performPass(pullingOnly: tables)
+            status.phase = .idle
+            status.lastError = nil
+            status.lastSyncedAt = configuration.now()
+            publish()
+            return report
+        } catch {
+            status.lastError = error
+            switch error.code {
+            case .schemaDrift:
+                status.phase = .schemaDrift(error.serverError.flatMap(SchemaDrift.init) ?? SchemaDrift(table: nil, column: nil))
+            case .signedOut, .accessToken: status.phase = .waitingForSignIn
+            case .connectivity, .networkDisabled: status.phase = .offline
+            default: status.phase = .idle
+            }
+            publish()
+            throw error
+        }
+    }
+
+    private func performPass(pullingOnly tables: [TableSchema]?) async throws(SyncError) -> SyncReport {
+        guard networkEnabled.value else {
+            throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
+        }
+        guard let user = await credentials() else {
+            throw SyncError(.signedOut, "Nobody is signed in; nothing was sent.")
+        }
+        guard user.userID == store.userID else {
+            // Never send one user's rows with another user's token.
+            throw SyncError(.signedOut, "The signed-in user is not this database's user; nothing was sent.")
+        }
+        var report = SyncReport()
+        var puller = Puller(
+            store: store, transport: transport, credentials: user,
+            pageSize: configuration.pageSize, lookback: configuration.lookback
+        )
+        if let tables {
+            puller.tables = tables
+            let drifts = try await puller.pull(into: &report)
+            if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
+            return report
+        }
+        // A table the server lacks columns of is passed over and the others still sync; a push
+        // or replay the server fails does not keep the pull from running.
+        var drifts: [ServerError] = []
+        var held: SyncError?
+        let upgraded = try store.tablesAwaitingRepull()
+        if !upgraded.isEmpty {
+            var first = puller
+            first.tables = upgraded
+            let drifted = try await first.pull(into: &report)
+            drifts += drifted
+            try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
+        }
+        let functions = triesFunctions()
+        // Files first: the rows that name them go only once they are up.
+        try await fileSync(for: user).upload(into: &report)
+        var pusher = Pusher(
+            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone)
+        if let pokes, pokes.announcesWrites, pokesConnected { pusher.announcer = PushAnnouncer(pokes, for: store.userID) }
+        do {
+            drifts += try await pusher.push(into: &report)
+        } catch  where error.code == .server {
+            held = error
+        }
+        rowsFailingAlone = pusher.failingAlone
+        do {
+            try await GuardedReplay(
+                store: store, transport: transport, credentials: user,
+                resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
+            ).replay(into: &report)
+        } catch  where error.code == .server {
+            held = held ?? error
+        }
+        for (table, rowID) in try store.rowsToRefresh() {
+            let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
+            try store.refresh(table, rowID: rowID, with: server)
+        }
+        var lacking = false
+        if functions, let function = store.schema.pullFunction {
+            let tables = TablesPuller(
+                store: store, transport: transport, credentials: user, pageSize: configuration.pageSize, lookback: configuration.lookback,
+                function: function)
+            do {
+                drifts += try await tables.pull(into: &report)
+            } catch  where error.lacksFunction(function) {
+                lacking = true
+                drifts += try await puller.pull(into: &report)
+            }
+        } else {
+            drifts += try await puller.pull(into: &report)
+        }
+        noteFunctions(tried: functions, lacking: lacking)
+        try await fileSync(for: user).download(into: &report)
+        if !pusher.refusedForTheClock.isEmpty {
+            // The pull told the store the server's time: the claims the server refused go again
+            // as made now. A second refusal is the rows' own.
+            _ = try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock)
+            var again = pusher
+            again.tables = pusher.refusedForTheClock
+            again.clockRefusalIsTheRows = true
+            do {
+                drifts += try await again.push(into: &report)
+            } catch  where error.code == .server {
+                held = held ?? error
+            }
+            rowsFailingAlone = again.failingAlone
+        }
+        if let held, let server = held.serverError, SchemaDrift(server) != nil { drifts.append(server) }
+        if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
+        if let held { throw held }
+        return report
+    }
+
+    private func acquirePass() async {
+        if passRunning {
+            await withCheckedContinuation { passWaiters.append($0) }
+        } else {
+            passRunning = true
+        }
+    }
+
+    private func releasePass() {
+        if passWaiters.isEmpty {
+            passRunning = false
+        } else {
+            passWaiters.removeFirst().resume()
+        }
+    }
+
+    // MARK: Status
+
+    func publish() {
+        refreshCounts()
+        for observer in statusObservers.values { observer.yield(status) }
+    }
+
+    private func refreshCounts() {
+        if let counts = try? store.pendingCounts() { status.count(counts) }
+    }
+
+    private func addStatusObserver(_ id: UUID, _ continuation: AsyncStream<SyncStatus>.Continuation) {
+        statusObservers[id] = continuation
+        refreshCounts()
+        continuation.yield(status)
+    }
+
+    private func removeStatusObserver(_ id: UUID) {
+        statusObservers[id] = nil
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+import HopeSyncSQLite
+
+/// The conflicts layer's part in the store's own transactions. Saving or deleting a synced row
+/// of a version table does not write the row for the next push: it queues a guarded write, and
+/// a pulled row that replaces a row with queued writes gets them laid over it again. The store
+/// knows only this seam; `MutationQueue` (Conflicts/) implements it.
+protocol GuardedWriteQueue: Sendable {
+    /// Queues `values` (every column of the row) as a guarded update, when the row is a synced
+    /// row of a version table; false when the write is not one to guard.
+    func queueUpdate(_ values: [SyncValue], _ sql: TableSQL, filters: [Filter], in writer: StoreWriter) throws -> Bool
+    /// Queues a soft delete as a guarded write; false when the row is not one to guard.
+    func queueDelete(_ key: UUID, _ sql: TableSQL, in writer: StoreWriter) throws -> Bool
+    /// After a pulled page replaced rows of the table: the rows with queued writes get them back.
+    func restoreQueuedWrites(over rows: [ColumnValues], _ sql: TableSQL, _ database: Database) throws
+}

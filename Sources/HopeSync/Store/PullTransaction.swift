@@ -1,0 +1,136 @@
+import Foundation
+import HopeSyncSQLite
+
+/// Pulled pages applied in one write transaction of the store (``SyncStore/applyPulled(_:)``):
+/// each page's rows with the server's comparison as it comes, then once, at the commit, each
+/// table's cursor moved past its pages, the newest stamp given to the clock and the open-row
+/// rule kept. What outlives a page is small (a cursor, a stamp, a flag, the rows that could not
+/// be applied), so one transaction can take many pages while memory holds only the page at hand.
+struct PullTransaction {
+    /// Rows after which the transaction commits though more pages are ready. Every commit writes
+    /// each database page the transaction dirtied (random uuid keys dirty most of a key index's
+    /// leaves in every batch), so a first sync is faster in fewer commits; the budget bounds how
+    /// long observers wait to see rows and how far the WAL grows. A local write never waits for
+    /// it: the transaction commits after the page at hand as soon as one waits.
+    static let rowBudget = 50_000
+
+    /// A table's statement and column places, found at its first page, and what the commit
+    /// needs of its pages.
+    private struct TablePages {
+        let table: TableSchema
+        let sql: TableSQL
+        let names: [String]
+        let stampIndex: Int?
+        let rule: (end: Int, deleted: Int?)?
+        var lastServerSeq: Int64 = 0
+        var openArrived = false
+
+        init(_ table: TableSchema, _ sql: TableSQL) {
+            self.table = table
+            self.sql = sql
+            names = table.columnNames
+            stampIndex = sql.index(of: ReservedColumn.updatedMs)
+            rule = table.openRowRule.flatMap { rule in
+                sql.index(of: rule.end).map { (end: $0, deleted: sql.index(of: ReservedColumn.deletedMs)) }
+            }
+        }
+    }
+
+    private let store: SyncStore
+    private let database: Database
+    private var tables: [String: TablePages] = [:]
+    private var newestStamp: Int64 = 0
+    private(set) var applied = SyncStore.AppliedRows()
+    private var rowCount = 0
+
+    fileprivate init(store: SyncStore, database: Database) {
+        self.store = store
+        self.database = database
+    }
+
+    /// Whether to commit now though more pages are ready: the transaction took its budget of
+    /// rows, or another write waits for the writer. The caller stops giving it pages.
+    var shouldCommit: Bool { rowCount >= Self.rowBudget || store.pool.hasWaitingWriters }
+
+    /// The server said its time with an answer that may hold no page (an idle pass's mark).
+    func observeServerTime(_ serverMs: Int64?) throws {
+        try store.observeServerTime(serverMs, database)
+    }
+
+    /// Applies a page of `table`. A row SQLite refuses is reported, not applied, and does not
+    /// stop the others.
+    mutating func apply(_ page: PulledPage, to table: TableSchema) throws {
+        var pages = try tables[table.name] ?? TablePages(table, store.tableSQL(table.name))
+        let (sql, names) = (pages.sql, pages.names)
+        try store.observeServerTime(page.serverTimeMs, database)
+        let statement = try database.cachedStatement(sql.applyServerRow)
+        pages.lastServerSeq = max(pages.lastServerSeq, page.lastServerSeq ?? 0)
+        applied.undecodable += page.undecodable
+        for row in page.rows {
+            let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
+            do {
+                if try store.applyServerRow(values, sql, statement, database) { applied.applied += 1 }
+            } catch {
+                applied.undecodable.append(
+                    UndecodableRow(
+                        table: table.name, key: values.first.flatMap(\.text),
+                        serverSeq: row[ReservedColumn.serverSeq].flatMap(\.int),
+                        reason: "the local database refused it: \(error)"
+                    ))
+                continue
+            }
+            if let index = pages.stampIndex, case .int(let stamp) = values[index] { newestStamp = max(newestStamp, stamp) }
+            if let rule = pages.rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true {
+                pages.openArrived = true
+            }
+        }
+        rowCount += page.rows.count
+        try store.guardedWrites.restoreQueuedWrites(over: page.rows, sql, database)
+        tables[table.name] = pages
+    }
+
+    /// Moves each table's cursor past its pages and keeps the open-row rule; returns whether
+    /// that wrote a local row (a server close of this device's open row).
+    fileprivate func finish() throws -> Bool {
+        let writer = StoreWriter(reader: StoreReader(store: store, database: database))
+        for pages in tables.values.sorted(by: { $0.table.name < $1.table.name }) {
+            // A cursor never moves back (a lookback's window starts behind it).
+            try database.execute(
+                """
+                INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) \
+                ON CONFLICT (table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)
+                """,
+                [.text(pages.table.name), .integer(pages.lastServerSeq)]
+            )
+            if pages.openArrived { try writer.enforceOpenRowRule(pages.sql, owner: store.userID) }
+        }
+        store.state.clock.observe(newestStamp, wallMs: store.state.wallClock())
+        return writer.wroteLocally
+    }
+}
+
+extension SyncStore {
+    /// What a pull applied: the rows that changed something, and those it could not apply.
+    struct AppliedRows {
+        var applied = 0
+        var undecodable: [UndecodableRow] = []
+    }
+
+    /// Applies pulled pages in one transaction: `body` gives them to the transaction, which then
+    /// moves each table's cursor past its pages. Observers see the rows once it commits.
+    func applyPulled(_ body: (inout PullTransaction) throws -> Void) throws(SyncError) -> AppliedRows {
+        let (applied, wroteLocally) = try writeTransaction { database in
+            var transaction = PullTransaction(store: self, database: database)
+            try body(&transaction)
+            return (transaction.applied, try transaction.finish())
+        }
+        if applied.applied > 0 || wroteLocally { state.notifyObservers() }
+        if wroteLocally { state.localWriteHandler?() }
+        return applied
+    }
+
+    /// Applies one page of `table`, and moves its cursor past it, in one transaction.
+    func apply(_ page: PulledPage, to table: TableSchema) throws(SyncError) -> AppliedRows {
+        try applyPulled { try $0.apply(page, to: table) }
+    }
+}

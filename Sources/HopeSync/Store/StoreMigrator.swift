@@ -1,0 +1,111 @@
+import Foundation
+import HopeSyncSQLite
+
+/// Brings a database up to the app's generated migrations and the runtime's own bookkeeping
+/// tables, each migration in its own transaction, recorded in `_sync_schema_migrations`.
+struct StoreMigrator {
+    enum Domain: String {
+        case runtime, app
+    }
+
+    let appMigrations: [LocalMigration]
+    /// The app's synced tables, watched for columns an upgrade adds.
+    let syncedTables: [String]
+    let nowMs: Int64
+
+    func migrate(_ database: Database) throws {
+        let applied = try appliedVersions(database)
+        try refuseNewer(applied[.runtime], known: RuntimeMigrations.all, what: "sync runtime")
+        try refuseNewer(applied[.app], known: appMigrations, what: "app schema")
+        try database.execute(
+            """
+            CREATE TABLE IF NOT EXISTS _sync_schema_migrations (
+                domain TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                applied_ms INTEGER NOT NULL,
+                PRIMARY KEY (domain, version)
+            )
+            """)
+        // App tables first: the runtime's migrations may refer to `_sync_cursors`. Only an
+        // upgrade of a database already in use is watched for columns it adds.
+        let upgrading = applied[.app].map { version in appMigrations.contains { $0.version > version } } ?? false
+        let before = upgrading ? try columns(of: syncedTables, database) : [:]
+        try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
+        try apply(RuntimeMigrations.all, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
+        guard upgrading else { return }
+        for (table, columns) in try columns(of: syncedTables, database) {
+            guard let old = before[table], !old.isEmpty, !columns.isSubset(of: old) else { continue }
+            try markForRepull(table, added: columns.subtracting(old), holdsStamps: columns.contains(ReservedColumn.columnStamps), database)
+        }
+    }
+
+    /// The `_sync_meta` key of a table to pull again from the start.
+    static func repullKey(_ table: String) -> String { "repull:" + table }
+
+    /// An upgrade that adds columns to a table the device already synced: the rows it holds
+    /// have no values for them yet, so the table is pulled again from the start (a version
+    /// or whole-row table's rows apply again once their server_seq is forgotten) before any of
+    /// its writes goes out.
+    private func markForRepull(_ table: String, added: Set<String>, holdsStamps: Bool, _ database: Database) throws {
+        try database.inTransaction {
+            try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
+            try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
+            // Stamps pulled before this build knew the columns stamp values it could not keep.
+            if holdsStamps {
+                let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
+                try database.execute(
+                    "UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
+            }
+            try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text(Self.repullKey(table))])
+        }
+    }
+
+    private func columns(of tables: [String], _ database: Database) throws -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for table in tables {
+            result[table] = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
+        }
+        return result
+    }
+
+    private func appliedVersions(_ database: Database) throws -> [Domain: Int] {
+        let exists =
+            try database.fetchOne(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sync_schema_migrations'"
+            ) { _ in true } ?? false
+        guard exists else { return [:] }
+        let rows = try database.fetchAll("SELECT domain, max(version) FROM _sync_schema_migrations GROUP BY domain") {
+            ($0.text(at: 0) ?? "", Int($0.int64(at: 1)))
+        }
+        var result: [Domain: Int] = [:]
+        for (name, version) in rows {
+            if let domain = Domain(rawValue: name) { result[domain] = version }
+        }
+        return result
+    }
+
+    private func refuseNewer(_ applied: Int?, known: [LocalMigration], what: String) throws {
+        let newestKnown = known.map(\.version).max() ?? 0
+        if let applied, applied > newestKnown {
+            throw SyncError(
+                .configuration,
+                """
+                This database was migrated by a newer \(what) (version \(applied)) than this build knows \
+                (version \(newestKnown)); it was left unchanged. Update the app, or open another file.
+                """)
+        }
+    }
+
+    private func apply(_ migrations: [LocalMigration], domain: Domain, after version: Int, to database: Database) throws {
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > version {
+            try database.inTransaction {
+                try database.execute(migration.sql)
+                try database.execute(
+                    "INSERT INTO _sync_schema_migrations (domain, version, name, applied_ms) VALUES (?, ?, ?, ?)",
+                    [.text(domain.rawValue), .integer(Int64(migration.version)), .text(migration.name), .integer(nowMs)]
+                )
+            }
+        }
+    }
+}

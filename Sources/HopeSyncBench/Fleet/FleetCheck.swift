@@ -1,0 +1,146 @@
+import Foundation
+import HopeSchema
+import HopeSync
+import HopeSyncPostgres
+
+extension FleetBenchmark {
+    /// Whether every acknowledged write is on the server (or lost only to a newer write of the
+    /// same column), and whether every device holds exactly its user's server rows.
+    struct Check {
+        var acked = (rows: 0, columns: 0, lostToNewer: 0, lostToLaterWrite: 0, lostOtherwise: 0, missingRows: 0)
+        var lost: [String] = []
+        var devices = (count: 0, converged: 0, mismatchedRows: 0)
+        var left = (dirty: 0, pending: 0, rejected: 0, conflicted: 0)
+        var divergences: [String] = []
+        var rejected: [String] = []
+
+        /// Writes lost for no newer write, and rows missing.
+        var lostWrites: Int { acked.lostOtherwise + acked.missingRows }
+
+        mutating func fail(_ message: String, missingRow: Bool = false) {
+            if missingRow { acked.missingRows += 1 } else { acked.lostOtherwise += 1 }
+            if lost.count < 10 { lost.append(message) }
+        }
+
+        func print() {
+            let acknowledged = lostWrites == 0
+            let converged = devices.converged == devices.count && left.dirty == 0 && left.pending == 0
+            Swift.print(
+                """
+
+                CHECK acknowledged writes: \(acknowledged ? "ok" : "FAILED") — \(acked.rows) acknowledged row writes, \(acked.columns) column values compared;
+                  \(acked.lostToNewer) overwritten by a newer (updated_ms, device_id) of the same column (lww), \(acked.lostToLaterWrite) by a write acknowledged later (version tables),
+                  \(acked.missingRows) rows missing on the server, \(acked.lostOtherwise) values lost otherwise
+                CHECK convergence: \(converged ? "ok" : "FAILED") — \(devices.converged) of \(devices.count) devices hold exactly their user's server rows (every column);
+                  \(devices.mismatchedRows) rows differ; left dirty \(left.dirty), queued \(left.pending), rejected list \(left.rejected), conflicted list \(left.conflicted)
+                """)
+            for failure in lost { Swift.print("  lost: \(failure)") }
+            for divergence in divergences { Swift.print("  differs: \(divergence)") }
+            for example in rejected { Swift.print("  rejected: \(example)") }
+        }
+    }
+
+    static func verify(_ devices: [Device], log: FleetLog, database: BenchDatabase) async throws -> Check {
+        let reader = PostgresTransport(url: database.url)
+        var serverRows: [UUID: [String: [String: ColumnValues]]] = [:]
+        for user in Set(devices.map(\.user)) {
+            for table in GeneratedSchema.tables {
+                let rows = try await reader.pullAll(table, as: Credentials(userID: user, accessToken: "")).flatMap(\.rows)
+                serverRows[user, default: [:]][table.name] = Dictionary(rows.map { (key($0), $0) }) { first, _ in first }
+            }
+        }
+        var check = Check()
+        checkAcknowledged(log.acknowledged(), against: serverRows, into: &check)
+        for device in devices {
+            try await checkDevice(device, against: serverRows[device.user] ?? [:], into: &check)
+        }
+        return check
+    }
+
+    /// Every acknowledged column value is the server's, or the server's is newer (its stamp, or
+    /// on a version table a write acknowledged after this one was sent).
+    static func checkAcknowledged(
+        _ acks: [Acknowledged], against serverRows: [UUID: [String: [String: ColumnValues]]], into check: inout Check
+    ) {
+        check.acked.rows = acks.count
+        let byRow = Dictionary(grouping: acks) { "\($0.table)/\($0.id)" }
+        let tables = Dictionary(uniqueKeysWithValues: GeneratedSchema.tables.map { ($0.name, $0) })
+        func stamps(_ values: ColumnValues) -> ColumnStamps? { values[ReservedColumn.columnStamps]?.text.flatMap(ColumnStamps.init(json:)) }
+        func pair(_ values: ColumnValues) -> WriteStamp? {
+            guard let ms = values[ReservedColumn.updatedMs]?.int, let device = values[ReservedColumn.deviceId]?.text else { return nil }
+            return WriteStamp(ms: ms, deviceID: device)
+        }
+        for ack in acks {
+            guard let table = tables[ack.table] else { continue }
+            guard let row = serverRows[ack.user]?[ack.table]?[ack.id] else {
+                check.fail("\(ack.table) \(ack.id) from \(ack.device): no such row on the server", missingRow: true)
+                continue
+            }
+            let (sent, held) = (stamps(ack.values), stamps(row))
+            for column in ack.claimed {
+                let stamp = sent?[column] ?? pair(ack.values)
+                if table.conflict == .lww, stamp == nil { continue }
+                check.acked.columns += 1
+                if row[column] == ack.values[column] { continue }
+                let what = "\(ack.table).\(column) of \(ack.id) from \(ack.device)"
+                let values = "sent \(describe(ack.values[column])), server \(describe(row[column]))"
+                if table.conflict == .lww {
+                    if let stamp, let current = held?[column] ?? pair(row), current > stamp {
+                        check.acked.lostToNewer += 1
+                    } else {
+                        check.fail("\(what) at \(describe(stamp)): \(values) at \(describe(held?[column]))")
+                    }
+                } else if byRow["\(ack.table)/\(ack.id)"]?.contains(where: { other in
+                    other.acked != ack.acked && other.acked > ack.sent && other.claimed.contains(column)
+                        && other.values[column] != ack.values[column]
+                }) == true {
+                    check.acked.lostToLaterWrite += 1
+                } else {
+                    check.fail("\(what) (\(ack.guarded ? "guarded update" : "upsert")): \(values)")
+                }
+            }
+        }
+    }
+
+    /// The device holds exactly its user's server rows, with nothing left to send.
+    static func checkDevice(_ device: Device, against serverRows: [String: [String: ColumnValues]], into check: inout Check) async throws {
+        check.devices.count += 1
+        var same = true
+        for table in GeneratedSchema.tables {
+            let local = try await device.store.read { reader in try reader.rowValues(of: table.name) }
+            let mine = Dictionary(local.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
+            let theirs = serverRows[table.name] ?? [:]
+            for id in Set(mine.keys).union(theirs.keys) where mine[id] != theirs[id] {
+                same = false
+                check.devices.mismatchedRows += 1
+                guard check.divergences.count < 10 else { continue }
+                let columns = table.columnNames.filter { mine[id]?[$0] != theirs[id]?[$0] }
+                check.divergences.append(
+                    "\(device.name) \(table.name) \(id): "
+                        + columns.map { "\($0) device \(describe(mine[id]?[$0])) server \(describe(theirs[id]?[$0]))" }.joined(
+                            separator: ", "))
+            }
+        }
+        if same { check.devices.converged += 1 }
+        let (dirty, pending, rejected, conflicted) = try await device.store.read { reader in
+            (
+                try reader.dirtyCount(), try reader.pendingMutations().count, try reader.rejectedMutations(),
+                try reader.conflictedMutations().count
+            )
+        }
+        check.left.dirty += dirty
+        check.left.pending += pending
+        check.left.rejected += rejected.count
+        check.left.conflicted += conflicted
+        for write in rejected where check.rejected.count < 5 {
+            check.rejected.append("\(device.name) \(write.table) \(write.rowID): \(String(describing: write.serverError))")
+        }
+    }
+
+    static func key(_ row: ColumnValues) -> String { row[ReservedColumn.id]?.text ?? "" }
+
+    static func describe(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        return String(describing: value)
+    }
+}

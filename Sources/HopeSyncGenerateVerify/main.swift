@@ -1,0 +1,4 @@
+import Foundation
+import HopeSyncVerify
+
+exit(VerifyCommand().run(Array(CommandLine.arguments.dropFirst())))

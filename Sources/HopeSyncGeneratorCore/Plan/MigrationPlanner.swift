@@ -1,0 +1,76 @@
+import HopeSyncSchema
+
+/// Turns the difference between the newest migration's schema and schema.yaml into at most one
+/// new migration (drizzle-kit's approach: no database needed).
+package enum MigrationPlanner {
+    /// The next migration, or nil when schema.yaml adds nothing and no table's server code
+    /// (`serverCode`: table name -> checksum of its rendered functions and triggers) nor what
+    /// the tables share (`sharedCode`, its checksum) changed since the snapshot recorded it.
+    package static func nextMigration(
+        after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:], sharedCode: String? = nil
+    ) throws(SchemaError) -> Migration? {
+        let previous = snapshot?.schema ?? Schema(tables: [])
+        var changes = try SchemaDiff.changes(from: previous, to: parsed)
+        for table in parsed.schema.tables {
+            guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
+                !changes.contains(.replaceTriggers(table)), !changes.contains(.createTable(table))
+            else { continue }
+            changes.append(.replaceTriggers(table))
+        }
+        changes += globalServerIndexes(shipped: snapshot, in: parsed.schema)
+        // A snapshot without the shared code's checksum predates it: its server lacks it.
+        let sharedChanged = sharedCode != nil && snapshot.map { !$0.migrations.isEmpty && $0.sharedServerCode != sharedCode } ?? false
+        guard !changes.isEmpty || sharedChanged else { return nil }
+        let number = (snapshot?.migrations.last?.number ?? 0) + 1
+        let name = changes.isEmpty ? "update_shared_server_code" : name(for: changes, isFirst: number == 1)
+        return Migration(number: number, name: name, changes: changes, schema: parsed.schema, replacesSharedCode: sharedChanged)
+    }
+
+    /// The shipped unique indexes that the server still holds unique across all owners: those
+    /// of a snapshot that does not list them as per owner. (An index that changed or went away
+    /// is refused by the diff; a new one is made per owner.)
+    static func globalServerIndexes(shipped snapshot: Snapshot?, in schema: Schema) -> [SchemaChange] {
+        guard let snapshot else { return [] }
+        let perOwner = Set(snapshot.perOwnerIndexes ?? [])
+        return snapshot.schema.tables.flatMap { shipped -> [SchemaChange] in
+            guard let table = schema.table(named: shipped.name) else { return [] }
+            return shipped.indexes.filter { index in
+                index.isUnique && table.indexes.contains(index) && !perOwner.contains("\(table.name).\(index.name)")
+            }.map { .replaceServerIndex($0, on: table) }
+        }
+    }
+
+    /// Named after the change: `initial`, `create_tags`, `sessions_add_note`,
+    /// `sessions_add_note_mood`, `sessions_add_index_started_ms`, `update_sessions_tasks`,
+    /// `tags_update_unique_per_owner`.
+    static func name(for changes: [SchemaChange], isFirst: Bool) -> String {
+        if isFirst { return "initial" }
+        var tables: [String] = []
+        var parts: [String] = []
+        for change in changes {
+            let table = change.table.name
+            switch change {
+            case .createTable: parts.append("create")
+            case .addColumn(let column, _): parts.append(column.name)
+            case .addIndex(let index, _): parts.append("index_" + index.columns.joined(separator: "_"))
+            case .replaceTriggers: parts.append("triggers")
+            case .replaceServerIndex: parts.append("per_owner")
+            }
+            if !tables.contains(table) { tables.append(table) }
+        }
+        let added = parts.filter { $0 != "triggers" && $0 != "per_owner" }
+        let name: String
+        if tables.count > 1 {
+            name = "update_" + tables.joined(separator: "_")
+        } else if parts == ["create"] {
+            name = "create_" + tables[0]
+        } else if !added.isEmpty {
+            name = tables[0] + "_add_" + added.joined(separator: "_")
+        } else {
+            // Only server code changes: `sessions_update_triggers`, `tags_update_unique_per_owner`.
+            let updates = ["triggers", "per_owner"].filter(parts.contains).map { $0 == "per_owner" ? "unique_per_owner" : $0 }
+            name = tables[0] + "_update_" + updates.joined(separator: "_")
+        }
+        return String(name.prefix(60))
+    }
+}

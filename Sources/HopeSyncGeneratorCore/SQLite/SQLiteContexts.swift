@@ -1,0 +1,99 @@
+/// `sqlite/migration.sql.mustache`: one local migration.
+struct SQLiteMigrationContext: TemplateContext {
+    static let template = "sqlite/migration.sql.mustache"
+    static let summary = "one local SQLite migration, `Generated/sqlite/NNNN_name.sql`"
+
+    var number: String
+    var name: String
+    var isFirst: Bool
+    var steps: [SQLiteStep]
+    var cleanState: String
+    var dirtyState: String
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("number", "the migration's number (1, 2, …)", \.number),
+            .init("name", "its name (`initial`, `sessions_add_note`)", \.name),
+            .init("isFirst", "migration 1, which also creates `_sync_cursors`", \.isFirst),
+            .init("steps", "each change SQLite applies, in order; exactly one of its sections is there", \.steps),
+            .init("cleanState", "the `_dirty` value of a row with nothing to push (HopeSyncModel's DirtyState)", \.cleanState),
+            .init("dirtyState", "the `_dirty` value of a row waiting to be pushed: the partial index holds these", \.dirtyState),
+        ]
+    }
+}
+
+struct SQLiteStep: TemplateObject {
+    var createTable: SQLiteTable?
+    var addColumn: SQLiteAddedColumn?
+    var addIndex: SQLiteIndex?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("createTable", "a new table", \.createTable),
+            .init("addColumn", "a new column on an existing table", \.addColumn),
+            .init("addIndex", "a new index on an existing table", \.addIndex),
+        ]
+    }
+}
+
+struct SQLiteTable: TemplateObject {
+    var name: String
+    var columns: [SQLiteColumn]
+    var indexes: [SQLiteIndex]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("name", "the table's name", \.name),
+            .init("columns", "every synced column, in table order", \.columns),
+            .init("indexes", "the schema's indexes of the table", \.indexes),
+        ]
+    }
+}
+
+struct SQLiteAddedColumn: TemplateObject {
+    var table: String
+    var column: SQLiteColumn
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("column", "the new column", \.column),
+        ]
+    }
+}
+
+struct SQLiteColumn: TemplateObject {
+    var name: String
+    var type: String
+    var primaryKey: Bool
+    var notNull: Bool
+    var `default`: String?
+    var check: String?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("name", "the column's name", \.name),
+            .init("type", "its SQLite type (`TEXT`, `INTEGER`, …)", \.type),
+            .init("primaryKey", "the id column", \.primaryKey),
+            .init("notNull", "whether the device's column is NOT NULL (a version column never is)", \.notNull),
+            .init("default", "its default as an SQLite literal", \.default),
+            .init("check", "a CHECK condition (booleans, enum values)", \.check),
+        ]
+    }
+}
+
+struct SQLiteIndex: TemplateObject {
+    var name: String
+    var table: String
+    var columns: String
+    var unique: Bool
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("name", "the index's name", \.name),
+            .init("table", "its table", \.table),
+            .init("columns", "its columns, comma-separated", \.columns),
+            .init("unique", "a unique index", \.unique),
+        ]
+    }
+}

@@ -1,0 +1,154 @@
+import HopeSyncSchema
+
+/// Renders the server side of a schema for Supabase: numbered migrations and one idempotent
+/// schema.sql, through the templates in supabase/. Output is deterministic.
+package struct SupabaseRenderer: Sendable {
+    package static let schemaPath = "supabase/schema.sql"
+
+    package let templates: TemplateSet
+
+    package init(templates: TemplateSet) {
+        self.templates = templates
+    }
+
+    /// One migration file: what the tables share when the migration creates a table, re-creates
+    /// triggers (which may call a shared function that is new) or what they share renders
+    /// differently now, then each change.
+    package func migrationSQL(_ migration: Migration) throws -> String {
+        let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
+        let sharesCode = migration.changes.contains {
+            switch $0 {
+            case .createTable, .replaceTriggers: true
+            default: false
+            }
+        }
+        return try templates.render(
+            SupabaseMigrationContext(
+                number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
+                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema),
+                buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
+    }
+
+    /// What every table shares, as a migration or schema.sql makes it: the checksum the
+    /// snapshot keeps of it tells when it renders differently.
+    package func sharedSQL(_ schema: Schema) throws -> String {
+        try sequenceSQL() + "\n" + pullSQL(schema)
+    }
+
+    /// The pull function over every table of `schema`.
+    package func pullSQL(_ schema: Schema) throws -> String {
+        try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
+    }
+
+    /// The whole schema, safe to apply any number of times, also over an older version of it.
+    /// `columnOrder` is the order the migrations gave each table's columns: schema.sql makes
+    /// the same, and adds to an older table what later migrations added.
+    package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
+        let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
+        return try templates.render(
+            SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema), buckets: try bucketsSQL(schema.buckets)))
+    }
+
+    /// The buckets whose file columns a migration adds, or whose table's server code it
+    /// replaces (a bucket's policies are part of that code), each once, in order. The SQL is
+    /// idempotent, so a bucket an earlier migration made is only made again when a later one
+    /// adds a column to it or its policies render differently.
+    static func buckets(addedBy migration: Migration) -> [String] {
+        let columns = migration.changes.flatMap { change -> [SyncedColumn] in
+            switch change {
+            case .createTable(let table), .replaceTriggers(let table): table.syncedColumns
+            case .addColumn(let column, _): [column]
+            case .addIndex, .replaceServerIndex: []
+            }
+        }
+        return buckets(of: columns)
+    }
+
+    /// The buckets of a table's file columns, each once, in order.
+    static func buckets(of table: Table) -> [String] { buckets(of: table.syncedColumns) }
+
+    private static func buckets(of columns: [SyncedColumn]) -> [String] {
+        columns.compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    private func bucketsSQL(_ buckets: [String]) throws -> [RenderedSQL] {
+        try buckets.map { RenderedSQL(sql: try bucketSQL($0)) }
+    }
+
+    func changeSQL(_ change: SchemaChange) throws -> String {
+        switch change {
+        case .createTable(let table): try tableSQL(table, upgrading: false)
+        case .addColumn(let column, let table): try addColumnSQL(column, to: table)
+        case .addIndex(let index, let table): try indexSQL(index, on: table)
+        case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
+        case .replaceTriggers(let table): try triggersSQL(table, replacing: true)
+        }
+    }
+
+    // MARK: Fragments (also the fixes `verify` proposes)
+
+    package func sequenceSQL() throws -> String {
+        try fragment(SequenceContext())
+    }
+
+    /// A table with everything it needs: columns (in `columnOrder`; a table a migration
+    /// creates holds them in schema order), indexes, grants, policies, triggers.
+    package func tableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder = ServerColumnOrder()) throws -> String {
+        // Over an older database, schema.sql also replaces a unique index made across all owners.
+        let indexes = try ([ServerIndex.pull(of: table)] + table.indexes).map { index in
+            RenderedSQL(sql: try indexSQL(index, on: table, replacing: upgrading && index.isUnique))
+        }
+        return try fragment(
+            TableContext(
+                server: ServerTable(table),
+                createTable: try createTableSQL(table, upgrading: upgrading, columnOrder: columnOrder),
+                indexes: indexes,
+                // Over an older database, schema.sql also drops triggers the table no longer has.
+                access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
+    }
+
+    func createTableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder) throws -> String {
+        let definitions = { (columns: [SyncedColumn]) in
+            try columns.map { CreateTableContext.ColumnDefinition(definition: try columnDefinition($0, of: table)) }
+        }
+        return try fragment(
+            CreateTableContext(
+                table: table.name, columns: try definitions(columnOrder.columns(of: table)),
+                addableColumns: try definitions(columnOrder.columns(of: table).filter { $0.role != .id }),
+                userColumns: try definitions(table.syncedColumns.filter { $0.role == .user }), upgrading: upgrading))
+    }
+
+    package func addColumnSQL(_ column: SyncedColumn, to table: Table) throws -> String {
+        try fragment(AddColumnContext(table: table.name, definition: try columnDefinition(column, of: table)))
+    }
+
+    /// `replacing` drops an index of the same name first, so that a unique index made across
+    /// all owners becomes per owner.
+    package func indexSQL(_ index: Index, on table: Table, replacing: Bool = false) throws -> String {
+        try fragment(IndexContext(index, on: table, replacing: replacing))
+    }
+
+    package func accessSQL(_ table: Table) throws -> String {
+        try fragment(AccessContext(table: table.name))
+    }
+
+    /// A Storage bucket and the policies that keep each user in their own folder.
+    package func bucketSQL(_ bucket: String) throws -> String {
+        try fragment(BucketContext(bucket: bucket))
+    }
+
+    package func triggersSQL(_ table: Table, replacing: Bool) throws -> String {
+        try fragment(TriggersContext(server: ServerTable(table), replacing: replacing))
+    }
+
+    private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
+        try fragment(ColumnContext(column, of: table))
+    }
+
+    /// A rendered fragment without its final newline, so frames decide the spacing.
+    private func fragment<Context: TemplateContext>(_ context: Context) throws -> String {
+        var text = try templates.render(context)
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}

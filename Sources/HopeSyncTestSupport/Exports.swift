@@ -1,0 +1,2 @@
+// Tests use the package's one lock box.
+@_exported import HopeSyncLocking

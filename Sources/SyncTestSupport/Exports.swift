@@ -1,2 +1,0 @@
-// Tests use the package's one lock box.
-@_exported import Locking

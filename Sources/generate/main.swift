@@ -1,4 +1,0 @@
-import Foundation
-import SyncGenerator
-
-exit(GenerateCommand().run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,41 @@
+import Foundation
+import HopeSyncGenerator
+import HopeSyncSchema
+import Testing
+
+/// Generated/ is committed and never edited by hand: it must equal what `generate` makes now.
+@Suite struct GeneratedIsCurrentTests {
+    @Test func committedGeneratedEqualsWhatGenerateMakes() throws {
+        try expectCurrent(
+            packageRoot, templates: TemplateSet(directory: packageRoot.appendingPathComponent("Templates")),
+            fix: "swift run generate")
+    }
+
+    /// The upgrade tests' two builds of one app (Tests/Fixtures/Upgrade), compiled as targets.
+    @Test(arguments: ["v1", "v2"])
+    func upgradeFixturesAreCurrent(version: String) throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/Upgrade/\(version)")
+        try expectCurrent(
+            folder, templates: TemplateSet(directory: nil), fix: "swift run generate --schema Tests/Fixtures/Upgrade/\(version)/schema.yaml"
+        )
+    }
+
+    /// The app that follows the README (Tests/Fixtures/HabitApp); its build checks this too.
+    @Test func habitAppFixtureIsCurrent() throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/HabitApp")
+        try expectCurrent(
+            folder, templates: TemplateSet(directory: nil), fix: "swift run generate --schema Tests/Fixtures/HabitApp/schema.yaml")
+    }
+
+    private func expectCurrent(_ folder: URL, templates: TemplateSet, fix: String) throws {
+        let source = try String(contentsOf: folder.appendingPathComponent("schema.yaml"), encoding: .utf8)
+        let existing = try GeneratedTree.read(from: folder.appendingPathComponent("Generated"))
+        let output = try Generator(templates: templates).generate(SchemaParser.parse(source), existing: existing)
+        let writer = OutputWriter(directory: folder.appendingPathComponent("Generated"))
+        let changes = writer.changes(from: existing, to: output.tree)
+        #expect(
+            changes.isEmpty,
+            "\(folder.lastPathComponent)/Generated is stale; run `\(fix)` and commit it.\n\(writer.report(changes, existing: existing, generated: output.tree))"
+        )
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HopeSyncGenerator
+import HopeSyncPostgresClient
+import HopeSyncPostgresFixture
+import HopeSyncVerify
+import Testing
+
+/// `generate-verify` as users run it: the project's schema.yaml and Generated/ against a live
+/// database, with the exit codes CI switches on.
+@Suite struct VerifyCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func verify(_ url: String) -> (status: Int32, out: String, error: String) {
+        let (console, transcript) = GenerateCommand.Console.recording()
+        let status = VerifyCommand(console: console).run([
+            "--database-url", url, "--schema", Self.root.appendingPathComponent("schema.yaml").path,
+        ])
+        return (status, transcript.out, transcript.error)
+    }
+
+    @Test func theGeneratedSchemaPassesAndTheForgottenPasteFails() throws {
+        let database = try PostgresCluster.createDatabase()
+        let connection = try database.connect()
+        try connection.execute(
+            script: String(contentsOf: Self.root.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
+        let passing = verify(database.url)
+        #expect(passing.status == 0, "\(passing.out)\(passing.error)")
+
+        try connection.execute(script: "alter table public.sessions drop column note;")
+        let failing = verify(database.url)
+        #expect(failing.status == 1)
+        #expect(failing.out.contains("note"))
+        #expect(failing.out.contains("0001_initial"))
+        #expect(failing.out.contains("alter table public.sessions add column if not exists note text;"))
+    }
+
+    @Test func anUnreachableDatabaseIsExitTwoWithoutThePassword() {
+        let result = verify("postgresql://someone:hunter2secret@127.0.0.1:1/nowhere?connect_timeout=2")
+        #expect(result.status == 2)
+        #expect(!result.error.isEmpty)
+        #expect(!(result.error + result.out).contains("hunter2secret"))
+    }
+}
