@@ -7,18 +7,17 @@ import HopeSyncPostgresClient
 /// lock never holds up another's. A connection that failed at the connection level is closed,
 /// never lent again; the next request connects afresh.
 ///
-/// libpq calls block their thread, so each connection lives on a thread of its own, started by
-/// the pool: never Swift's cooperative threads (a request waiting on a row lock must not starve
-/// the tasks that would release it), nor the shared dispatch threads, which Linux's libdispatch
-/// adds only about a second after they are all blocked. A request waiting for a connection
-/// holds no thread at all.
+/// libpq calls block their thread, so each connection lives on a thread of its own
+/// (``WorkerThreads``): never Swift's cooperative threads (a request waiting on a row lock must
+/// not starve the tasks that would release it), nor the shared dispatch threads. A request
+/// waiting for a connection holds no thread at all.
 final class ConnectionPool: @unchecked Sendable {
     private let url: String
-    private let workers: Workers
+    private let workers: WorkerThreads<Connection>
 
     init(url: String, limit: Int) {
         self.url = url
-        workers = Workers(limit: max(1, limit))
+        workers = WorkerThreads(limit: limit)
     }
 
     deinit { workers.close() }
@@ -29,11 +28,7 @@ final class ConnectionPool: @unchecked Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws(PostgresError) -> T {
         let request = RunningRequest()
         let result: Result<T, PostgresError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                workers.submit { [url] connection in
-                    continuation.resume(returning: Self.lend(body, request, &connection, url: url))
-                }
-            }
+            await workers.run { [url] connection in Self.lend(body, request, &connection, url: url) }
         } onCancel: {
             request.cancel()
         }
@@ -76,61 +71,6 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// What a request cancelled before its statement ran fails with (query_canceled).
     private static let cancelled = PostgresError(sqlState: "57014", message: "the request was cancelled")
-}
-
-/// Up to `limit` threads, each holding one connection, taking requests in arrival order. A
-/// thread starts when a request finds none free; all end (closing their connections) when the
-/// pool goes away.
-private final class Workers: @unchecked Sendable {
-    typealias Job = (inout Connection?) -> Void
-
-    private let limit: Int
-    private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var started = 0
-    private var waiting = 0
-    private var closed = false
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    func submit(_ job: @escaping Job) {
-        condition.withLock {
-            jobs.append(job)
-            if waiting > 0 { condition.signal() }
-            // More requests queued than threads about to take them: another thread, if allowed.
-            if jobs.count > waiting, started < limit {
-                started += 1
-                Thread { [self] in work() }.start()
-            }
-        }
-    }
-
-    func close() {
-        condition.withLock {
-            closed = true
-            condition.broadcast()
-        }
-    }
-
-    private func work() {
-        var connection: Connection?
-        while let job = next() { job(&connection) }
-    }
-
-    /// The oldest request, waiting for one; nil once the pool is closed and nothing is left.
-    private func next() -> Job? {
-        condition.withLock {
-            while jobs.isEmpty {
-                if closed { return nil }
-                waiting += 1
-                condition.wait()
-                waiting -= 1
-            }
-            return jobs.removeFirst()
-        }
-    }
 }
 
 /// The connection a request is running on, so another thread can cancel its statement.

@@ -19,20 +19,20 @@ struct FileSync {
 
     /// Uploads the files due that a row still names (one replaced before it went up never goes).
     func upload(into report: inout SyncReport) async throws(SyncError) {
-        try store.reconcileFiles()
+        _ = try await store.onWriter { store throws(SyncError) in try store.reconcileFiles() }
         try await move(.upload, into: &report)
     }
 
     /// Brings the files in line with the rows just pulled (see ``SyncStore/reconcileFiles()``)
     /// and downloads those due.
     func download(into report: inout SyncReport) async throws(SyncError) {
-        try store.reconcileFiles()
+        _ = try await store.onWriter { store throws(SyncError) in try store.reconcileFiles() }
         try await move(.download, into: &report)
     }
 
     private func move(_ direction: SyncFileTransfer.Direction, into report: inout SyncReport) async throws(SyncError) {
         while true {
-            let due = try store.filesDue(direction, limit: Self.batchSize)
+            let due = try await store.onReader { store throws(SyncError) in try store.filesDue(direction, limit: Self.batchSize) }
             guard !due.isEmpty else { return }
             for start in stride(from: 0, to: due.count, by: Self.parallelTransfers) {
                 let group = Array(due[start..<min(start + Self.parallelTransfers, due.count)])
@@ -69,21 +69,23 @@ struct FileSync {
                 }
                 if direction == .upload {
                     try await transport.upload(store.fileURL(of: entry), as: entry.object, for: user) { progress($0, nil) }
-                    try store.fileUploaded(entry)
-                } else if try store.fileAlreadyHere(entry) {
+                    try await store.onWriter { store throws(SyncError) in try store.fileUploaded(entry) }
+                } else if try await store.onWriter({ store throws(SyncError) in try store.fileAlreadyHere(entry) }) {
                     // Fetched by the transfer of this object that ended just before this one
                     // started (a read and a pass asking at once).
                 } else {
                     let destination = try store.incomingFileURL()
                     try await transport.download(entry.object, to: destination, for: user, progress: progress)
-                    guard try store.fileDownloaded(entry, at: destination) else {
+                    guard try await store.onWriter({ store throws(SyncError) in try store.fileDownloaded(entry, at: destination) }) else {
                         return .failure(SyncError(.decoding, "The downloaded bytes of \(entry.object.file.name) do not match its name"))
                     }
                 }
                 return .success(())
             } catch {
                 if error.code != .cancelled && error.code != .networkDisabled {
-                    do throws(SyncError) { try store.fileFailed(entry, error) } catch { return .failure(error) }
+                    do throws(SyncError) {
+                        try await store.onWriter { store throws(SyncError) in try store.fileFailed(entry, error) }
+                    } catch { return .failure(error) }
                 }
                 return .failure(error)
             }

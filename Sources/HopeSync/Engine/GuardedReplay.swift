@@ -15,13 +15,15 @@ struct GuardedReplay {
         // A write whose row an earlier write of this pass touched is read again just before it is
         // sent: that one's answer may have moved its base.
         var touched: Set<String> = []
-        for queued in try store.queuedMutations() {
+        for queued in try await store.onReader({ store throws(SyncError) in try store.queuedMutations() }) {
             // A write naming a file still to upload waits, and the writes behind it with it.
-            if try store.waitsForFileUpload(queued.body, in: queued.table) { break }
+            if try await store.onReader({ store throws(SyncError) in try store.waitsForFileUpload(queued.body, in: queued.table) }) {
+                break
+            }
             let row = queued.table.name + "/" + queued.rowID.lowercasedString
             var write: QueuedMutation? = queued
             if !touched.insert(row).inserted {
-                write = try store.queuedMutations(id: queued.id).first
+                write = try await store.onReader { store throws(SyncError) in try store.queuedMutations(id: queued.id) }.first
             }
             if let write { try await replay(write, &report) }
         }
@@ -38,14 +40,16 @@ struct GuardedReplay {
                     extraFilters: write.filters, returning: write.returning, as: credentials
                 )
             } catch  where error.isRowsFault {
-                try store.settleRejected(write, serverError: error.serverError, message: error.message)
+                try await store.onWriter { [write] store throws(SyncError) in
+                    try store.settleRejected(write, serverError: error.serverError, message: error.message)
+                }
                 report.rejected += 1
                 return
             } catch {
                 throw Self.stopped(error, write)
             }
             if let row = answer.first {
-                try store.settleApplied(write, server: row)
+                try await store.onWriter { [write] store throws(SyncError) in try store.settleApplied(write, server: row) }
                 report.synced += 1
                 if settledConflict { report.conflictsResolved += 1 }
                 return
@@ -60,29 +64,31 @@ struct GuardedReplay {
             let lastSend = send == Self.maxSendsPerPass
             switch outcome {
             case .gone where write.operation == .delete, .filterMissed:
-                try store.settleSynced(write, server: server)
+                try await store.onWriter { [write] store throws(SyncError) in try store.settleSynced(write, server: server) }
                 report.synced += 1
                 if write.operation == .delete { report.alreadyOnServer += 1 }
                 return
             case .policyDenied:
                 let message = "A policy on the server refused this write to \(write.table.name)"
-                try store.settleRejected(write, serverError: nil, message: message)
+                try await store.onWriter { [write] store throws(SyncError) in
+                    try store.settleRejected(write, serverError: nil, message: message)
+                }
                 report.rejected += 1
                 return
             case .alreadyApplied(let row):
-                try store.settleApplied(write, server: row)
+                try await store.onWriter { [write] store throws(SyncError) in try store.settleApplied(write, server: row) }
                 report.synced += 1
                 report.alreadyOnServer += 1
                 return
             case .staleBase(let row) where !lastSend:
                 // Typically this device's own earlier write: resent at the new version unasked.
-                guard write.rebase(on: row) else { return try park(write, Self.unversioned(row), &report) }
+                guard write.rebase(on: row) else { return try await park(write, Self.unversioned(row), &report) }
             case .staleBase(let row):
-                return try park(write, Self.stillMoving(row, outcome), &report)
+                return try await park(write, Self.stillMoving(row, outcome), &report)
             case .moved(let row, _, _) where lastSend:
-                return try park(write, Self.stillMoving(row, outcome), &report)
+                return try await park(write, Self.stillMoving(row, outcome), &report)
             case .gone where lastSend:
-                return try park(write, ConflictedEntry(server: nil, message: "The row is gone from the server"), &report)
+                return try await park(write, ConflictedEntry(server: nil, message: "The row is gone from the server"), &report)
             case .gone, .moved:
                 guard let resend = try await resolve(write, outcome, &report) else { return }
                 write = resend
@@ -109,40 +115,42 @@ struct GuardedReplay {
         var resend = write
         switch try await resolver.resolve(conflict) {
         case .hold:
-            try park(write, parked, &report)
+            try await park(write, parked, &report)
             return nil
         case .keepServer:
             let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
-            try store.settleKeptServer(write, server: server, deleted: deleted)
+            try await store.onWriter { store throws(SyncError) in try store.settleKeptServer(write, server: server, deleted: deleted) }
             report.conflictsKeptServer += 1
             return nil
         case .keepLocal:
             guard let server else {
-                try park(write, parked, &report)
+                try await park(write, parked, &report)
                 return nil
             }
             guard resend.rebase(on: server) else {
-                try park(write, Self.unversioned(server), &report)
+                try await park(write, Self.unversioned(server), &report)
                 return nil
             }
         case .apply(let columns):
             guard let server, write.operation == .update, !columns.columns.isEmpty else {
-                try park(write, parked, &report)
+                try await park(write, parked, &report)
                 return nil
             }
             resend.body = columns
             resend.base = resend.base.merging(server.subset(columns.columns))
             guard resend.rebase(on: server) else {
-                try park(write, Self.unversioned(server), &report)
+                try await park(write, Self.unversioned(server), &report)
                 return nil
             }
         }
         return resend
     }
 
-    private func park(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ report: inout SyncReport) throws(SyncError) {
-        try store.settleParked(write, conflict)
-        if let entry = try store.conflictedMutations().first(where: { $0.id == write.id }) {
+    private func park(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ report: inout SyncReport) async throws(SyncError) {
+        try await store.onWriter { store throws(SyncError) in try store.settleParked(write, conflict) }
+        if let entry = try await store.onReader({ store throws(SyncError) in try store.conflictedMutations() }).first(where: {
+            $0.id == write.id
+        }) {
             report.conflicted.append(entry)
         }
     }

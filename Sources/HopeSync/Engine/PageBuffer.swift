@@ -90,7 +90,7 @@ extension PageBuffer {
     static func fetchingAhead(
         capacity: Int,
         fetch: @escaping @Sendable (PageBuffer) async throws(SyncError) -> Void,
-        apply: (_ nextReady: () -> Page?) throws(SyncError) -> Void
+        apply: (_ nextReady: @Sendable () -> Page?) async throws(SyncError) -> Void
     ) async throws(SyncError) {
         let buffer = PageBuffer(capacity: capacity)
         let fetching = Task {
@@ -108,7 +108,7 @@ extension PageBuffer {
         }
         do {
             try await withTaskCancellationHandler {
-                while try await buffer.waitForPage() { try apply(buffer.takeReady) }
+                while try await buffer.waitForPage() { try await apply { buffer.takeReady() } }
             } onCancel: {
                 fetching.cancel()
             }

@@ -60,7 +60,8 @@ struct Puller {
     }
 
     private func pull(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
-        let start = Self.start(of: table, at: try store.cursor(for: table), lookback: lookback)
+        let start = Self.start(
+            of: table, at: try await store.onWriter { store throws(SyncError) in try store.cursor(for: table) }, lookback: lookback)
         // What was applied counts, whether or not a later page fails.
         var applied = SyncReport()
         defer {
@@ -79,8 +80,10 @@ struct Puller {
             }
         } apply: { nextReady throws(SyncError) in
             // One transaction while pages are ready (see PullTransaction).
-            let rows = try store.applyPulled { transaction in
-                while !transaction.shouldCommit, let page = nextReady() { try transaction.apply(page, to: table) }
+            let rows = try await store.onWriter { store throws(SyncError) in
+                try store.applyPulled { transaction in
+                    while !transaction.shouldCommit, let page = nextReady() { try transaction.apply(page, to: table) }
+                }
             }
             applied.pulled += rows.applied
             applied.undecodable += rows.undecodable

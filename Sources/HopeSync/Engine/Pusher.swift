@@ -53,7 +53,9 @@ struct Pusher {
     private mutating func push(_ table: TableSchema, into report: inout SyncReport) async throws(SyncError) {
         var after: Int64 = 0
         while true {
-            let batch = try store.dirtyRows(in: table, after: after, limit: batchSize)
+            let batch = try await store.onWriter { [after, batchSize] store throws(SyncError) in
+                try store.dirtyRows(in: table, after: after, limit: batchSize)
+            }
             guard let last = batch.last else { break }
             after = last.rowID
             var outcome = Outcome()
@@ -105,7 +107,9 @@ struct Pusher {
                 // The plain request: a transport that wraps another sees it as it always has.
                 answer = try await transport.upsert(rows.map(\.sent), into: table, as: credentials)
             }
-            try store.settlePushed(rows.map(\.values), server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table)
+            try await store.onWriter { store throws(SyncError) in
+                try store.settlePushed(rows.map(\.values), server: answer.rows, serverTimeMs: answer.serverTimeMs, in: table)
+            }
             let answered = Set(answer.rows.map { $0[table.primaryKey] } + answer.undecodable.map { $0.key.map(SyncValue.text) })
             outcome.omitted += rows.filter { !answered.contains($0.values[table.primaryKey]) }
             report.pushed += rows.count
@@ -116,7 +120,9 @@ struct Pusher {
         } catch let error where error.isRowsFault || error.isRowsServerFailure {
             guard rows.count > 1 else {
                 if error.isRowsFault {
-                    try store.reject(rows[0].values, in: table, error: error.serverError!)
+                    try await store.onWriter { store throws(SyncError) in
+                        try store.reject(rows[0].values, in: table, error: error.serverError!)
+                    }
                     report.rejected += 1
                 } else {
                     outcome.serverFailures.append((rows[0], error))
@@ -135,7 +141,9 @@ struct Pusher {
             let chunk = rows[start..<min(start + Self.fetchBatchSize, rows.count)].map(\.values)
             let ids = chunk.compactMap { $0[table.primaryKey]?.text.flatMap(UUID.init(text:)) }
             let copies = try await transport.fetch(table, ids: ids, columns: table.columnNames, as: credentials)
-            try store.settlePushed(chunk, server: copies, serverTimeMs: nil, in: table)
+            try await store.onWriter { store throws(SyncError) in
+                try store.settlePushed(chunk, server: copies, serverTimeMs: nil, in: table)
+            }
         }
     }
 }

@@ -12,15 +12,15 @@ extension SyncEngine {
     /// signed out, or when the server refuses it or has no such object; the file's status says
     /// so too, and a cached copy is never removed for it.
     public func localFile(_ file: SyncFile) async throws(SyncError) -> URL {
-        if let url = try store.fileURL(for: file) { return url }
+        if let url = try await store.onWriter({ store throws(SyncError) in try store.fileURL(for: file) }) { return url }
         guard let user = await credentials(), user.userID == store.userID else {
             throw SyncError(.signedOut, "Nobody is signed in; the file cannot be fetched.")
         }
-        guard let entry = try store.fileEntries(of: file).first else {
+        guard let entry = try await store.onReader({ store throws(SyncError) in try store.fileEntries(of: file) }).first else {
             throw SyncError(.invalidRequest, "No row of this device names the file \(file.name)")
         }
         if case .failure(let error) = await fileSync(for: user).transfer(entry, .download) { throw error }
-        guard let url = try store.fileURL(for: file) else {
+        guard let url = try await store.onWriter({ store throws(SyncError) in try store.fileURL(for: file) }) else {
             throw SyncError(.localFile, "The file \(file.name) was downloaded but is not in the store's folder")
         }
         return url

@@ -196,13 +196,15 @@ public actor SyncEngine {
         // or replay the server fails does not keep the pull from running.
         var drifts: [ServerError] = []
         var held: SyncError?
-        let upgraded = try store.tablesAwaitingRepull()
+        let upgraded = try await store.onWriter { store throws(SyncError) in try store.tablesAwaitingRepull() }
         if !upgraded.isEmpty {
             var first = puller
             first.tables = upgraded
             let drifted = try await first.pull(into: &report)
             drifts += drifted
-            try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
+            try await store.onWriter { store throws(SyncError) in
+                try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
+            }
         }
         let functions = triesFunctions()
         // Files first: the rows that name them go only once they are up.
@@ -224,9 +226,9 @@ public actor SyncEngine {
         } catch  where error.code == .server {
             held = held ?? error
         }
-        for (table, rowID) in try store.rowsToRefresh() {
+        for (table, rowID) in try await store.onWriter({ store throws(SyncError) in try store.rowsToRefresh() }) {
             let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
-            try store.refresh(table, rowID: rowID, with: server)
+            try await store.onWriter { store throws(SyncError) in try store.refresh(table, rowID: rowID, with: server) }
         }
         var lacking = false
         if functions, let function = store.schema.pullFunction {
@@ -247,7 +249,9 @@ public actor SyncEngine {
         if !pusher.refusedForTheClock.isEmpty {
             // The pull told the store the server's time: the claims the server refused go again
             // as made now. A second refusal is the rows' own.
-            _ = try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock)
+            _ = try await store.onWriter { [pusher] store throws(SyncError) in
+                try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock)
+            }
             var again = pusher
             again.tables = pusher.refusedForTheClock
             again.clockRefusalIsTheRows = true

@@ -20,9 +20,11 @@ struct TablesPuller {
     /// without the function fails the first request, before anything is applied.
     func pull(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
         let tables = store.schema.tables
-        var cursors: [String: Int64] = [:]
-        for table in tables { cursors[table.name] = try store.cursor(for: table) }
-        let since = try store.pullMark()
+        let (cursors, since) = try await store.onWriter { store throws(SyncError) in
+            var cursors: [String: Int64] = [:]
+            for table in tables { cursors[table.name] = try store.cursor(for: table) }
+            return (cursors, try store.pullMark())
+        }
         let first = try await transport.pull(
             tables.map { TableCursor($0, after: Puller.start(of: $0, at: cursors[$0.name] ?? 0, lookback: lookback)) },
             since: since, limit: pageSize, function: function, as: credentials)
@@ -32,21 +34,30 @@ struct TablesPuller {
             try await fetchRounds(after: first, tables: tables, cursors: cursors, into: buffer)
         } apply: { nextReady throws(SyncError) in
             // Every table's pages of the answers that are ready, in one transaction.
-            let rows = try store.applyPulled { transaction in
-                while !transaction.shouldCommit, let answer = nextReady() {
-                    try transaction.observeServerTime(answer.serverTimeMs)
-                    for table in tables {
-                        if let page = answer.pages[table.name] { try transaction.apply(page, to: table) }
+            let (rows, drifted, lastApplied) = try await store.onWriter { store throws(SyncError) in
+                var drifted: [ServerError] = []
+                var lastApplied: PulledTables?
+                let rows = try store.applyPulled { transaction in
+                    while !transaction.shouldCommit, let answer = nextReady() {
+                        try transaction.observeServerTime(answer.serverTimeMs)
+                        for table in tables {
+                            if let page = answer.pages[table.name] { try transaction.apply(page, to: table) }
+                        }
+                        drifted += answer.drifted.sorted { $0.key < $1.key }.flatMap(\.value)
+                        lastApplied = answer
                     }
-                    drifts += answer.drifted.sorted { $0.key < $1.key }.flatMap(\.value)
-                    last = answer
                 }
+                return (rows, drifted, lastApplied)
             }
+            drifts += drifted
+            if let lastApplied { last = lastApplied }
             report.pulled += rows.applied
             report.undecodable += rows.undecodable
         }
         // The last answer's mark, once everything was applied.
-        if drifts.isEmpty, let mark = last?.mark, mark != since { try store.savePullMark(mark) }
+        if drifts.isEmpty, let mark = last?.mark, mark != since {
+            try await store.onWriter { store throws(SyncError) in try store.savePullMark(mark) }
+        }
         return drifts
     }
 

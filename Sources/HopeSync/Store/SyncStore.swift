@@ -88,9 +88,10 @@ public final class SyncStore: Sendable {
         try performRead(body)
     }
 
-    /// Reads with a consistent view of the database (the closure may run off the caller's actor).
+    /// Reads with a consistent view of the database. The closure runs on a reader's thread: the
+    /// calling task waits for a reader without holding a thread, as the read runs.
     public func read<T: Sendable>(_ body: @Sendable (StoreReader) throws -> T) async throws -> T {
-        try performRead(body)
+        try await pool.onReaderThread { () throws -> T in try performRead(body) }
     }
 
     /// Writes in one transaction: all of `body` or nothing. Local writes are stamped and queued
@@ -101,9 +102,10 @@ public final class SyncStore: Sendable {
     }
 
     @discardableResult
-    /// Writes in one transaction (the closure may run off the caller's actor).
+    /// Writes in one transaction. The closure runs on the writer's thread: the calling task waits
+    /// for the writer without holding a thread, as the write runs.
     public func write<T: Sendable>(_ body: @Sendable (StoreWriter) throws -> T) async throws -> T {
-        try performWrite(body)
+        try await pool.onWriterThread { () throws -> T in try performWrite(body) }
     }
 
     /// Empties this user's synced tables, cursors, lists and files (sign-out). The device id and
@@ -151,6 +153,19 @@ public final class SyncStore: Sendable {
     }
 
     // MARK: The store's own access
+
+    /// Runs `body`, the store's synchronous work on the writer (most of the engine's), on the
+    /// writer's thread: the calling task waits for the writer without holding a thread of Swift's
+    /// cooperative pool, and SQLite runs off it.
+    func onWriter<T>(_ body: @Sendable (SyncStore) throws(SyncError) -> T) async throws(SyncError) -> T {
+        try await pool.onWriterThread { () throws(SyncError) -> T in try body(self) }
+    }
+
+    /// Runs `body`, the store's synchronous work on a reader (its lists, the files due), on a
+    /// reader's thread, waiting for a reader without holding a thread.
+    func onReader<T>(_ body: @Sendable (SyncStore) throws(SyncError) -> T) async throws(SyncError) -> T {
+        try await pool.onReaderThread { () throws(SyncError) -> T in try body(self) }
+    }
 
     /// Runs `body` on the writer, outside any transaction: the store's own work, serialized with
     /// every write.
