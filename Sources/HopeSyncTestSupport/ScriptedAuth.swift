@@ -39,18 +39,19 @@ public final class ScriptedAuth: SyncAuthSource {
 
     public func signOut() { signIn(nil) }
 
-    public func accessToken() async throws -> String {
+    public func currentCredentials() async throws -> Credentials {
         try state.withLock { state in
-            guard state.user != nil else { throw CancellationError() }
-            return state.token
+            guard let user = state.user else { throw CancellationError() }
+            return Credentials(userID: user, accessToken: state.token)
         }
     }
 
-    public func refreshedAccessToken() async throws -> String {
-        state.withLock { state in
+    public func refreshedCredentials() async throws -> Credentials {
+        try state.withLock { state in
+            guard let user = state.user else { throw CancellationError() }
             state.refreshCount += 1
             if !state.refreshedTokens.isEmpty { state.token = state.refreshedTokens.removeFirst() }
-            return state.token
+            return Credentials(userID: user, accessToken: state.token)
         }
     }
 

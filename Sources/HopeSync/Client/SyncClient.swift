@@ -1,5 +1,4 @@
 import Foundation
-import HopeSyncLocking
 
 /// The app's one entry point: made from the generated schema, a directory for the stores, the
 /// server and one auth source, it follows who is signed in by itself. At a sign-in it opens
@@ -31,10 +30,6 @@ public actor SyncClient {
     public private(set) var signOutPolicy: SignOutPolicy
     /// The current session's status; `.waitingForSignIn` while nobody is signed in.
     public private(set) var status = SyncClient.signedOutStatus
-    /// The user the auth source last named, ahead of the session while it opens or closes:
-    /// the engine's credentials never name anyone else, so one user's rows never go with
-    /// another's token.
-    let signedIn = Locked<UUID?>(nil)
     var following: Task<Void, Never>?
     var forwarding: Task<Void, Never>?
     var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
@@ -185,7 +180,6 @@ public actor SyncClient {
 
     /// The auth source named `user`: the session becomes theirs (nobody's for nil).
     func follow(_ user: UUID?) async {
-        signedIn.value = user
         guard session?.userID != user else { return }
         if let session {
             await close(session, policy: signOutPolicy)
@@ -210,16 +204,17 @@ public actor SyncClient {
         }
         let store = try SyncStore(directory: directory, schema: schema, userID: user)
         let auth = auth
+        // A token of another user (the auth source switched before its stream said so) is
+        // refused here: one user's rows never go with another's token.
         let connection = makeConnection(
-            Tokens(current: { try await auth.accessToken() }, refreshed: { try await auth.refreshedAccessToken() }))
-        let signedIn = signedIn
+            Tokens(
+                current: { try await Self.token(of: auth.currentCredentials(), for: user) },
+                refreshed: { try await Self.token(of: auth.refreshedCredentials(), for: user) }))
+        // The engine checks the credentials' user against its store's, and sends nothing else.
         let engine = SyncEngine(
             store: store, transport: connection.transport, files: connection.files, configuration: configuration.sync,
             pokes: connection.pokes
-        ) {
-            guard let current = signedIn.value, let token = try? await auth.accessToken() else { return nil }
-            return Credentials(userID: current, accessToken: token)
-        }
+        ) { try? await auth.currentCredentials() }
         let session = SyncSession(store: store, engine: engine)
         self.session = session
         publishSession()
@@ -231,6 +226,13 @@ public actor SyncClient {
             }
         }
         await engine.start()
+    }
+
+    static func token(of credentials: Credentials, for user: UUID) throws(SyncError) -> String {
+        guard credentials.userID == user else {
+            throw SyncError(.signedOut, "The signed-in user is not this database's user; nothing was sent.")
+        }
+        return credentials.accessToken
     }
 
     private func received(_ status: SyncStatus, from engine: SyncEngine) {

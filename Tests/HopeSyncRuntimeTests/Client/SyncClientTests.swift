@@ -131,6 +131,20 @@ import Testing
         await client.stop()
     }
 
+    /// The auth client switched users before its stream said so: Alice's rows do not go with
+    /// Bob's token.
+    @Test func aTokenOfAnotherUserSendsNothing() async throws {
+        let auth = ScriptedAuth(alice)
+        let client = client(auth)
+        await client.start()
+        let a = try #require(try await session(of: client, alice))
+        auth.state.withLock { $0.user = bob }
+        try await a.store.write { try $0.save(Activity(name: "Alice's")) }
+        await #expect { try await client.syncNow() } throws: { ($0 as? SyncError)?.code == .signedOut }
+        #expect(await server.rows(of: "activities").isEmpty)
+        await client.stop()
+    }
+
     @Test func aRefusedTokenIsRefreshedOnceThroughTheAuthSource() async throws {
         let auth = ScriptedAuth(alice)
         auth.state.withLock { $0.refreshedTokens = ["token-2"] }

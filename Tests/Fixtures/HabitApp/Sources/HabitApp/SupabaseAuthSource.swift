@@ -3,7 +3,7 @@ import HopeSync
 import Supabase
 
 /// hope-sync's auth source over supabase-swift: who is signed in from `authStateChanges`, the
-/// token from `session` (which refreshes an expired one), a forced refresh from
+/// user and token from `session` (which refreshes an expired one), a forced refresh from
 /// `refreshSession()`.
 struct SupabaseAuthSource: SyncAuthSource {
     let auth: AuthClient
@@ -19,11 +19,13 @@ struct SupabaseAuthSource: SyncAuthSource {
         }
     }
 
-    func accessToken() async throws -> String {
-        try await auth.session.accessToken
+    func currentCredentials() async throws -> Credentials {
+        let session = try await auth.session
+        return Credentials(userID: session.user.id, accessToken: session.accessToken)
     }
 
-    func refreshedAccessToken() async throws -> String {
-        try await auth.refreshSession().accessToken
+    func refreshedCredentials() async throws -> Credentials {
+        let session = try await auth.refreshSession()
+        return Credentials(userID: session.user.id, accessToken: session.accessToken)
     }
 }
