@@ -112,7 +112,8 @@ let package = Package(
             ]
         ),
         // Shared by the tests and bench, so it lives in Sources; not a product: a manual clock
-        // and sleeper, forwarding transports, the seeded generator, and HopeSyncLocking's `Locked`.
+        // and sleeper, forwarding transports, the seeded generator, a scripted auth source, and
+        // HopeSyncLocking's `Locked`.
         .target(
             name: "HopeSyncTestSupport", dependencies: ["HopeSync", "HopeSyncTesting", "HopeSyncLocking", "HopeSyncPostgresCluster"]),
 

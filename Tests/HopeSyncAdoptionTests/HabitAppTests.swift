@@ -18,6 +18,22 @@ import Testing
         #expect(app.output.contains("own modules: SQLite and Postgres, on Locking and Locking"))
         #expect(app.output.contains("phone pushed 2, laptop pulled 2"))
         #expect(app.output.contains(#"laptop sees: ["Read 10 pages (7 a week)"], check-ins on ["2026-11-30"]"#))
+        // One SyncClient through the Supabase adapter: each sign-in's first token is refused and
+        // refreshed once, a switch shows only Bob's habits, Bob's sign-out clears his file, and
+        // Alice's kept file reopens with her habit.
+        #expect(app.output.contains("signed out: store none, waitingForSignIn"), "\(app.output)")
+        #expect(app.output.contains(#"alice signed in: 1 refresh, sees ["Alice runs"]"#))
+        #expect(app.output.contains("switched to bob: sees []"))
+        #expect(app.output.contains("bob signed out: file deleted"))
+        #expect(app.output.contains(#"alice again: her kept file shows ["Alice runs"]; 3 refreshes in all"#))
+    }
+
+    /// The Supabase adapter the README shows is the file the app compiles and runs, verbatim.
+    @Test func theREADMEShowsTheSupabaseAdapterTheAppRuns() throws {
+        let adapter = try String(
+            contentsOf: SwiftPM.fixture.appendingPathComponent("Sources/HabitApp/SupabaseAuthSource.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: SwiftPM.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + adapter + "```\n"))
     }
 
     /// `generate` is a product of the dependency, so `swift run generate` works in the app.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The runtime's folders are layers: Model <- Store <- Conflicts <- Engine, and Transport and
-/// Realtime on the model alone (docs/ARCHITECTURE.md). One module keeps the API in one import, so the
+/// The runtime's folders are layers: Model <- Store <- Conflicts <- Engine <- Client, Transport
+/// and Realtime on the model alone, and Client (the app's one entry point) over all of them (docs/ARCHITECTURE.md). One module keeps the API in one import, so the
 /// compiler cannot hold the line; this test does. A file may name what its own layer and the
 /// layers below declare, never a type or function declared only above it.
 struct LayeringTests {
@@ -14,6 +14,7 @@ struct LayeringTests {
         ("Engine", ["Model", "Store", "Conflicts"]),
         ("Transport", ["Model"]),
         ("Realtime", ["Model"]),
+        ("Client", ["Model", "Store", "Conflicts", "Engine", "Transport", "Realtime"]),
     ]
 
     @Test func everyFileNamesOnlyItsOwnLayerAndTheLayersBelow() throws {

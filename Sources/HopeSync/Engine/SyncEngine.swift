@@ -100,6 +100,14 @@ public actor SyncEngine {
         publish()
     }
 
+    /// Stops the schedule and waits for a pass already under way to end, so that nothing
+    /// writes to the store afterwards (before it is closed or deleted).
+    func stopAndSettle() async {
+        stop()
+        await acquirePass()
+        releasePass()
+    }
+
     /// One full push and pull now.
     @discardableResult
     public func syncNow() async throws(SyncError) -> SyncReport {

@@ -23,6 +23,9 @@ let package = Package(
         .target(name: "Locking"),
         .target(name: "SQLite", dependencies: ["Locking"]),
         .target(name: "Postgres", dependencies: ["Locking"]),
+        // A stand-in for supabase-swift's `Supabase` module (which a test cannot fetch): the
+        // declarations SupabaseAuthSource.swift, the adapter README shows, compiles against.
+        .target(name: "Supabase"),
         // `generate`'s Swift output, checked against schema.yaml on every build.
         .target(
             name: "HabitSchema",
@@ -33,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "HabitApp",
             dependencies: [
-                "HabitSchema", "SQLite", "Postgres", "Locking",
+                "HabitSchema", "SQLite", "Postgres", "Locking", "Supabase",
                 .product(name: "HopeSync", package: hopeSync),
                 // The in-memory server the two devices sync through.
                 .product(name: "HopeSyncTesting", package: hopeSync),

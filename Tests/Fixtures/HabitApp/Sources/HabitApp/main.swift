@@ -5,6 +5,7 @@ import HopeSyncTesting
 import Locking
 import Postgres
 import SQLite
+import Supabase
 
 // Two devices of one user: the phone adds a habit and checks it off, both sync through the
 // in-memory server, and the laptop shows what the phone wrote. Exits 1 when it does not.
@@ -43,6 +44,56 @@ func phoneToLaptop() async throws -> Bool {
     return habits.map(\.name) == ["Read 10 pages"] && checkIns.map(\.habitId) == [reading.id]
 }
 
+/// One device with one SyncClient, signed in and out through supabase-swift's auth (the
+/// stand-in) and the adapter README shows: a first token refused and refreshed once, a switch
+/// from Alice to Bob and back, Bob's data cleared at his sign-out. Returns whether each user saw
+/// only their own habits.
+func signInsThroughSupabase() async throws -> Bool {
+    let supabase = SupabaseClient(supabaseURL: URL(string: "https://habit.supabase.co")!, supabaseKey: "anon-key")
+    let directory = scratch.appendingPathComponent("client")
+    let client = SyncClient(schema: schema, directory: directory, auth: SupabaseAuthSource(auth: supabase.auth)) { tokens in
+        SyncClient.Connection(transport: ExpiringTokens(server: server, tokens: tokens))
+    }
+    let (alice, bob) = (UUID(), UUID())
+    func signedIn(_ user: UUID?) async throws -> SyncStore? {
+        for _ in 0..<500 where await client.userID != user { try await Task.sleep(for: .milliseconds(10)) }
+        return await client.store
+    }
+    func habits(_ store: SyncStore?) async throws -> [String] {
+        try await store?.read { try $0.fetchAll(Habit.self, orderBy: "name").map(\.name) } ?? []
+    }
+
+    await client.start()
+    print("signed out: store \(await client.store == nil ? "none" : "open"), \(await client.status.phase)")
+    supabase.auth.standInSignIn(alice)
+    let aliceStore = try await signedIn(alice)
+    try await aliceStore?.write { tx in _ = try tx.save(Habit(name: "Alice runs")) }
+    try await client.syncNow()
+    print("alice signed in: \(supabase.auth.standInRefreshes) refresh, sees \(try await habits(aliceStore))")
+
+    supabase.auth.standInSignIn(bob)
+    let bobStore = try await signedIn(bob)
+    try await client.syncNow()
+    print("switched to bob: sees \(try await habits(bobStore))")
+    try await bobStore?.write { tx in _ = try tx.save(Habit(name: "Bob swims")) }
+    try await client.syncNow()
+
+    await client.setSignOutPolicy(.clearData)
+    try await supabase.auth.signOut()
+    _ = try await signedIn(nil)
+    let bobsFile = SyncStore.databaseURL(for: bob, in: directory)
+    print("bob signed out: file \(FileManager.default.fileExists(atPath: bobsFile.path) ? "kept" : "deleted")")
+
+    supabase.auth.standInSignIn(alice)
+    let again = try await signedIn(alice)
+    // Read before any pass: what Alice sees is her kept file.
+    let seen = try await habits(again)
+    try await client.syncNow()
+    print("alice again: her kept file shows \(seen); \(supabase.auth.standInRefreshes) refreshes in all")
+    await client.stop()
+    return seen == ["Alice runs"] && !FileManager.default.fileExists(atPath: bobsFile.path)
+}
+
 /// The user both runtimes use for a shared file.
 let sharedUser = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
 
@@ -62,8 +113,13 @@ if arguments.count == 2, let mode = arguments.first, let path = arguments.last {
 print("own modules: \(OwnSQLite.name) and \(OwnPostgres.name), on \(OwnSQLite.uses) and \(OwnPostgres.uses)")
 
 let agreed = try await phoneToLaptop()
+let separated = try await signInsThroughSupabase()
 try? FileManager.default.removeItem(at: scratch)
 guard agreed else {
     print("error: the laptop does not show what the phone wrote")
+    exit(1)
+}
+guard separated else {
+    print("error: a user saw another user's habits, or a cleared user's file stayed")
     exit(1)
 }
