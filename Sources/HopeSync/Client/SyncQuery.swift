@@ -2,7 +2,7 @@ import Foundation
 import Observation
 
 /// A query's current result for SwiftUI: an `@Observable` main-actor model fed by
-/// ``SyncStore/observe(_:)``, so a view redraws after each commit that changed what it reads.
+/// `store.observe { … }`, so a view redraws after each commit that changed what it reads.
 /// It follows the store it was given; made from a ``SyncClient`` it follows the signed-in
 /// user's store (``value`` is nil while nobody is signed in) across sign-outs and switches.
 /// Its work ends at the first change after it is gone.

@@ -5,6 +5,9 @@ extension SyncStore {
     /// Opens (creating and migrating as needed) the database at `path`.
     ///
     /// - Parameters:
+    ///   - path: the database file; created with its folder's other files (`-wal`, `-shm`) if missing.
+    ///   - schema: the generated tables and local migrations (`GeneratedSchema.app`).
+    ///   - userID: the user whose rows the file holds; a file made for another user is refused.
     ///   - deviceID: fixed device id (tests); by default a random one is made on first open.
     ///   - wallClock: milliseconds since 1970; the hybrid clock never goes behind it.
     public convenience init(

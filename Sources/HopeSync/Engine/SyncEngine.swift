@@ -48,6 +48,9 @@ public actor SyncEngine {
     let transfers = FileTransfers()
 
     /// - Parameters:
+    ///   - store: the signed-in user's store, which the engine syncs.
+    ///   - transport: how it reaches the server (``PostgRESTTransport`` for Supabase).
+    ///   - configuration: its timings and batch sizes.
     ///   - files: where file columns' files go; by default the transport's own
     ///     (``PostgRESTTransport``: its project's Storage). Without one, files wait.
     ///   - pokes: where the engine hears that the server has something new (``RealtimePokes``);

@@ -1,7 +1,7 @@
 import Foundation
 import HopeSyncSQLite
 
-/// Typed reads inside ``SyncStore/read(_:)`` or ``SyncStore/write(_:)``. Soft-deleted rows are
+/// Typed reads inside `store.read { … }` or `store.write { … }`. Soft-deleted rows are
 /// left out unless asked for. The local database's failures are `SyncError`s; a row that does not
 /// decode as the asked type throws its decoding error.
 public struct StoreReader {

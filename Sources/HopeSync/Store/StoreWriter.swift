@@ -1,7 +1,7 @@
 import Foundation
 import HopeSyncSQLite
 
-/// Typed writes inside ``SyncStore/write(_:)``: each write is stamped (updated_ms from the hybrid
+/// Typed writes inside `store.write { … }`: each write is stamped (updated_ms from the hybrid
 /// clock, device_id, user_id) and marked dirty for the next push. The local database's failures
 /// are `SyncError`s; a row that does not encode throws its encoding error.
 public struct StoreWriter {

@@ -14,7 +14,7 @@ import Foundation
 /// its name is their hash, so Storage's "already exists" is success. Storage answers most
 /// refusals with HTTP 400 and the real status in its body (`{"statusCode":"404",
 /// "error":"not_found", …}`), newer routes with the status itself; both read the same
-/// (``StorageAnswer``). A refused token is replaced once, as ``PostgRESTTransport`` does.
+/// (`StorageAnswer`). A refused token is replaced once, as ``PostgRESTTransport`` does.
 public struct StorageTransport: SyncFileTransport {
     public struct Configuration: Sendable {
         /// The project's URL, e.g. `https://abcd.supabase.co`; requests go to `<this>/storage/v1`.

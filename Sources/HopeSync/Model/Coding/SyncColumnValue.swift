@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A generated row's ``SyncRecord/columnValues()`` and ``SyncRecord/init(columnValues:)`` are
 /// one line per column over these, with no Codable in between. The values, and the errors for
-/// values of the wrong kind, are the Codable path's (``RecordEncoder``, ``RecordDecoder``), which
+/// values of the wrong kind, are the Codable path's (`RecordEncoder`, `RecordDecoder`), which
 /// hand-written rows still go through.
 public protocol SyncColumnValue {
     /// The value as the column holds it.

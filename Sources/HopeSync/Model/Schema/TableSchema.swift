@@ -66,7 +66,7 @@ public struct TableSchema: Sendable, Equatable {
 }
 
 /// A column as the generated table list declares it; the rules over a table's columns are
-/// HopeSyncModel's (``SyncColumn``), shared with the generator.
+/// HopeSyncModel's (`SyncColumn`), shared with the generator.
 public struct ColumnSchema: SyncColumn, Sendable, Equatable {
     public let name: String
     public let type: ColumnType

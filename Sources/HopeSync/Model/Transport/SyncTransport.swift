@@ -120,7 +120,7 @@ public protocol SyncTransport: Sendable {
 
     /// Every table's next page in one request, read in one snapshot: the server's pull function
     /// (PostgREST: `GET /rpc/<function>?cursors=...&since=...&page_limit=...`). A server without
-    /// it fails the request as ``SyncError/lacksFunction(_:)-swift.type.method`` says (so does a
+    /// it fails the request as `SyncError.lacksFunction(_:)` says (so does a
     /// transport that does not implement it): the engine then pulls table by table.
     func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
