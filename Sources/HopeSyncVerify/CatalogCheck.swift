@@ -90,6 +90,7 @@ struct CatalogCheck {
 
     private func triggers(of table: Table) throws -> [Finding] {
         let sql = try renderer.triggersSQL(table, replacing: false)
+        let rendered = RenderedObjects(parsing: sql)
         let migration = history.lastWritingTriggers(of: table.name)
         var findings: [Finding] = []
         func finding(_ message: String) {
@@ -97,7 +98,7 @@ struct CatalogCheck {
         }
         // The fix is the rendered SQL in every case: `create or replace trigger` also enables
         // a disabled trigger again.
-        for trigger in RenderedObjects(parsing: sql).triggers {
+        for trigger in rendered.triggers {
             guard let live = catalog.triggers[trigger.table]?[trigger.name] else {
                 finding("trigger \(trigger.name)")
                 continue
@@ -108,7 +109,7 @@ struct CatalogCheck {
                 finding("trigger \(trigger.name) is \(live.definition.described), expected \(trigger.definition.described)")
             }
         }
-        for (kind, message) in functionPrivileges(RenderedObjects(parsing: sql)) {
+        for (kind, message) in functionPrivileges(rendered) {
             findings.append(Finding(table: table.name, kind: kind, message: message, migration: migration, fix: sql))
         }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) {
@@ -178,10 +179,10 @@ struct CatalogCheck {
     /// lacks it, missing. Only the API roles the database has are compared; a function the
     /// database lacks is reported as missing elsewhere.
     private func functionPrivileges(_ rendered: RenderedObjects) -> [(kind: Finding.Kind, message: String)] {
-        rendered.functionGrants.flatMap { grant -> [(kind: Finding.Kind, message: String)] in
+        let roles = catalog.apiRoles.sorted()
+        return rendered.functionGrants.flatMap { grant -> [(kind: Finding.Kind, message: String)] in
             guard catalog.functions[grant.function] != nil else { return [] }
             let live = catalog.functionExecutors[grant.function] ?? []
-            let roles = catalog.apiRoles.sorted()
             let exposed = roles.filter { live.contains($0) && !grant.allows($0) }
             let lacking = roles.filter { !live.contains($0) && grant.allows($0) }
             var found: [(kind: Finding.Kind, message: String)] = []

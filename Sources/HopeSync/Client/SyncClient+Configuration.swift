@@ -94,7 +94,6 @@ extension SyncStatus {
     public var needsSignIn: Bool {
         if phase == .waitingForSignIn { return true }
         guard let error = lastError else { return false }
-        if error.code == .accessToken { return true }
-        return error.serverError?.status == 401 && ["PGRST301", "PGRST303"].contains(error.serverError?.code ?? "")
+        return error.code == .accessToken || error.serverError?.refusesToken == true
     }
 }

@@ -88,10 +88,10 @@ struct HybridClock {
     }
 
     /// After this device's stamps past the refusal line were refused: the clock no longer counts
-    /// them (the server never took them), and goes on from the newest stamp it keeps
-    /// (`newestKept`, at most the line), so the next stamps are the server's time, or just past
+    /// them (the server never took them), and goes on from `newestKept`, the newest stamp the
+    /// device holds that the server takes, so the next stamps are the server's time, or just past
     /// what the device holds.
-    mutating func forgetStamps(pastLine line: Int64, newestKept: Int64) {
-        last = min(last, min(newestKept, line))
+    mutating func forgetStamps(after newestKept: Int64) {
+        last = min(last, newestKept)
     }
 }

@@ -87,7 +87,7 @@ extension SyncStore {
     func restampClaimsPastServerClock(in tables: [TableSchema]) throws(SyncError) -> Bool {
         let changed = try writeTransaction { database in
             let line = state.clock.refusalLine(wallMs: state.wallClock())
-            state.clock.forgetStamps(pastLine: line, newestKept: try newestStamp(notPast: line, database))
+            state.clock.forgetStamps(after: try newestStamp(notPast: line, database))
             var changed = false
             for table in tables where table.column(named: ReservedColumn.updatedMs) != nil {
                 let sql = try tableSQL(table.name)

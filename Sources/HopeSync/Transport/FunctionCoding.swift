@@ -62,7 +62,7 @@ package enum FunctionCoding {
                 ]
             }
         }
-        for name in pages.keys { pages[name]?.serverTimeMs = serverTimeMs }
+        // The time is the answer's, observed once per answer (TablesPuller), not once per page.
         return PulledTables(mark: mark, pages: pages, drifted: drifted, serverTimeMs: serverTimeMs)
     }
 

@@ -42,11 +42,9 @@ struct PostgRESTResponse: Sendable {
     /// Long enough for any PostgREST message, short enough that an odd body cannot flood a log.
     static let messageLimit = 500
 
-    /// Whether PostgREST refused the token itself (invalid, or expired: PGRST301 in v12,
-    /// PGRST303 in v13), so a fresh one may succeed. The gateway's 401 (a wrong `apikey`) is not.
-    var refusedToken: Bool {
-        status == 401 && ["PGRST301", "PGRST303"].contains(serverError.code)
-    }
+    /// Whether PostgREST refused the token itself, so a fresh one may succeed
+    /// (``ServerError/refusesToken``). The body is read only for a 401.
+    var refusedToken: Bool { status == 401 && serverError.refusesToken }
 
     /// The body as JSON, for a successful answer that carries rows.
     func json(of table: String) throws(SyncError) -> JSONValue {

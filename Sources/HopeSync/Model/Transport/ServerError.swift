@@ -16,3 +16,11 @@ public struct ServerError: Sendable, Equatable, Codable {
         self.hint = hint
     }
 }
+
+extension ServerError {
+    /// Whether PostgREST refused the token itself (invalid, or expired: PGRST301 in v12,
+    /// PGRST303 in v13), so a fresh one may succeed. The gateway's 401 (a wrong `apikey`) is not.
+    var refusesToken: Bool {
+        status == 401 && ["PGRST301", "PGRST303"].contains(code)
+    }
+}
