@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncLocking
 
 /// One device of the demo's user: its own SQLite file and engine, and a clock the demo sets.

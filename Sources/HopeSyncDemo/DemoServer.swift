@@ -1,6 +1,6 @@
 import Foundation
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncPostgresClient
 import HopeSyncPostgresCluster
 import HopeSyncTesting

@@ -1,5 +1,6 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresClient
 
 /// Rows from PostgreSQL's text format into the values the HTTP transport would have read from

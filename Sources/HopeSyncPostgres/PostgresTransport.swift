@@ -1,5 +1,6 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresClient
 
 /// The transport for server-side Swift, tools and the end-to-end tests: the PostgREST
@@ -21,7 +22,7 @@ import HopeSyncPostgresClient
 /// never on Swift's cooperative threads. A cancelled task's request is not sent; one under
 /// way is cancelled on the server (libpq's cancel request) and fails with `.cancelled`.
 /// Errors never hold the password or a filter value.
-public struct PostgresTransport: SyncTransport {
+@_spi(Transport) public struct PostgresTransport: SyncTransport {
     public struct Configuration: Sendable {
         /// A libpq connection string or URL, e.g. `postgresql://postgres@127.0.0.1:5432/app`.
         public var url: String

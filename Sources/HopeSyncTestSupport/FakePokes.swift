@@ -1,22 +1,23 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 
 /// A poke source for tests: pokes sent by hand (``send(_:to:)``), or for every write a
 /// ``PokingTransport`` passes on (``written(_:serverSeq:by:)``), through faults drawn from a
 /// seed: pokes lost, late or doubled, and connections that drop (pokes meanwhile are lost)
 /// and come back.
-public final class FakePokes: PokeSource, Sendable {
-    public struct Faults: Sendable {
+package final class FakePokes: PokeSource, Sendable {
+    package struct Faults: Sendable {
         /// The chance a poke is lost.
-        public var drop: Double
+        package var drop: Double
         /// The chance a poke comes twice.
-        public var duplicate: Double
+        package var duplicate: Double
         /// How late a poke comes, in milliseconds (drawn from the range).
-        public var delay: ClosedRange<Int>
+        package var delay: ClosedRange<Int>
         /// The chance, at each poke, that the connection drops; it comes back after a delay.
-        public var disconnect: Double
+        package var disconnect: Double
 
-        public init(drop: Double = 0, duplicate: Double = 0, delay: ClosedRange<Int> = 0...0, disconnect: Double = 0) {
+        package init(drop: Double = 0, duplicate: Double = 0, delay: ClosedRange<Int> = 0...0, disconnect: Double = 0) {
             (self.drop, self.duplicate, self.delay, self.disconnect) = (drop, duplicate, delay, disconnect)
         }
     }
@@ -32,21 +33,21 @@ public final class FakePokes: PokeSource, Sendable {
 
     private let state: Locked<State>
     private let connectAtOnce: Bool
-    public let announcesWrites: Bool
+    package let announcesWrites: Bool
 
     /// - Parameters:
     ///   - connectAtOnce: a new listener hears `.connected` first.
     ///   - announcesWrites: the engines announce their pushes themselves, as Realtime's client
     ///     broadcast lets them (``announce(_:for:)``), and ``PokingTransport`` leaves those
     ///     pushes unpoked, as the generated triggers do.
-    public init(seed: UInt64 = 1, faults: Faults = Faults(), connectAtOnce: Bool = true, announcesWrites: Bool = false) {
+    package init(seed: UInt64 = 1, faults: Faults = Faults(), connectAtOnce: Bool = true, announcesWrites: Bool = false) {
         state = Locked(State(random: SeededGenerator(seed: seed), faults: faults))
         self.connectAtOnce = connectAtOnce
         self.announcesWrites = announcesWrites
     }
 
     /// A device's own poke: through the same faults as the server's, while `user` is connected.
-    public func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
+    package func announce(_ poke: PokeEvent, for userID: UUID) -> Bool {
         let connected = state.withLock { state in
             guard announcesWrites, !state.disconnected.contains(userID) else { return false }
             state.announced += 1
@@ -58,9 +59,9 @@ public final class FakePokes: PokeSource, Sendable {
     }
 
     /// Pokes the engines announced themselves so far.
-    public var announcedCount: Int { state.withLock { $0.announced } }
+    package var announcedCount: Int { state.withLock { $0.announced } }
 
-    public func events(for userID: UUID, credentials: @escaping @Sendable () async -> Credentials?) -> AsyncStream<PokeEvent> {
+    package func events(for userID: UUID, credentials: @escaping @Sendable () async -> Credentials?) -> AsyncStream<PokeEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: PokeEvent.self)
         let id = UUID()
         state.withLock { $0.listeners[userID, default: [:]][id] = continuation }
@@ -71,20 +72,20 @@ public final class FakePokes: PokeSource, Sendable {
         return stream
     }
 
-    public func setFaults(_ faults: Faults) {
+    package func setFaults(_ faults: Faults) {
         state.withLock { $0.faults = faults }
     }
 
     /// How many engines listen for `user` now.
-    public func listeners(of user: UUID) -> Int {
+    package func listeners(of user: UUID) -> Int {
         state.withLock { $0.listeners[user]?.count ?? 0 }
     }
 
     /// Pokes delivered so far (after the faults).
-    public var sentCount: Int { state.withLock { $0.sent } }
+    package var sentCount: Int { state.withLock { $0.sent } }
 
     /// `event` to every listener of `user`, as it is, now.
-    public func send(_ event: PokeEvent, to user: UUID) {
+    package func send(_ event: PokeEvent, to user: UUID) {
         let listeners = state.withLock { state in
             if event.kind == .poke { state.sent += 1 }
             return Array(state.listeners[user]?.values ?? [:].values)
@@ -93,7 +94,7 @@ public final class FakePokes: PokeSource, Sendable {
     }
 
     /// The server wrote rows of `table` for `user`: a poke, through the faults.
-    public func written(_ table: String, serverSeq: Int64?, by user: UUID) {
+    package func written(_ table: String, serverSeq: Int64?, by user: UUID) {
         enum Plan {
             case lost
             case deliver(copies: Int, delay: Int)
@@ -145,23 +146,24 @@ extension SeededGenerator {
 /// Passes every request on, and pokes the writer's devices through ``FakePokes`` after each
 /// write the server took, as the generated triggers do after a statement: the table, and the
 /// highest server_seq of the rows the answer holds.
-public struct PokingTransport: ForwardingTransport {
-    public let forwardee: any SyncTransport
-    public let pokes: FakePokes
+package struct PokingTransport: ForwardingTransport {
+    package let forwardee: any SyncTransport
+    package let pokes: FakePokes
 
-    public init(_ forwardee: any SyncTransport, pokes: FakePokes) {
+    package init(_ forwardee: any SyncTransport, pokes: FakePokes) {
         self.forwardee = forwardee
         self.pokes = pokes
     }
 
     @discardableResult
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+    package func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await upsert(rows, into: table, as: user, announcingPokes: false)
     }
 
     /// A push whose device announces it itself is not poked here (the triggers' gate).
     @discardableResult
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)
+    package func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool)
+        async throws(SyncError)
         -> UpsertedRows
     {
         let answer = try await forwardee.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
@@ -171,7 +173,7 @@ public struct PokingTransport: ForwardingTransport {
         return answer
     }
 
-    public func guardedUpdate(
+    package func guardedUpdate(
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {

@@ -1,23 +1,23 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// A test transport that passes every request on to `forwardee`: a conforming type implements
 /// only the requests it watches or changes.
-public protocol ForwardingTransport: SyncTransport {
+package protocol ForwardingTransport: SyncTransport {
     var forwardee: any SyncTransport { get }
 }
 
 extension ForwardingTransport {
     @discardableResult
-    public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+    package func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await forwardee.upsert(rows, into: table, as: user)
     }
 
-    public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+    package func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         try await forwardee.pull(table, after: cursor, limit: limit, as: user)
     }
 
-    public func guardedUpdate(
+    package func guardedUpdate(
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
@@ -25,12 +25,12 @@ extension ForwardingTransport {
             table, id: id, baseVersion: baseVersion, set: values, extraFilters: extraFilters, returning: returning, as: user)
     }
 
-    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
+    package func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError) -> [ColumnValues]
     {
         try await forwardee.fetch(table, ids: ids, columns: columns, as: user)
     }
 
-    public func pull(
+    package func pull(
         _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)

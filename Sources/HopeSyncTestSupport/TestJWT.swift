@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 
 /// JWTs as Supabase Auth signs them (HS256 with the project's secret), for the test Storage
 /// server, which checks them as Storage does (the tests and `bench files`).

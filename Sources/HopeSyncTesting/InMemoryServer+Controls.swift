@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 
 /// Test controls: the failures a real server and network can have, on demand.
 extension InMemoryServer {

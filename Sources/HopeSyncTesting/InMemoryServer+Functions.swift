@@ -1,10 +1,10 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// The server's pull function (Generated/supabase's `sync_pull`) with the rules of the table
 /// pulls: one snapshot of every table, with the owner's mark.
 extension InMemoryServer {
-    public func pull(
+    @_spi(Transport) public func pull(
         _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         requestLog.append(.pullTables(after: Dictionary(cursors.map { ($0.table.name, $0.after) }) { first, _ in first }, since: mark))

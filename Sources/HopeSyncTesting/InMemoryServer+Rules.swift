@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 
 /// The server's triggers and policies (as Generated/supabase/schema.sql writes them): validation
 /// of a whole request, last writer wins, the sequence, the version bump and the one-open-row rule.

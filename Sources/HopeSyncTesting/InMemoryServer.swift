@@ -1,5 +1,6 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 
 /// A server in memory with exactly the real server's rules: last writer wins on
 /// (updated_ms, device_id), one global sequence stamping every accepted row, rows owned by their
@@ -7,7 +8,7 @@ import HopeSync
 /// refuses claims more than a day past it (22008) and tells devices its time, as the real one
 /// does; without one it has neither (tests whose devices' clocks are made up). Its test controls
 /// (see InMemoryServer+Controls.swift) make the failures the real one can have.
-public actor InMemoryServer: SyncTransport {
+public actor InMemoryServer {
     let tables: [String: TableSchema]
     /// The server's clock, milliseconds since 1970.
     let clock: (@Sendable () -> Int64)?
@@ -63,7 +64,7 @@ public actor InMemoryServer: SyncTransport {
     // MARK: SyncTransport
 
     @discardableResult
-    public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError)
+    @_spi(Transport) public func upsert(_ rows: [ColumnValues], into requested: TableSchema, as user: Credentials) async throws(SyncError)
         -> UpsertedRows
     {
         requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
@@ -109,7 +110,9 @@ public actor InMemoryServer: SyncTransport {
         return (written, held)
     }
 
-    public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
+    @_spi(Transport) public func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError)
+        -> PulledPage
+    {
         requestLog.append(.pull(table: table.name, after: cursor))
         try admit()
         let result = try page(of: table, after: cursor, limit: limit, owner: user.userID.lowercasedString)
@@ -156,7 +159,7 @@ public actor InMemoryServer: SyncTransport {
         )
     }
 
-    public func guardedUpdate(
+    @_spi(Transport) public func guardedUpdate(
         _ table: TableSchema, id: UUID, baseVersion: String, set values: ColumnValues,
         extraFilters: [Filter], returning: [String], as user: Credentials
     ) async throws(SyncError) -> [ColumnValues] {
@@ -188,7 +191,7 @@ public actor InMemoryServer: SyncTransport {
         return accepted.isEmpty ? [] : [ColumnValues(columns: returning, values: returning.map { stored.value($0) })]
     }
 
-    public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError)
+    @_spi(Transport) public func fetch(_ table: TableSchema, ids: [UUID], columns: [String], as user: Credentials) async throws(SyncError)
         -> [ColumnValues]
     {
         for id in ids { requestLog.append(.fetch(table: table.name, id: id, columns: columns)) }
@@ -239,3 +242,6 @@ extension InMemoryServer.StoredRow {
         column == ReservedColumn.serverSeq ? .int(seq) : values[column] ?? .null
     }
 }
+
+/// The server is a transport: engines and clients sync through it (`@_spi(Transport) import HopeSync`).
+@_spi(Transport) extension InMemoryServer: SyncTransport {}

@@ -1,12 +1,12 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// A Storage in memory with the real one's rules for file columns: a user reads and writes only
 /// objects in their own folder (another's reads as not found, a write there is refused), an
 /// object is never replaced (uploading one already there answers "already exists", which
 /// clients count as done), and its test controls make the failures the real one can have. For
 /// apps' tests and previews: objects are held in memory, so keep them small.
-public actor InMemoryStorage: SyncFileTransport {
+public actor InMemoryStorage {
     private var objects: [String: Data] = [:]
     private var pendingFailures: [SyncError] = []
     private var refusesTokens = false
@@ -15,7 +15,9 @@ public actor InMemoryStorage: SyncFileTransport {
 
     public init() {}
 
-    public func upload(_ source: URL, as object: FileObject, for user: Credentials, progress: @escaping @Sendable (Int64) -> Void)
+    @_spi(Transport) public func upload(
+        _ source: URL, as object: FileObject, for user: Credentials, progress: @escaping @Sendable (Int64) -> Void
+    )
         async throws(SyncError)
     {
         requestLog.append("upload \(object)")
@@ -30,7 +32,7 @@ public actor InMemoryStorage: SyncFileTransport {
         }
     }
 
-    public func download(
+    @_spi(Transport) public func download(
         _ object: FileObject, to destination: URL, for user: Credentials, progress: @escaping @Sendable (Int64, Int64?) -> Void
     ) async throws(SyncError) {
         requestLog.append("download \(object)")
@@ -92,3 +94,6 @@ public actor InMemoryStorage: SyncFileTransport {
             serverError: ServerError(status: 404, code: "NoSuchKey", message: "Object not found"))
     }
 }
+
+/// The storage is a file transport (`@_spi(Transport) import HopeSync`).
+@_spi(Transport) extension InMemoryStorage: SyncFileTransport {}

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 import HopeSyncTestSupport
 import Testing
 

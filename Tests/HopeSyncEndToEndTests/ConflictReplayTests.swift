@@ -1,8 +1,9 @@
 import Foundation
 import HopeSchema
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The replay's limits on the real generated SQL: the resolver's failures, the third send, bases
 /// forwarded along queued edits and never moved by a pull, and a 5xx holding the writes behind it.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 import Testing
 
 /// Seed 000's running example on the real generated SQL, with the server's own stamps: tasks

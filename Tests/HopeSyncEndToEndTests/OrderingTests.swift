@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresClient
 import HopeSyncTestSupport
 import Testing

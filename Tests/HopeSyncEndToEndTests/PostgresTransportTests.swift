@@ -1,9 +1,10 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import Testing
 
-@testable import HopeSyncPostgres
+@_spi(Transport) @testable import HopeSyncPostgres
 
 /// The PostgreSQL transport's requests on the real generated SQL: values read back as the HTTP
 /// transport reads them, guarded writes, and refusals as PostgREST would report them.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 import Testing
 
 /// Devices pulling through the generated pull function on PostgreSQL (the libpq transport calls

@@ -2,6 +2,7 @@ import Foundation
 import HopeSchema
 import HopeSync
 import HopeSyncGenerator
+import HopeSyncModel
 import HopeSyncTestSupport
 import HopeSyncVerify
 import Testing

@@ -1,11 +1,12 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresClient
 import HopeSyncPostgresFixture
 import Testing
 
-@testable import HopeSyncPostgres
+@_spi(Transport) @testable import HopeSyncPostgres
 
 /// A setup mistake is a configuration error that says what to fix (never the
 /// password), not "offline" retried for ever.

@@ -1,8 +1,9 @@
 import Foundation
 import HopeSchema
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 @testable import HopeSyncTesting
 
 @Suite struct InMemoryServerTests {

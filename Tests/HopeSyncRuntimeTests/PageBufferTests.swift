@@ -2,7 +2,7 @@ import Foundation
 import HopeSyncTestSupport
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The pages a pull fetches ahead of its apply: bounded, taken in order while ready, ended in order.
 struct PageBufferTests {

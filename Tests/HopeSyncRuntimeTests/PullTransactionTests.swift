@@ -1,10 +1,11 @@
 import Foundation
 import HopeSchema
+import HopeSyncModel
 import HopeSyncTestSupport
 import HopeSyncTesting
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Pulled pages applied in one transaction: every table's rows with its cursor, all or nothing,
 /// and no more rows than the budget before the pull commits, nor a local write kept waiting.

@@ -1,5 +1,6 @@
 import Foundation
 import HopeSchema
+import HopeSyncModel
 import HopeSyncTestSupport
 import Testing
 

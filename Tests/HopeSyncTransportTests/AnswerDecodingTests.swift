@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Successful answers: empty bodies, pulled pages, returned rows.
 struct AnswerDecodingTests {

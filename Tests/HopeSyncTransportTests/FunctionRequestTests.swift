@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The pull function over HTTP: a GET (so a read replica's endpoint can answer it), byte for
 /// byte, and its answer read.

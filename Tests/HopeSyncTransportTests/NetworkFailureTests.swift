@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Failures with no answer are the network's; a cancellation is never one.
 struct NetworkFailureTests {

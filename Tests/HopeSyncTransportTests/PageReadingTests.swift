@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// A pulled page is read straight from the answer's bytes; it must read exactly what the row
 /// reader (the one for writes' answers, over a parsed tree) reads, and report the same failures.

@@ -1,8 +1,9 @@
 import Foundation
 import HopeSchema
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The engine's replay of the worked example (seeds/000) through the PostgREST transport, byte
 /// for byte: the guarded PATCH at T1 (':' and '+' percent-encoded), the read by key, and Keep

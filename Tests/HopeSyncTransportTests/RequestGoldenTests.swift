@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Every kind of request, byte for byte: method, URL (percent-encoding included), headers, body.
 /// One host, a real project's shape, so the suite runs serialized.

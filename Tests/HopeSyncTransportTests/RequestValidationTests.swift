@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Requests that cannot be sent as written fail before anything reaches the server, and no
 /// message carries a token, a filter value or a URL.

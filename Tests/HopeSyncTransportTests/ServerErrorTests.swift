@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Every refusal in POSTGREST.md, and bodies that are not PostgREST's, decode into the server's
 /// error with its status.

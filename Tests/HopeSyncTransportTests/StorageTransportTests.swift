@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Storage's REST API as ``StorageTransport`` speaks it: the requests, Storage's two error shapes
 /// read as what they mean, "already exists" as done, and a refused token replaced once.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// A token PostgREST refuses (401 PGRST301 / PGRST303) is replaced once, never in a loop.
 struct TokenRefreshTests {

@@ -33,7 +33,7 @@ extension SyncClient {
     /// What one signed-in user's engine talks to. A client against Supabase makes PostgREST,
     /// Storage and Realtime; tests hand the client another (an in-memory server, a local
     /// PostgreSQL) through ``SyncClient/init(schema:directory:auth:configuration:connection:)``.
-    public struct Connection: Sendable {
+    @_spi(Transport) public struct Connection: Sendable {
         public var transport: any SyncTransport
         /// Where file columns' files go; nil: the transport's own (``SyncTransport/files``).
         public var files: (any SyncFileTransport)?
@@ -48,7 +48,7 @@ extension SyncClient {
     }
 
     /// The auth source's tokens, as a connection's transports ask for them.
-    public struct Tokens: Sendable {
+    @_spi(Transport) public struct Tokens: Sendable {
         /// The signed-in user's current token.
         public let current: @Sendable () async throws -> String
         /// A token refreshed now: what a transport asks for when the server refused one.
@@ -64,7 +64,7 @@ extension SyncClient {
 
     /// PostgREST and Storage at `projectURL`, and Realtime unless the configuration says no,
     /// each taking a refused token's replacement from `tokens`.
-    public static func supabase(
+    @_spi(Transport) public static func supabase(
         projectURL: URL, anonKey: String, configuration: Configuration = Configuration()
     ) -> @Sendable (Tokens) -> Connection {
         { tokens in

@@ -48,7 +48,7 @@ public actor SyncClient {
 
     /// A client whose engines talk to what `connection` makes (once per signed-in user): a
     /// test server, a local PostgreSQL, a transport of the app's own.
-    public init(
+    @_spi(Transport) public init(
         schema: AppSchema, directory: URL, auth: any SyncAuthSource, configuration: Configuration = Configuration(),
         connection: @escaping @Sendable (Tokens) -> Connection
     ) {

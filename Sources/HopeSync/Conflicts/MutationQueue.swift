@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// The queue of version tables' writes: an update or delete of a row this device has seen at a

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// A queued guarded write as the replay works with it: its base (the version and the set

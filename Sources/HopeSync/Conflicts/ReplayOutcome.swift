@@ -1,3 +1,5 @@
+import HopeSyncModel
+
 /// What the read by key, after an empty answer to a guarded send, says about the write.
 enum ReplayOutcome: Equatable {
     /// No row (deleted, or hidden by a policy): nil; for an update, a soft-deleted row too: the

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Column values as the queue and the lists keep them in SQLite: JSON pairs, in order, whose
 /// values carry their kind (`[["title",{"t":"Buy milk"}],["done",{"b":false}]]`), so a value

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// What the app can do with the conflicted and rejected lists. Resending queues the write again

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Whole-row pushes the server refused for their own sake, on and off the rejected list.

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Walks each table's rows by server_seq from its cursor (less the lookback), applying its pages
 /// with the cursor in one transaction while they keep arriving (up to ``PullTransaction``'s

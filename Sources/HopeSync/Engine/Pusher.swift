@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Sends dirty rows in batches. A batch refused for some rows' sake is split until they are
 /// isolated: a 4xx row goes to the rejected list at once; a row the server fails alone with a

@@ -12,7 +12,7 @@ public struct SyncConfiguration: Sendable {
     /// write after a quiet spell goes at once; the writes that follow it within this interval
     /// go when writes pause for this long.
     public var debounce: Duration = .milliseconds(500)
-    /// Rows per upsert request; clamped to ``maxBatchSize``.
+    /// Rows per upsert request; clamped to 500 (`maxBatchSize`).
     public var batchSize = Self.maxBatchSize {
         didSet { batchSize = min(max(1, batchSize), Self.maxBatchSize) }
     }
@@ -30,9 +30,9 @@ public struct SyncConfiguration: Sendable {
     /// The longest wait between attempts, and the pace at which schema drift is retried.
     public var backoffCeiling: Duration = .seconds(60)
     /// Waits; tests replace it to run the schedule without real time passing.
-    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    package var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// The current time, for the status (`lastSyncedAt`, `backingOff(until:)`).
-    public var now: @Sendable () -> Date = { Date() }
+    package var now: @Sendable () -> Date = { Date() }
 
     /// Settles the conflicts a replay of a version table's queued writes meets; nil: this
     /// device's change wins a row that moved, and an update of a row that is gone is dropped.
@@ -46,15 +46,15 @@ public struct SyncConfiguration: Sendable {
     }
 
     /// The protocol's largest upsert: bigger bodies risk the gateway's request-size limit.
-    public static let maxBatchSize = 500
+    package static let maxBatchSize = 500
 
     /// Self-hosted Supabase answers at most this many rows per request (db-max-rows).
-    public static let serverRowCap = 1_000
+    package static let serverRowCap = 1_000
 
     public init() {}
 
     /// The wait after `failures` consecutive failures.
-    public func backoff(afterFailures failures: Int) -> Duration {
+    package func backoff(afterFailures failures: Int) -> Duration {
         guard failures > 0 else { return pollInterval }
         return .doubling(from: backoffBase, afterFailures: failures, upTo: backoffCeiling)
     }

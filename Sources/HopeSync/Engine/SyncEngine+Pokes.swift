@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// What the engine does with a poke source: pull what a poke names, at once; pull everything at
 /// each (re)connection and each disconnection (pokes may have passed unheard); and poll slowly

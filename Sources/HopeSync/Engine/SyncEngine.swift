@@ -57,7 +57,7 @@ public actor SyncEngine {
     ///     nil: it polls alone.
     ///   - credentials: the signed-in user and a fresh token, or nil when nobody is signed in.
     ///     Called before every pass, so a refreshed token is picked up.
-    public init(
+    @_spi(Transport) public init(
         store: SyncStore,
         transport: any SyncTransport,
         files: (any SyncFileTransport)? = nil,

@@ -26,5 +26,5 @@ public struct SyncReport: Sendable, Equatable {
     /// Transfers that failed in this pass (each file's status says why; it is tried again later).
     public var fileFailures = 0
 
-    public init() {}
+    package init() {}
 }

@@ -19,7 +19,7 @@ public struct SyncStatus: Sendable, Equatable {
 
     public var hasSynced: Bool { lastSyncedAt != nil }
 
-    public init() {}
+    package init() {}
 
     mutating func count(_ counts: WaitingCounts) {
         dirtyCount = counts.dirty

@@ -7,7 +7,7 @@ import Foundation
 /// channel is up the idle poll slows to ``SyncConfiguration/pollIntervalWithPokes``. watchOS
 /// does not allow WebSockets to ordinary apps: a watch app polls.
 @available(watchOS, unavailable)
-public struct RealtimePokes: PokeSource {
+@_spi(Transport) public struct RealtimePokes: PokeSource {
     /// The project's URL (`https://<ref>.supabase.co`): the socket is its
     /// `/realtime/v1/websocket`, with `wss` for `https` and `ws` for `http`.
     public var projectURL: URL

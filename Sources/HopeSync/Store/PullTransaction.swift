@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Pulled pages applied in one write transaction of the store (``SyncStore/applyPulled(_:)``):

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Brings a database up to the app's generated migrations and the runtime's own bookkeeping

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Typed reads inside `store.read { … }` or `store.write { … }`. Soft-deleted rows are

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// A local write to a column-merge table: only the columns whose value changes are stamped, so

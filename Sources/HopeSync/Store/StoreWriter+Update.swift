@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Editing a row in place: the read, the edit and the save of what changed, in one call.

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Typed writes inside `store.write { … }`: each write is stamped (updated_ms from the hybrid

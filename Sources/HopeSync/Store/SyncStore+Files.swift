@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// The file columns' files: where each stands, what is due to move, and which the device may

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// What the store keeps of itself in `_sync_meta`: its owner, the device id, the clock and how

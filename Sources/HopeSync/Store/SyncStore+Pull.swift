@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Pulled pages in: the server's rows applied with its comparison, and the cursor moved past them.

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Dirty rows out, and the server's copy of them back in: a pushed row ends as the server holds

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Rows whose local copy must be replaced by the server's: after the user settles a write the

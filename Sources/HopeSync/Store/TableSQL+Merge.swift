@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// How the store reads and writes rows of column-merge tables, with their stamps, so a save, a

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// The statements the store runs against one synced table, written once from its schema (a class:
 /// every save and read looks its table's up, and a reference is one retain, not one a field).

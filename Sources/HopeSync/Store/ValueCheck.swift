@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// The one place a value is checked before it is stored and queued: what the server or another
 /// device could not hold exactly is refused at save, naming the table and column, instead of

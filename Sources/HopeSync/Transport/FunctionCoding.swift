@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// The pull function's argument and answer, for both transports: it answers
 /// `{"mark": m, "tables": {"t": {"rows": [...], "more": bool}, ...}}`, each row as PostgREST

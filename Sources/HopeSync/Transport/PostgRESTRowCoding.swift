@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Rows to and from PostgREST's JSON: whole-row objects with keys in table column order,
 /// bytea as `\x` hex text, json columns embedded as JSON, integers written and read exactly.

@@ -12,7 +12,7 @@ import Foundation
 /// the answer. The fresh token then stands in for the refused one on that user's later requests,
 /// until the engine passes newer credentials. Nothing here logs, and no error message holds a
 /// URL, a filter value or a token.
-public struct PostgRESTTransport: SyncTransport {
+@_spi(Transport) public struct PostgRESTTransport: SyncTransport {
     public struct Configuration: Sendable {
         /// The project's URL, e.g. `https://abcd.supabase.co`; requests go to `<this>/rest/v1`.
         public var projectURL: URL

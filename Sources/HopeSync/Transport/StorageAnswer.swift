@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -15,7 +15,7 @@ import Foundation
 /// refusals with HTTP 400 and the real status in its body (`{"statusCode":"404",
 /// "error":"not_found", …}`), newer routes with the status itself; both read the same
 /// (`StorageAnswer`). A refused token is replaced once, as ``PostgRESTTransport`` does.
-public struct StorageTransport: SyncFileTransport {
+@_spi(Transport) public struct StorageTransport: SyncFileTransport {
     public struct Configuration: Sendable {
         /// The project's URL, e.g. `https://abcd.supabase.co`; requests go to `<this>/storage/v1`.
         public var projectURL: URL

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncTestSupport
 import HopeSyncTesting
 

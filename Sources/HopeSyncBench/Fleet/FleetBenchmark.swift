@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
 import HopeSync
-import HopeSyncPostgres
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 
 /// `bench fleet`: 200 devices of 50 users (4 each), every one a real SyncStore and a real
 /// SyncEngine on the engine's own schedule (start(), debounced pushes, polls, backoff), its

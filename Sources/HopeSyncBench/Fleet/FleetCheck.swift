@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 
 extension FleetBenchmark {
     /// Whether every acknowledged write is on the server (or lost only to a newer write of the

@@ -1,7 +1,7 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncTestSupport
 
 extension FleetBenchmark {

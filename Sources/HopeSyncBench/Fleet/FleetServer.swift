@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresClient
 import HopeSyncTestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 
 /// What an upsert costs the server under each merge mode beside the same table plain: batches
 /// of 1, 50 and 500 rows as a signed-in user's requests (the statements the libpq transport

@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
 /// `bench observe`: a UI-like read (the 50 newest sessions) repeated every 2 ms, and a local

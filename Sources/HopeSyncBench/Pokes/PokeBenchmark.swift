@@ -1,7 +1,7 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncPostgresCluster
 
 /// `bench pokes`: from a save on device A to the row applied on device B, through PostgreSQL

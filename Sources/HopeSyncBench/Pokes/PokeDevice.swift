@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
 /// One device of the pokes benchmark: its own SQLite file and engine on the real schedule (real

@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// `bench runtime`: the runtime's local work on session rows beside raw SQLite (WAL,
 /// synchronous=NORMAL). Pull: (a) raw SQLite upserting N rows with one prepared statement in one

@@ -1,5 +1,6 @@
 import Foundation
 import HopeSync
+import HopeSyncModel
 
 extension TableSchema {
     /// The columns a device sends, in table order: all but server_seq (the server's) and the

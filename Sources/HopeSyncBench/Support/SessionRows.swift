@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncSQLite
 
 /// Session rows as the server holds them after one write each, made up for the benchmarks that

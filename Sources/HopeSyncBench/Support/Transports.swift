@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// One request a ``WatchedTransport`` passed on, told when it came back.
 struct WatchedRequest: Sendable {

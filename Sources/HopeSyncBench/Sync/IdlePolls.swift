@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 
 /// Idle polls (nothing changed), a device at the head of every table: the rows and bytes each
 /// table's pull sends with a 50-row lookback against exact ordering, and what an idle poll

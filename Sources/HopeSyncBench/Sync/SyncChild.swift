@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncTestSupport
 
 /// One initial sync, or its raw baseline, in a process of its own, so that its memory is a

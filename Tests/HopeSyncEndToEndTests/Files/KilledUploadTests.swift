@@ -1,7 +1,8 @@
 import Foundation
 import HopeSchema
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncPostgresCluster
 import HopeSyncTestSupport
 import Testing

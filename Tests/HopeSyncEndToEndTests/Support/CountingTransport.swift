@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
 /// A transport that counts the upserts it passes on, per table, and the pulls: table by table

@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
 /// One device of one user: its own SQLite file, engine and clock, syncing through `transport`

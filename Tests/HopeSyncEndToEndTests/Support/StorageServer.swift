@@ -1,5 +1,6 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncPostgresCluster
 import HopeSyncPostgresFixture
 import HopeSyncTestSupport

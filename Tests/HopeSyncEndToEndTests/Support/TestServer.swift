@@ -1,6 +1,7 @@
 import Foundation
-import HopeSync
-import HopeSyncPostgres
+@_spi(Transport) import HopeSync
+import HopeSyncModel
+@_spi(Transport) import HopeSyncPostgres
 import HopeSyncPostgresClient
 import HopeSyncPostgresCluster
 import HopeSyncPostgresFixture

@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
 /// Lets through only requests signed with `accepted`; a refused token is replaced once through

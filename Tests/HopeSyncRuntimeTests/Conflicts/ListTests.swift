@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 import Testing
 
 /// The conflicted and rejected lists: kept across restarts, streamed, and bounded.

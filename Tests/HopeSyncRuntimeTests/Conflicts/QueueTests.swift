@@ -2,7 +2,7 @@ import Foundation
 import HopeSchema
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The write queue: bases forwarded along one user's edits, never moved by a pulled row; a
 /// write the server fails with 5xx holds the writes behind it; inserts stay last writer wins.

@@ -1,6 +1,6 @@
 import Foundation
 import HopeSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 import HopeSyncTesting
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTesting
 
 /// Storage whose downloads wait until the test opens the gate, counting them.

@@ -4,7 +4,7 @@ import HopeSyncTestSupport
 import HopeSyncTesting
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// A device that announces its own pushes (Realtime's client broadcast): while its poke source
 /// is connected, each push asks the server to skip its poke and the device announces it instead,

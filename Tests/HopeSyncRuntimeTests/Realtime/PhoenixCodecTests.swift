@@ -2,7 +2,7 @@ import Foundation
 import HopeSyncModel
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The codec against the frames of Supabase's protocol documentation
 /// (supabase.com/docs/guides/realtime/protocol): 1.0.0 objects, 2.0.0 arrays, and the binary

@@ -3,7 +3,7 @@ import HopeSyncModel
 import HopeSyncTestSupport
 import Testing
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// The Realtime channel on fake sockets, its timers on a manual sleeper: the private join with
 /// the token, pokes from text and binary broadcasts, heartbeats (an unanswered one reconnects),

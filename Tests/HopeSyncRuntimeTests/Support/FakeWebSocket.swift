@@ -1,7 +1,7 @@
 import Foundation
 import HopeSyncTestSupport
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// A WebSocket with a test for a server: what the client sends is recorded, what the test
 /// sends the client receives, and the test can cut it.

@@ -1,6 +1,7 @@
 import Foundation
 import HopeSchema
 import HopeSync
+import HopeSyncModel
 
 /// The generated schema, with the sessions table's pull ordering chosen per test, and with or
 /// without the server functions it names (without: the devices sync table by table).

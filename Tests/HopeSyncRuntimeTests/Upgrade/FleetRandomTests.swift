@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 import HopeSyncTesting
 import HopeSyncUpgradeSchemaV1

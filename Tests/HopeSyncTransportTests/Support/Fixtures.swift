@@ -1,7 +1,8 @@
 import Foundation
+import HopeSyncModel
 import HopeSyncTestSupport
 
-@testable import HopeSync
+@_spi(Transport) @testable import HopeSync
 
 /// Table schemas written by hand, shaped like the generated ones (HopeSchema is not generated yet).
 enum Fixtures {

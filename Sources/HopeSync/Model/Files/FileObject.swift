@@ -6,7 +6,7 @@ public struct FileObject: Hashable, Sendable, CustomStringConvertible {
     public let owner: UUID
     public let file: SyncFile
 
-    public init(bucket: String, owner: UUID, file: SyncFile) {
+    package init(bucket: String, owner: UUID, file: SyncFile) {
         self.bucket = bucket
         self.owner = owner
         self.file = file

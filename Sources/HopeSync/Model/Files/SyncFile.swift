@@ -1,10 +1,11 @@
 import Foundation
+import HopeSyncModel
 
 /// A file column's value: a file named by its content, `<sha256 of the bytes, hex>.<extension>`
 /// (or the hash alone). The same bytes always have the same name, so a name never points at
 /// other bytes, two devices attaching the same photo make one Storage object, and a copy is
 /// checked against its name when it arrives. The object lives at `<user_id>/<name>` in the
-/// column's bucket (``objectPath(owner:)``); each device keeps its own copy in the store's folder.
+/// column's bucket (`objectPath(owner:)`); each device keeps its own copy in the store's folder.
 public struct SyncFile: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `<64 lowercase hex digits>[.<1 to 16 lowercase letters or digits>]`.
     public let name: String
@@ -32,7 +33,7 @@ public struct SyncFile: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// Where the object is in its bucket: the owner's folder, then the name.
-    public func objectPath(owner: UUID) -> String {
+    package func objectPath(owner: UUID) -> String {
         owner.lowercasedString + "/" + name
     }
 

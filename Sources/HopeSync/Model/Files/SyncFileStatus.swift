@@ -18,7 +18,7 @@ public struct SyncFileStatus: Sendable, Equatable, Identifiable {
 
     public var id: String { bucket + "/" + file.name }
 
-    public init(
+    package init(
         bucket: String, file: SyncFile, state: SyncFileState, isCached: Bool, size: Int64?, attempts: Int, retryAt: Date?,
         lastError: SyncError?
     ) {

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Column-by-column last writer wins, as the server's trigger applies it (its SQL twin is in
 /// Templates/supabase/triggers.sql.mustache): every user column and `deleted_ms` is a register

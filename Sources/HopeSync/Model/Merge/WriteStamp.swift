@@ -1,21 +1,22 @@
 import Foundation
+import HopeSyncModel
 
 /// One write's claim on a column: the (updated_ms, device_id) pair of the write that set it.
 /// Pairs order by milliseconds, then by device id bytewise, as the server's `collate "C"` does.
 ///
 /// On the wire and in both databases a stamp is the text `lpad(updated_ms, 15, '0') + ":" +
 /// device_id` (docs/PROTOCOL.md), so that comparing two stamps' texts bytewise compares the pairs.
-public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let ms: Int64
-    public let deviceID: String
+package struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package let ms: Int64
+    package let deviceID: String
 
     /// The largest millisecond a stamp can hold (15 digits).
-    public static let maxMs: Int64 = 999_999_999_999_999
+    package static let maxMs: Int64 = 999_999_999_999_999
     /// The device id of the writes the server makes on its own (closing an open row): no device
     /// has it, so no device write can ever carry the same pair.
-    public static let serverDeviceID = ""
+    package static let serverDeviceID = ""
 
-    public init(ms: Int64, deviceID: String) {
+    package init(ms: Int64, deviceID: String) {
         self.ms = ms
         self.deviceID = deviceID
     }
@@ -25,14 +26,14 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.init(ms: values[ReservedColumn.updatedMs]?.int ?? 0, deviceID: values[ReservedColumn.deviceId]?.text ?? "")
     }
 
-    public init?(text: String) {
+    package init?(text: String) {
         let utf8 = Array(text.utf8)
         guard utf8.count >= 16, utf8[15] == UInt8(ascii: ":"), utf8[..<15].allSatisfy({ (48...57).contains($0) }) else { return nil }
         ms = utf8[..<15].reduce(Int64(0)) { $0 * 10 + Int64($1 - 48) }
         deviceID = String(decoding: utf8[16...], as: UTF8.self)
     }
 
-    public var text: String {
+    package var text: String {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(16 + deviceID.utf8.count)
         writeMilliseconds(to: &utf8)
@@ -59,9 +60,9 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
         }
     }
 
-    public var description: String { "(\(ms), \(deviceID.isEmpty ? "server" : deviceID))" }
+    package var description: String { "(\(ms), \(deviceID.isEmpty ? "server" : deviceID))" }
 
-    public static func < (lhs: WriteStamp, rhs: WriteStamp) -> Bool {
+    package static func < (lhs: WriteStamp, rhs: WriteStamp) -> Bool {
         if lhs.ms != rhs.ms { return lhs.ms < rhs.ms }
         return lhs.deviceID.precedesBytewise(rhs.deviceID)
     }
@@ -69,10 +70,10 @@ public struct WriteStamp: Hashable, Sendable, Comparable, CustomStringConvertibl
 
 /// Each column's stamp, as `column_stamps` holds them: a JSON object of column name -> stamp
 /// text. A column without a stamp was never written and loses to any write.
-public struct ColumnStamps: Hashable, Sendable {
-    public var stamps: [String: WriteStamp]
+package struct ColumnStamps: Hashable, Sendable {
+    package var stamps: [String: WriteStamp]
 
-    public init(_ stamps: [String: WriteStamp] = [:]) {
+    package init(_ stamps: [String: WriteStamp] = [:]) {
         self.stamps = stamps
     }
 
@@ -81,13 +82,13 @@ public struct ColumnStamps: Hashable, Sendable {
         self.init(Dictionary(uniqueKeysWithValues: columns.map { ($0, stamp) }))
     }
 
-    public subscript(column: String) -> WriteStamp? {
+    package subscript(column: String) -> WriteStamp? {
         get { stamps[column] }
         set { stamps[column] = newValue }
     }
 
     /// Reads `column_stamps`; nil when the text is not an object of stamps.
-    public init?(json text: String) {
+    package init?(json text: String) {
         guard case .object(let members)? = try? JSONValue(parsing: text) else { return nil }
         var stamps: [String: WriteStamp] = [:]
         for (key, value) in members {
@@ -98,7 +99,7 @@ public struct ColumnStamps: Hashable, Sendable {
     }
 
     /// Compact JSON with the keys sorted bytewise: the same text whoever writes it.
-    public var json: String {
+    package var json: String {
         var writer = JSONWriter(capacity: stamps.count * 64)
         var key: [UInt8] = []
         for name in stamps.keys.sorted(by: { $0.precedesBytewise($1) }) {
@@ -147,5 +148,5 @@ public struct ColumnStamps: Hashable, Sendable {
     }
 
     /// The newest stamp of all, or nil when none.
-    public var newest: WriteStamp? { stamps.values.max() }
+    package var newest: WriteStamp? { stamps.values.max() }
 }

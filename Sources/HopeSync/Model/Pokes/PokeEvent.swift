@@ -1,6 +1,6 @@
 /// What a ``PokeSource`` tells the engine: it is listening, it stopped listening, or the server
 /// wrote something of this user's. A struct with static members, so it can grow.
-public struct PokeEvent: Sendable, Hashable, CustomStringConvertible {
+@_spi(Transport) public struct PokeEvent: Sendable, Hashable, CustomStringConvertible {
     public struct Kind: Sendable, Hashable {
         private let name: String
 

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// What the runtime knows of one synced table. The generator writes these (HopeSchema's
 /// `tables`); the runtime never guesses a column, it reads them from here.
@@ -35,14 +36,14 @@ public struct TableSchema: Sendable, Equatable {
     public var columnNames: [String] { columns.map(\.name) }
 
     /// Whether each column is its own last-writer-wins register (the table has `column_stamps`).
-    public var mergesColumns: Bool { columns.mergesColumns }
+    package var mergesColumns: Bool { columns.mergesColumns }
 
     /// The registers of a column-merge table: the user's columns and `deleted_ms`.
-    public var stampedColumns: [ColumnSchema] { columns.stampedColumns }
+    package var stampedColumns: [ColumnSchema] { columns.stampedColumns }
 
     /// The version column a guarded update of `values` is sent against; a table without one, or
     /// an update that sets nothing, is refused before anything is sent.
-    public func guardedVersionColumn(setting values: ColumnValues) throws(SyncError) -> ColumnSchema {
+    package func guardedVersionColumn(setting values: ColumnValues) throws(SyncError) -> ColumnSchema {
         guard let kind = conflict.versionKind, let version = column(named: kind.columnName) else {
             throw SyncError(.configuration, "Table \(self.name) has no version column to guard a write with")
         }
@@ -52,7 +53,7 @@ public struct TableSchema: Sendable, Equatable {
 
     /// The named columns' schemas, in the order named; none named means every column (a
     /// request never asks for `*`). An unknown name is an invalid request.
-    public func columns(named names: [String]) throws(SyncError) -> [ColumnSchema] {
+    package func columns(named names: [String]) throws(SyncError) -> [ColumnSchema] {
         guard !names.isEmpty else { return columns }
         var result: [ColumnSchema] = []
         for name in names {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where one table's pull starts, in a pull of every table at once.
-public struct TableCursor: Sendable {
+@_spi(Transport) public struct TableCursor: Sendable {
     public var table: TableSchema
     /// Rows with a larger server_seq come (the cursor, less a lookback table's window).
     public var after: Int64
@@ -14,7 +14,7 @@ public struct TableCursor: Sendable {
 
 /// The answer to a pull of every table at once: each table's next page, read in one snapshot,
 /// and the user's mark as of that snapshot.
-public struct PulledTables: Sendable {
+@_spi(Transport) public struct PulledTables: Sendable {
     /// The user's mark: it moves with every write of their rows. A device that applied every
     /// page of an answer in which no table had more may send it back (`since`): while it has
     /// not moved, the server answers with the mark alone.

@@ -5,12 +5,12 @@ public struct SchemaDrift: Sendable, Hashable, CustomStringConvertible {
     public let table: String?
     public let column: String?
 
-    public init(table: String?, column: String?) {
+    package init(table: String?, column: String?) {
         self.table = table
         self.column = column
     }
 
-    public init?(_ error: ServerError) {
+    package init?(_ error: ServerError) {
         switch error.code {
         case "PGRST204":
             // "Could not find the 'x' column of 't' in the schema cache"

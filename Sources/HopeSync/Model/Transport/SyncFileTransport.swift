@@ -4,7 +4,7 @@ import Foundation
 /// one object; bytes go from and to files on disk, never whole in memory. Errors are
 /// ``SyncError``s: a missing object is `.server` with status 404 (Storage's "400 whose body says
 /// 404" read as what it means), a refusal 403.
-public protocol SyncFileTransport: Sendable {
+@_spi(Transport) public protocol SyncFileTransport: Sendable {
     /// Uploads the file at `source` as `object`, never replacing one: an object already there
     /// holds the same bytes (its name is their hash), so it counts as uploaded. `progress` gets
     /// the bytes sent so far.

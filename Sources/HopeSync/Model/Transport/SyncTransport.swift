@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Who a request is made for: the signed-in user and the token that proves it.
 public struct Credentials: Sendable, Equatable {
@@ -19,7 +20,7 @@ extension Credentials: CustomStringConvertible, CustomDebugStringConvertible, Cu
 }
 
 /// A page of pulled rows, in server_seq order.
-public struct PulledPage: Sendable {
+@_spi(Transport) public struct PulledPage: Sendable {
     /// Rows that decoded, each with every column of the table.
     public var rows: [ColumnValues]
     /// Rows that did not decode: reported, never applied, never silently skipped.
@@ -43,7 +44,7 @@ public struct PulledPage: Sendable {
 }
 
 /// What the server holds of the rows an upsert sent, once it has run them through its rules.
-public struct UpsertedRows: Sendable {
+@_spi(Transport) public struct UpsertedRows: Sendable {
     /// The server's copy, every column, of each sent row it wrote. A row none of whose values
     /// won (a repeat, or a write older than everything it claims) is not written, and is absent.
     public var rows: [ColumnValues]
@@ -61,7 +62,7 @@ public struct UpsertedRows: Sendable {
 
 extension [ColumnValues] {
     /// The highest server_seq of rows the server wrote: what a poke for them says.
-    public var highestServerSeq: Int64? { compactMap { $0[ReservedColumn.serverSeq]?.int }.max() }
+    package var highestServerSeq: Int64? { compactMap { $0[ReservedColumn.serverSeq]?.int }.max() }
 }
 
 public struct UndecodableRow: Sendable, Equatable {
@@ -71,7 +72,7 @@ public struct UndecodableRow: Sendable, Equatable {
     public let serverSeq: Int64?
     public let reason: String
 
-    public init(table: String, key: String?, serverSeq: Int64?, reason: String) {
+    @_spi(Transport) public init(table: String, key: String?, serverSeq: Int64?, reason: String) {
         self.table = table
         self.key = key
         self.serverSeq = serverSeq
@@ -81,7 +82,7 @@ public struct UndecodableRow: Sendable, Equatable {
 
 /// How the engine reaches the server. Every method is one request (one transaction on the
 /// server); errors are ``SyncError``s, classified as network or server failures.
-public protocol SyncTransport: Sendable {
+@_spi(Transport) public protocol SyncTransport: Sendable {
     /// Upserts whole rows on `id` (PostgREST: `POST /t?on_conflict=id&select=<every column>`,
     /// `Prefer: resolution=merge-duplicates,return=representation`) and returns the server's copy
     /// of each row it wrote. Every row has every synced column of the table except `server_seq`,

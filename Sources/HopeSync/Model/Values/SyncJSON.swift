@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 /// Typed reading and writing of `json` columns, which generated rows hold as their JSON text:
 ///

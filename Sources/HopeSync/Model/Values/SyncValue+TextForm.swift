@@ -1,11 +1,12 @@
 import Foundation
+import HopeSyncModel
 
 /// PostgreSQL's text forms of values, shared by every transport so that a value reads and
 /// writes the same whichever way it travels (PostgREST's JSON, or libpq's text format).
 extension SyncValue {
     /// The value as PostgreSQL reads it in text form (a filter's value, a libpq text
     /// parameter); nil for null.
-    public var postgresText: String? {
+    package var postgresText: String? {
         switch self {
         case .null: nil
         case .int(let number): String(number)
@@ -18,7 +19,7 @@ extension SyncValue {
     }
 
     /// Bytes from bytea's hex text (`\x` then two hex digits a byte); nil when it is not that.
-    public init?(byteaText text: String) {
+    package init?(byteaText text: String) {
         let utf8 = Array(text.utf8)
         guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {
             return nil
@@ -47,7 +48,7 @@ extension SyncValue {
 
     /// A json column's value: its canonical text (compact, keys sorted bytewise, a repeated key
     /// keeping its last value), as the HTTP transport keeps it; nil when `text` is not JSON.
-    public init?(canonicalJSON text: String) {
+    package init?(canonicalJSON text: String) {
         guard let canonical = try? JSONValue.canonicalText(of: text) else { return nil }
         self = .text(canonical)
     }

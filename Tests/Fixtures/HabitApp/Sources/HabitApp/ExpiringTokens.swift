@@ -1,5 +1,5 @@
 import Foundation
-import HopeSync
+@_spi(Transport) import HopeSync
 
 /// The in-memory server behind a gateway that refuses every first token of a sign-in (those
 /// ending in "-1") as expired, as PostgREST refuses an expired JWT; a transport then asks the

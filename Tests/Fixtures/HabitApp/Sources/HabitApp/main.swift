@@ -1,6 +1,6 @@
 import Foundation
 import HabitSchema
-import HopeSync
+@_spi(Transport) import HopeSync
 import HopeSyncTesting
 import Locking
 import Postgres
