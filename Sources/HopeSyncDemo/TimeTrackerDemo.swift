@@ -27,8 +27,10 @@ struct TimeTrackerDemo {
 
     private func tell(directory: URL) async throws {
         let user = UUID()
-        let desk = try DemoDevice("desk", user: user, directory: directory, transport: server.transport, startingAt: Self.nineOClock)
-        let phone = try DemoDevice("phone", user: user, directory: directory, transport: server.transport, startingAt: Self.nineOClock)
+        let desk = try await DemoDevice.open(
+            "desk", user: user, directory: directory, transport: server.transport, startingAt: Self.nineOClock)
+        let phone = try await DemoDevice.open(
+            "phone", user: user, directory: directory, transport: server.transport, startingAt: Self.nineOClock)
         print("Two devices of one user, syncing through \(server.description).\n")
 
         let work = try await desk.store.write { try $0.save(Activity(name: "Work")) }
@@ -69,8 +71,8 @@ struct TimeTrackerDemo {
             print("\nThe devices disagree: desk runs \(running[0].count) session(s), phone \(running[1].count).")
             throw DemoFailure()
         }
-        desk.store.close()
-        phone.store.close()
+        await desk.client.stop()
+        await phone.client.stop()
     }
 
     private struct DemoFailure: Error, CustomStringConvertible {

@@ -49,7 +49,7 @@ extension InMemoryServer {
     /// no such limit.
     private func checkClaims(of row: ColumnValues, _ table: TableSchema) throws(SyncError) {
         guard let now = clock?(), table.conflict == .lww else { return }
-        let horizon = WriteStamp(ms: now + 86_400_000, deviceID: "")
+        let horizon = WriteStamp(ms: now + HybridClock.maxAheadMs, deviceID: "")
         let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values))
         let beyond: Bool
         if table.mergesColumns {
@@ -219,7 +219,7 @@ extension InMemoryServer {
     }
 
     static func isOpen(_ values: [String: SyncValue], _ rule: OpenRowRule) -> Bool {
-        (values[rule.end] ?? .null) == .null && (values[ReservedColumn.deletedMs] ?? .null) == .null
+        OpenRowRule.isOpen(end: values[rule.end] ?? .null, deleted: values[ReservedColumn.deletedMs])
     }
 }
 

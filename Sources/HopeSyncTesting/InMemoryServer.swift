@@ -174,7 +174,7 @@ public actor InMemoryServer {
         guard let versionColumn = table.conflict.versionColumn,
             var row = stores[table.name]?[key], row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
             hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
-            row.values[versionColumn].map(Self.versionText) == baseVersion,
+            row.values[versionColumn].map({ $0.versionText ?? "" }) == baseVersion,
             extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
         else {
             try answer()
@@ -226,14 +226,6 @@ public actor InMemoryServer {
     static func refusal(_ status: Int, _ code: String, _ message: String, details: String? = nil) -> SyncError {
         let error = ServerError(status: status, code: code, message: message, details: details)
         return SyncError(.server, "The server refused the request (\(status) \(code)).", serverError: error)
-    }
-
-    static func versionText(_ value: SyncValue) -> String {
-        switch value {
-        case .text(let text): text
-        case .int(let int): String(int)
-        default: ""
-        }
     }
 }
 

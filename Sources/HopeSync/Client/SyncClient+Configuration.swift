@@ -16,6 +16,13 @@ extension SyncClient {
         /// Whether the Supabase connection hears pokes through Realtime (never on watchOS, which
         /// does not allow WebSockets to ordinary apps).
         public var usesRealtime: Bool
+        /// The device id each user's store opens with; nil: a random one, made when the store is
+        /// created and kept in it. Fixed, with `wallClock`, where the output must be the same
+        /// every run (the package's tests and demo; not the app's to set).
+        package var deviceID: String? = nil
+        /// Each user's store's wall clock, in milliseconds since 1970: its hybrid clock never goes
+        /// behind it. By default the system's.
+        package var wallClock: @Sendable () -> Int64 = SyncStore.systemClock
 
         public init(
             sync: SyncConfiguration = SyncConfiguration(),

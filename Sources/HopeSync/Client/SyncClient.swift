@@ -202,7 +202,9 @@ public actor SyncClient {
         } catch {
             throw SyncError(.configuration, "Cannot create the stores' directory \(directory.path): \(error)")
         }
-        let store = try SyncStore(directory: directory, schema: schema, userID: user)
+        let store = try SyncStore(
+            path: SyncStore.databaseURL(for: user, in: directory).path, schema: schema, userID: user,
+            deviceID: configuration.deviceID, wallClock: configuration.wallClock)
         let auth = auth
         // A token of another user (the auth source switched before its stream said so) is
         // refused here: one user's rows never go with another's token.

@@ -181,7 +181,31 @@ public actor SyncEngine {
         }
     }
 
+    /// The pass's stages in order (``SyncPass``); what outlives the pass stays here.
     private func performPass(pullingOnly tables: [TableSchema]?) async throws(SyncError) -> SyncReport {
+        var pass = SyncPass(store: store, transport: transport, credentials: try await signedInUser(), configuration: configuration)
+        if let tables {
+            try await pass.pull(only: tables)
+            return try pass.finish()
+        }
+        try await pass.repullUpgradedTables()
+        let functions = triesFunctions()
+        let files = fileSync(for: pass.credentials)
+        try await pass.uploadFiles(files)
+        let pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+        rowsFailingAlone = pushed.failingAlone
+        try await pass.replayGuarded()
+        try await pass.refreshRows()
+        let lacking = try await pass.pull(through: functions ? store.schema.pullFunction : nil)
+        noteFunctions(tried: functions, lacking: lacking)
+        try await pass.downloadFiles(files)
+        if let again = try await pass.repushClockRefusals(of: pushed) { rowsFailingAlone = again.failingAlone }
+        return try pass.finish()
+    }
+
+    /// The credentials a pass sends with: none while offline or signed out, and never one
+    /// user's rows with another user's token.
+    private func signedInUser() async throws(SyncError) -> Credentials {
         guard networkEnabled.value else {
             throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
         }
@@ -189,94 +213,16 @@ public actor SyncEngine {
             throw SyncError(.signedOut, "Nobody is signed in; nothing was sent.")
         }
         guard user.userID == store.userID else {
-            // Never send one user's rows with another user's token.
             throw SyncError(.signedOut, "The signed-in user is not this database's user; nothing was sent.")
         }
-        var report = SyncReport()
-        var puller = Puller(
-            store: store, transport: transport, credentials: user,
-            pageSize: configuration.pageSize, lookback: configuration.lookback
-        )
-        if let tables {
-            puller.tables = tables
-            let drifts = try await puller.pull(into: &report)
-            if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
-            return report
-        }
-        // A table the server lacks columns of is passed over and the others still sync; a push
-        // or replay the server fails does not keep the pull from running.
-        var drifts: [ServerError] = []
-        var held: SyncError?
-        let upgraded = try await store.onWriter { store throws(SyncError) in try store.tablesAwaitingRepull() }
-        if !upgraded.isEmpty {
-            var first = puller
-            first.tables = upgraded
-            let drifted = try await first.pull(into: &report)
-            drifts += drifted
-            try await store.onWriter { store throws(SyncError) in
-                try store.finishRepull(of: upgraded.filter { table in !drifted.contains { SchemaDrift($0)?.table == table.name } })
-            }
-        }
-        let functions = triesFunctions()
-        // Files first: the rows that name them go only once they are up.
-        try await fileSync(for: user).upload(into: &report)
-        var pusher = Pusher(
-            store: store, transport: transport, credentials: user, batchSize: configuration.batchSize, failingAlone: rowsFailingAlone)
-        if let pokes, pokes.announcesWrites, pokesConnected { pusher.announcer = PushAnnouncer(pokes, for: store.userID) }
-        do {
-            drifts += try await pusher.push(into: &report)
-        } catch  where error.code == .server {
-            held = error
-        }
-        rowsFailingAlone = pusher.failingAlone
-        do {
-            try await GuardedReplay(
-                store: store, transport: transport, credentials: user,
-                resolver: ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
-            ).replay(into: &report)
-        } catch  where error.code == .server {
-            held = held ?? error
-        }
-        for (table, rowID) in try await store.onWriter({ store throws(SyncError) in try store.rowsToRefresh() }) {
-            let server = try await transport.fetch(table, id: rowID, columns: table.columnNames, as: user)
-            try await store.onWriter { store throws(SyncError) in try store.refresh(table, rowID: rowID, with: server) }
-        }
-        var lacking = false
-        if functions, let function = store.schema.pullFunction {
-            let tables = TablesPuller(
-                store: store, transport: transport, credentials: user, pageSize: configuration.pageSize, lookback: configuration.lookback,
-                function: function)
-            do {
-                drifts += try await tables.pull(into: &report)
-            } catch  where error.lacksFunction(function) {
-                lacking = true
-                drifts += try await puller.pull(into: &report)
-            }
-        } else {
-            drifts += try await puller.pull(into: &report)
-        }
-        noteFunctions(tried: functions, lacking: lacking)
-        try await fileSync(for: user).download(into: &report)
-        if !pusher.refusedForTheClock.isEmpty {
-            // The pull told the store the server's time: the claims the server refused go again
-            // as made now. A second refusal is the rows' own.
-            _ = try await store.onWriter { [pusher] store throws(SyncError) in
-                try store.restampClaimsPastServerClock(in: pusher.refusedForTheClock)
-            }
-            var again = pusher
-            again.tables = pusher.refusedForTheClock
-            again.clockRefusalIsTheRows = true
-            do {
-                drifts += try await again.push(into: &report)
-            } catch  where error.code == .server {
-                held = held ?? error
-            }
-            rowsFailingAlone = again.failingAlone
-        }
-        if let held, let server = held.serverError, SchemaDrift(server) != nil { drifts.append(server) }
-        if !drifts.isEmpty { throw SchemaDrift.error(drifts) }
-        if let held { throw held }
-        return report
+        return user
+    }
+
+    /// Whether this pass's pushes announce themselves: with a source that does, connected as
+    /// the push starts.
+    private func pushAnnouncer() -> PushAnnouncer? {
+        guard let pokes, pokes.announcesWrites, pokesConnected else { return nil }
+        return PushAnnouncer(pokes, for: store.userID)
     }
 
     private func acquirePass() async {

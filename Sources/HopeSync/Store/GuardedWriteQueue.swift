@@ -14,3 +14,10 @@ protocol GuardedWriteQueue: Sendable {
     /// After a pulled page replaced rows of the table: the rows with queued writes get them back.
     func restoreQueuedWrites(over rows: [ColumnValues], _ sql: TableSQL, _ database: Database) throws
 }
+
+/// Where a store opened by its public initializers (SyncStore+Open.swift) gets its queue: the
+/// layer above supplies it, through `SyncStore`'s conformance (Conflicts/), so the store opens
+/// without naming that layer.
+protocol GuardedWriteQueueSupplier {
+    static func makeGuardedWriteQueue() -> any GuardedWriteQueue
+}

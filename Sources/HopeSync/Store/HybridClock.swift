@@ -11,9 +11,9 @@ import Foundation
 /// (22008), so nothing past the limit comes from a write the server took under that rule; one row
 /// from before it (or from a server whose clock jumped back) cannot drag this device's clock to
 /// where the server would refuse its writes, and the hour leaves room for a burst of writes.
-struct HybridClock {
-    /// How far past the server's clock the server takes a claim.
-    static let maxAheadMs: Int64 = 86_400_000
+package struct HybridClock {
+    /// How far past the server's clock the server takes a claim (the in-memory server's rule too).
+    package static let maxAheadMs: Int64 = 86_400_000
     /// Room kept under the server's limit for this device's own writes.
     static let headroomMs: Int64 = 3_600_000
     /// A measured offset smaller than this is the measure's own error (the `Date` header counts

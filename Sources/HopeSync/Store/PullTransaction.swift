@@ -81,7 +81,7 @@ struct PullTransaction {
                 continue
             }
             if let index = pages.stampIndex, case .int(let stamp) = values[index] { newestStamp = max(newestStamp, stamp) }
-            if let rule = pages.rule, values[rule.end] == .null, rule.deleted.map({ values[$0] == .null }) ?? true {
+            if let rule = pages.rule, OpenRowRule.isOpen(end: values[rule.end], deleted: rule.deleted.map { values[$0] }) {
                 pages.openArrived = true
             }
         }

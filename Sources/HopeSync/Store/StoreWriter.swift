@@ -159,9 +159,8 @@ public struct StoreWriter {
     }
 
     private func isOpen(_ values: [SyncValue], _ rule: OpenRowRule, _ sql: TableSQL) -> Bool {
-        guard let end = sql.index(of: rule.end), values[end] == .null else { return false }
-        guard let deleted = sql.index(of: ReservedColumn.deletedMs) else { return true }
-        return values[deleted] == .null
+        guard let end = sql.index(of: rule.end) else { return false }
+        return OpenRowRule.isOpen(end: values[end], deleted: sql.index(of: ReservedColumn.deletedMs).map { values[$0] })
     }
 
     /// The one-open-row rule, as the server applies it: of the owner's open rows the one with the

@@ -23,7 +23,7 @@ public final class SyncStore: Sendable {
     let files: FileFolder
 
     /// Opens (creating and migrating as needed) the database at `path`. The public initializers
-    /// (Conflicts/SyncStore+Open.swift) give it the conflicts layer's queue.
+    /// (SyncStore+Open.swift) give it the conflicts layer's queue.
     init(
         path: String,
         schema: AppSchema,

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Opening a store: the store layer's database with this layer's queue for guarded writes.
+/// Opening a store: its database, with the queue for guarded writes that the conflicts layer
+/// supplies (`GuardedWriteQueueSupplier`).
 extension SyncStore {
     /// Opens (creating and migrating as needed) the database at `path`.
     ///
@@ -19,7 +20,7 @@ extension SyncStore {
     ) throws(SyncError) {
         try self.init(
             path: path, schema: schema, userID: userID, deviceID: deviceID, wallClock: wallClock,
-            guardedWrites: MutationQueue()
+            guardedWrites: Self.makeGuardedWriteQueue()
         )
     }
 
