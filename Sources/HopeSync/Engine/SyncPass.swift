@@ -53,12 +53,17 @@ struct SyncPass {
         var pusher = Pusher(
             store: store, transport: transport, credentials: credentials, batchSize: configuration.batchSize, failingAlone: failingAlone)
         pusher.announcer = announcer
+        try await send(&pusher)
+        return pusher
+    }
+
+    /// Runs a pusher; a server's refusal is held so the rest of the pass still runs.
+    private mutating func send(_ pusher: inout Pusher) async throws(SyncError) {
         do {
             drifts += try await pusher.push(into: &report)
         } catch  where error.code == .server {
             hold(error)
         }
-        return pusher
     }
 
     /// Sends version tables' queued writes, each guarded by the version it was made on.
@@ -115,11 +120,7 @@ struct SyncPass {
         var again = pusher
         again.tables = refused
         again.clockRefusalIsTheRows = true
-        do {
-            drifts += try await again.push(into: &report)
-        } catch  where error.code == .server {
-            hold(error)
-        }
+        try await send(&again)
         return again
     }
 
