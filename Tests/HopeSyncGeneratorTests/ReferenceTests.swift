@@ -9,6 +9,7 @@ import Testing
     static let root = packageRoot.appendingPathComponent("Tests/HopeSyncGeneratorTests/References")
     static let cases = [
         "lww_table", "version_timestamp", "version_integer", "column_types", "open_row_rule", "lookback_ordering", "indexes", "hard_names",
+        "shared_scope",
     ]
 
     @Test(arguments: cases)

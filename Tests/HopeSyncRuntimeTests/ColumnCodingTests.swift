@@ -73,11 +73,12 @@ import Testing
     }
 
     /// The reference schemas' row types are all here: one per generated file (GeneratedSchema aside).
+    /// shared_scope's types take other references' names, so HopeSyncReferenceRecords leaves it out.
     @Test func everyReferenceRowTypeIsChecked() throws {
         let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("HopeSyncGeneratorTests/References")
         var files = 0
-        for schema in try FileManager.default.contentsOfDirectory(atPath: references.path) {
+        for schema in try FileManager.default.contentsOfDirectory(atPath: references.path) where schema != "shared_scope" {
             let swift = references.appendingPathComponent(schema).appendingPathComponent("expected/swift")
             files += try FileManager.default.contentsOfDirectory(atPath: swift.path).filter { $0 != "GeneratedSchema.swift" }.count
         }

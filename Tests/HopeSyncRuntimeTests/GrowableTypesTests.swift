@@ -34,6 +34,20 @@ import Testing
         }
     }
 
+    @Test func aTableScopeCarriesWhatItsKindNeeds() {
+        let photos = TableScope.follows(through: "task_id", column: "list_id", in: "task_lists", members: "task_lists_members")
+        #expect(photos.kind == .follows && photos.column == "list_id" && photos.through == "task_id")
+        #expect(photos.scopeTable == "task_lists" && photos.membershipTable == "task_lists_members")
+        #expect(TableScope.scope("task_lists", members: "task_lists_members").column == "id")
+        #expect(TableScope.membership(of: "task_lists", table: "task_lists_members").column == "scope_id")
+        #expect(TableScope.scoped(by: "list_id", in: "task_lists", members: "task_lists_members").through == nil)
+        switch TableScope.membership(of: "task_lists", table: "task_lists_members").kind {
+        case .scope, .scoped, .follows: Issue.record("matched another kind")
+        case .membership: break
+        default: Issue.record("matched nothing")
+        }
+    }
+
     @Test func anOperationKeepsItsStoredText() throws {
         #expect(MutationOperation(rawValue: "DELETE") == .delete)
         #expect(MutationOperation(rawValue: "INSERT") == nil)

@@ -91,6 +91,8 @@ public struct GenerateCommand: Sendable {
             for path in changes.modified { console.out("updated Generated/\(path)") }
             for path in changes.removed { console.out("removed Generated/\(path)") }
             if changes.isEmpty { console.out("Generated/ is current; nothing written.") }
+            // A column nobody wrote in schema.yaml is said where the user looks, not only in the output.
+            for note in parsed.schema.tables.compactMap(\.addedScopeColumnNote) { console.out("note: \(note)") }
             return ExitCode.success
         } catch let error as SchemaError {
             return report(Failure(error.description, ExitCode.invalidSchema))

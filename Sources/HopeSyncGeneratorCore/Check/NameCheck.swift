@@ -54,6 +54,28 @@ enum NameCheck {
                         hint: "file systems that ignore case would keep one of them; give '\(table.name)' another swift_name"))
             }
         }
+        return problems + membershipProblems(in: parsed)
+    }
+
+    /// A scope's membership table gets a row type of its own (`TaskListMember`), which no
+    /// table's may be (its file neither, ignoring case); reported at the scope, whose
+    /// `swift_name` can move it. (Its Rust constant, `TASK_LISTS_MEMBERS`, is one no table can
+    /// take: the parser refuses a table named `task_lists_members`.)
+    private static func membershipProblems(in parsed: ParsedSchema) -> [Diagnostic] {
+        let tables = parsed.schema.tables
+        var problems: [Diagnostic] = []
+        for scope in tables {
+            guard let members = scope.membershipTable else { continue }
+            let place = parsed.locations.location(table: scope.name)
+            let file = members.swiftTypeName.lowercased()
+            if let other = tables.first(where: { $0.swiftTypeName.lowercased() == file }) {
+                problems.append(
+                    Diagnostic(
+                        place,
+                        "table '\(scope.name)' is a scope, so hope-sync adds the Swift type '\(members.swiftTypeName)' for its members, which table '\(other.name)' would take as '\(other.swiftTypeName)'",
+                        hint: "give '\(scope.name)' or '\(other.name)' another swift_name"))
+            }
+        }
         return problems
     }
 

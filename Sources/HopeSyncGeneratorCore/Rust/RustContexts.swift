@@ -4,6 +4,7 @@ struct RustTablesContext: TemplateContext {
     static let summary = "`Generated/rust/tables.rs`: table lists and local migrations as constants, no crates"
 
     var tables: [Table]
+    var shared: Bool
     var migrations: [EmbeddedMigration]
     var pullFunction: String
 
@@ -15,6 +16,7 @@ struct RustTablesContext: TemplateContext {
         var lookback: String
         var openRowRule: String
         var files: [File]
+        var scope: String?
 
         struct File: TemplateObject {
             var column: String
@@ -53,13 +55,15 @@ struct RustTablesContext: TemplateContext {
                 .init("lookback", "sequence numbers a pull starts behind its cursor (0: exact ordering)", \.lookback),
                 .init("openRowRule", "`Some((start, end))` or `None`", \.openRowRule),
                 .init("files", "each file column, in table order", \.files),
+                .init("scope", "how its rows are shared, a `Scope::…` expression; none when unshared", \.scope),
             ]
         }
     }
 
     static var fields: [TemplateField<Self>] {
         [
-            .init("tables", "each table, in schema order", \.tables),
+            .init("tables", "each table, in schema order, a scope's membership table right after it", \.tables),
+            .init("shared", "some table is shared: the file declares `Scope` and `Table::scope`", \.shared),
             .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
             .init("pullFunction", "the server function that pulls every table in one request", \.pullFunction),
         ]

@@ -8,7 +8,11 @@ enum RustNames {
     static let fixedConstants: Set<String> = ["TABLES", "MIGRATIONS"]
 
     static func constant(_ table: Table) -> String {
-        let name = table.name.uppercased()
+        constant(named: table.name)
+    }
+
+    static func constant(named table: String) -> String {
+        let name = table.uppercased()
         return fixedConstants.contains(name) ? name + "_TABLE" : name
     }
 }

@@ -38,14 +38,16 @@ struct SQLiteStep: TemplateObject {
 
 struct SQLiteTable: TemplateObject {
     var name: String
+    var comments: [String]
     var columns: [SQLiteColumn]
     var indexes: [SQLiteIndex]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("name", "the table's name", \.name),
+            .init("comments", "lines said above it: what hope-sync added to it, or that it is a membership table", \.comments),
             .init("columns", "every synced column, in table order", \.columns),
-            .init("indexes", "the schema's indexes of the table", \.indexes),
+            .init("indexes", "the schema's indexes of the table, then the index on a shared table's scope column", \.indexes),
         ]
     }
 }
@@ -53,11 +55,13 @@ struct SQLiteTable: TemplateObject {
 struct SQLiteAddedColumn: TemplateObject {
     var table: String
     var column: SQLiteColumn
+    var comments: [String]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
             .init("column", "the new column", \.column),
+            .init("comments", "lines said above it: that hope-sync added it, and why", \.comments),
         ]
     }
 }

@@ -11,33 +11,69 @@ package struct SQLiteRenderer: Sendable {
     }
 
     package func migrationSQL(_ migration: Migration) throws -> String {
-        let steps: [SQLiteStep] = migration.changes.compactMap { change in
+        var steps: [SQLiteStep] = []
+        // A table that starts being shared gets its scope column in a change after this one
+        // (`sharing tasks`, then `column tasks.list_id`): its index comes once every column is there.
+        var scopeIndexes: [SQLiteStep] = []
+        for change in migration.changes {
             switch change {
             case .createTable(let table):
-                SQLiteStep(createTable: tableContext(table))
+                steps.append(SQLiteStep(createTable: tableContext(table)))
+                if let members = table.membershipTable { steps.append(SQLiteStep(createTable: tableContext(members))) }
             case .addColumn(let column, let table):
-                SQLiteStep(addColumn: SQLiteAddedColumn(table: table.name, column: columnContext(column)))
+                let note = column.name == table.sharing?.scopeColumn ? table.addedScopeColumnNote : nil
+                steps.append(
+                    SQLiteStep(
+                        addColumn: SQLiteAddedColumn(
+                            table: table.name, column: columnContext(column), comments: note.map { [$0 + "."] } ?? [])))
             case .addIndex(let index, let table):
-                SQLiteStep(addIndex: indexContext(index, table: table.name))
+                steps.append(SQLiteStep(addIndex: indexContext(index, table: table.name)))
             case .replaceTriggers:
-                nil // the runtime reads rules from the table list; SQLite has no triggers of ours
+                break // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
-                nil // a device holds one owner's rows, so its unique index is per owner already
-            case .shareTable:
-                nil // the table list says how a table is shared; the local tables stay as they are
+                break // a device holds one owner's rows, so its unique index is per owner already
+            case .shareTable(let table):
+                // The table list says how a table is shared; locally a scope gains its membership
+                // table, and a scoped table the index a scope's rows are deleted by.
+                if let members = table.membershipTable { steps.append(SQLiteStep(createTable: tableContext(members))) }
+                if let index = scopeIndex(table) { scopeIndexes.append(SQLiteStep(addIndex: index)) }
             }
         }
         return try templates.render(
             SQLiteMigrationContext(
-                number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
+                number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps + scopeIndexes,
                 cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
     }
 
     private func tableContext(_ table: Table) -> SQLiteTable {
         SQLiteTable(
-            name: table.name, columns: table.syncedColumns.map(columnContext),
-            indexes: table.indexes.map { indexContext($0, table: table.name) })
+            name: table.name, comments: table.addedScopeColumnNote.map { [$0 + "."] } ?? [],
+            columns: table.syncedColumns.map(columnContext),
+            indexes: table.indexes.map { indexContext($0, table: table.name) } + [scopeIndex(table)].compactMap { $0 })
     }
+
+    /// A membership table: the server's columns, `_dirty` kept for the runtime's statements over
+    /// every table (it stays clean: nothing here is ever pushed), an index by scope.
+    private func tableContext(_ members: MembershipTable) -> SQLiteTable {
+        SQLiteTable(
+            name: members.name,
+            comments: ["The members of each \(members.scopeTable) row and their roles: the server writes them, a device only reads them."],
+            columns: members.columns.map(columnContext),
+            indexes: [
+                SQLiteIndex(
+                    name: Self.scopeIndexName(members.name), table: members.name, columns: ScopeMembership.scopeColumn, unique: false)
+            ])
+    }
+
+    /// The index on a scoped table's scope column, by which a device deletes a scope's rows when
+    /// its access ends; nil for a table that is unshared or a scope (whose scope is its id).
+    private func scopeIndex(_ table: Table) -> SQLiteIndex? {
+        guard let sharing = table.sharing, sharing != .scope else { return nil }
+        return SQLiteIndex(name: Self.scopeIndexName(table.name), table: table.name, columns: sharing.scopeColumn, unique: false)
+    }
+
+    /// `tasks__scope_idx`: spelled like `tasks__dirty_idx`, the other local index hope-sync adds.
+    static func scopeIndexName(_ table: String) -> String { "\(table)__scope_idx" }
 
     private func indexContext(_ index: Index, table: String) -> SQLiteIndex {
         SQLiteIndex(name: index.name, table: table, columns: index.columns.joined(separator: ", "), unique: index.isUnique)

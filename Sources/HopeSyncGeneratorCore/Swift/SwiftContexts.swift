@@ -5,6 +5,7 @@ struct SwiftRecordContext: TemplateContext {
 
     var table: String
     var type: String
+    var about: String?
     var properties: [Property]
     var columns: [Column]
     var columnCount: String
@@ -13,6 +14,7 @@ struct SwiftRecordContext: TemplateContext {
     var conflict: String
     var ordering: String
     var openRowRule: String
+    var scope: String?
 
     struct Property: TemplateObject {
         var name: String
@@ -73,6 +75,9 @@ struct SwiftRecordContext: TemplateContext {
         [
             .init("table", "the table's name", \.table),
             .init("type", "the row type's name (`swift_name:` or the singular of the table)", \.type),
+            .init(
+                "about", "a sentence the row type's documentation adds: a column hope-sync added, or that it is a membership table", \.about
+            ),
             .init("properties", "the row's properties: every synced column but column_stamps", \.properties),
             .init("columns", "every synced column, in table order (the order of `columnValues()`)", \.columns),
             .init("columnCount", "how many synced columns the table has", \.columnCount),
@@ -81,6 +86,7 @@ struct SwiftRecordContext: TemplateContext {
             .init("conflict", "the conflict mode as a Swift expression (`.lww`, `.version(.timestamp)`)", \.conflict),
             .init("ordering", "the pull ordering as a Swift expression (`.exact`, `.lookback(50)`)", \.ordering),
             .init("openRowRule", "a `HopeSync.OpenRowRule(…)` expression, empty when the table has none", \.openRowRule),
+            .init("scope", "how its rows are shared, a `HopeSync.TableScope` expression (`.scoped(by: …)`); none when unshared", \.scope),
         ]
     }
 }
@@ -96,7 +102,7 @@ struct SwiftSchemaContext: TemplateContext {
 
     static var fields: [TemplateField<Self>] {
         [
-            .init("types", "each table's row type name, in schema order", \.types),
+            .init("types", "each table's row type name, in schema order, a scope's membership table right after it", \.types),
             .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
             .init("pullFunction", "the server function that pulls every table in one request", \.pullFunction),
         ]

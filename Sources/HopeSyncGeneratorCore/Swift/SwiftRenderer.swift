@@ -16,12 +16,19 @@ package struct SwiftRenderer: Sendable {
     /// File name (relative to Generated/swift) -> contents.
     package func files(for schema: Schema, migrations: [(Int, String, String)]) throws -> [String: String] {
         var files: [String: String] = [:]
+        var types: [String] = []
         for table in schema.tables {
             files["\(table.swiftTypeName).swift"] = try templates.render(recordContext(table))
+            types.append(table.swiftTypeName)
+            // A scope's membership table follows it, in the files and in the table list.
+            if let members = table.membershipTable {
+                files["\(members.swiftTypeName).swift"] = try templates.render(recordContext(members))
+                types.append(members.swiftTypeName)
+            }
         }
         files["GeneratedSchema.swift"] = try templates.render(
             SwiftSchemaContext(
-                types: schema.tables.map(\.swiftTypeName),
+                types: types,
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: SwiftLiteral.multiline(sql, indent: "                "))
                 }, pullFunction: ServerFunctions.pull))
@@ -29,12 +36,38 @@ package struct SwiftRenderer: Sendable {
     }
 
     private func recordContext(_ table: Table) -> SwiftRecordContext {
-        let columns = table.syncedColumns
+        recordContext(
+            table: table.name, type: table.swiftTypeName, about: table.addedScopeColumnNote.map { $0 + "." }, columns: table.syncedColumns,
+            conflict: table.conflict, ordering: table.pullOrdering,
+            openRowRule: table.openRowRule.map {
+                "HopeSync.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))"
+            } ?? "",
+            scope: table.sharing.map { scopeLiteral($0, of: table) })
+    }
+
+    /// A membership table's row type. Its conflict mode is a version table's so that a pulled
+    /// row replaces the device's copy whatever it holds; it has no version column, since no
+    /// device writes it (`TableScope.membership` tells the runtime so).
+    private func recordContext(_ members: MembershipTable) -> SwiftRecordContext {
+        recordContext(
+            table: members.name, type: members.swiftTypeName,
+            about:
+                "The members of each `\(members.scopeTable)` row and their roles: hope-sync adds this table, the server writes it and a device only reads it.",
+            columns: members.columns, conflict: .version(.integer), ordering: .exact, openRowRule: "",
+            scope: ".membership(of: \(SwiftLiteral.string(members.scopeTable)), table: \(SwiftLiteral.string(members.name)))")
+    }
+
+    private func recordContext(
+        table: String, type: String, about: String?, columns: [SyncedColumn], conflict: ConflictMode, ordering: PullOrdering,
+        openRowRule: String,
+        scope: String?
+    ) -> SwiftRecordContext {
         // The stamps belong to the runtime: the app's row type never carries them.
         let properties = columns.enumerated().filter { $0.element.role != .columnStamps }
         return SwiftRecordContext(
-            table: table.name,
-            type: table.swiftTypeName,
+            table: table,
+            type: type,
+            about: about,
             properties: properties.map { propertyContext($1, index: $0) },
             columns: columns.map { column in
                 .init(name: column.name, property: column.role == .columnStamps ? nil : SwiftNames.propertyName(column.name))
@@ -42,11 +75,23 @@ package struct SwiftRenderer: Sendable {
             columnCount: String(columns.count),
             enums: columns.compactMap(enumContext),
             schemaColumns: columns.map(columnSchemaLiteral),
-            conflict: conflictLiteral(table.conflict),
-            ordering: orderingLiteral(table.pullOrdering),
-            openRowRule: table.openRowRule.map {
-                "HopeSync.OpenRowRule(start: \(SwiftLiteral.string($0.start)), end: \(SwiftLiteral.string($0.end)))"
-            } ?? "")
+            conflict: conflictLiteral(conflict),
+            ordering: orderingLiteral(ordering),
+            openRowRule: openRowRule,
+            scope: scope)
+    }
+
+    private func scopeLiteral(_ sharing: TableSharing, of table: Table) -> String {
+        let members = SwiftLiteral.string((table.scopeTable.map { MembershipTable.name(of: $0) }) ?? "")
+        switch sharing {
+        case .scope:
+            return ".scope(\(SwiftLiteral.string(table.name)), members: \(members))"
+        case .scoped(let column, let scopeTable):
+            return ".scoped(by: \(SwiftLiteral.string(column)), in: \(SwiftLiteral.string(scopeTable)), members: \(members))"
+        case .follows(let through, let column, let scopeTable):
+            return
+                ".follows(through: \(SwiftLiteral.string(through)), column: \(SwiftLiteral.string(column)), in: \(SwiftLiteral.string(scopeTable)), members: \(members))"
+        }
     }
 
     private func propertyContext(_ column: SyncedColumn, index: Int) -> SwiftRecordContext.Property {

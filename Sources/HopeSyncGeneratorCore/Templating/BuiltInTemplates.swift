@@ -70,6 +70,40 @@ enum BuiltInTemplates {
                 self.columns.iter().map(|column| column.name)
             }
         }
+        {{#shared}}
+
+        /// How a table's rows are shared between users (docs/decisions/0048-sharing-by-scope.md in
+        /// hope-sync): a row's scope is a row of the scope table, whose members, listed in its
+        /// membership table (`members`), share it. The runtime does not sync shared rows yet.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Scope {
+            /// Each row is a scope (`scope: true`), named by its own id.
+            Scope { members: &'static str },
+            /// A row's scope is the `scope_table` row that `column` names; a row whose `column` is null
+            /// is its owner's alone.
+            Scoped { column: &'static str, scope_table: &'static str, members: &'static str },
+            /// A row follows the row `through` references: hope-sync added `column`, which holds that
+            /// row's scope.
+            Follows { through: &'static str, column: &'static str, scope_table: &'static str, members: &'static str },
+            /// The membership table of `scope_table`, which hope-sync adds: the server writes it, a
+            /// device only reads it.
+            Membership { scope_table: &'static str },
+        }
+
+        impl Table {
+            /// How the table's rows are shared; `None`: each row is its owner's alone.
+            pub fn scope(&self) -> Option<Scope> {
+                match self.name {
+        {{#tables}}
+        {{#scope}}
+                    "{{name}}" => Some({{scope}}),
+        {{/scope}}
+        {{/tables}}
+                    _ => None,
+                }
+            }
+        }
+        {{/shared}}
 
         /// A local SQLite migration, applied in `version` order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +161,9 @@ enum BuiltInTemplates {
         {{#steps}}
         {{#createTable}}
 
+        {{#comments}}
+        -- {{.}}
+        {{/comments}}
         CREATE TABLE {{name}} (
         {{#columns}}
             {{name}} {{type}}{{#primaryKey}} PRIMARY KEY{{/primaryKey}}{{#notNull}} NOT NULL{{/notNull}}{{#default}} DEFAULT {{default}}{{/default}}{{#check}} CHECK ({{check}}){{/check}},
@@ -140,6 +177,9 @@ enum BuiltInTemplates {
         {{/createTable}}
         {{#addColumn}}
 
+        {{#comments}}
+        -- {{.}}
+        {{/comments}}
         ALTER TABLE {{table}} ADD COLUMN {{#column}}{{name}} {{type}}{{#notNull}} NOT NULL{{/notNull}}{{#default}} DEFAULT {{default}}{{/default}}{{#check}} CHECK ({{check}}){{/check}}{{/column}};
         {{/addColumn}}
         {{#addIndex}}
@@ -1108,6 +1148,10 @@ enum BuiltInTemplates {
         import HopeSync
 
         /// A row of `{{table}}`.
+        {{#about}}
+        ///
+        /// {{about}}
+        {{/about}}
         public struct {{type}}: HopeSync.SyncRecord {
         {{#properties}}
             public var {{name}}: {{type}}
@@ -1163,7 +1207,8 @@ enum BuiltInTemplates {
                 ],
                 conflict: {{conflict}},
                 ordering: {{ordering}}{{#openRowRule}},
-                openRowRule: {{openRowRule}}{{/openRowRule}}
+                openRowRule: {{openRowRule}}{{/openRowRule}}{{#scope}},
+                scope: {{scope}}{{/scope}}
             )
         }
 

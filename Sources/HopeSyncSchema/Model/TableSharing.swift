@@ -31,7 +31,7 @@ extension Table {
     }
 
     /// The generated table listing a scope's members: `<scope table>_members`.
-    public var membershipTableName: String { "\(name)_members" }
+    public var membershipTableName: String { MembershipTable.name(of: name) }
 }
 
 extension Schema {

@@ -12,6 +12,8 @@ public struct TableSchema: Sendable, Equatable {
     public let ordering: PullOrdering
     /// One open row per owner: open while `end` is null, closed at a later row's `start`.
     public let openRowRule: OpenRowRule?
+    /// How its rows are shared; nil: each row is its owner's alone.
+    public let scope: TableScope?
 
     public init(
         name: String,
@@ -19,7 +21,8 @@ public struct TableSchema: Sendable, Equatable {
         primaryKey: String = ReservedColumn.id,
         conflict: ConflictMode,
         ordering: PullOrdering,
-        openRowRule: OpenRowRule? = nil
+        openRowRule: OpenRowRule? = nil,
+        scope: TableScope? = nil
     ) {
         self.name = name
         self.columns = columns
@@ -27,6 +30,7 @@ public struct TableSchema: Sendable, Equatable {
         self.conflict = conflict
         self.ordering = ordering
         self.openRowRule = openRowRule
+        self.scope = scope
     }
 
     public func column(named name: String) -> ColumnSchema? {
@@ -34,6 +38,9 @@ public struct TableSchema: Sendable, Equatable {
     }
 
     public var columnNames: [String] { columns.map(\.name) }
+
+    /// Whether the server alone writes the table (a membership table): a device never pushes it.
+    package var isWrittenByServer: Bool { scope?.kind == .membership }
 
     /// Whether each column is its own last-writer-wins register (the table has `column_stamps`).
     package var mergesColumns: Bool { columns.mergesColumns }
