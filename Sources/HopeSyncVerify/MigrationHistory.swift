@@ -71,6 +71,7 @@ struct MigrationHistory {
         entries.last { entry in
             entry.changes.contains { change in
                 if case .replaceTriggers(let written) = change, written.name == table { return true }
+                if case .shareTable(let written) = change, written.name == table { return true }
                 return change.creates(table: table)
             }
         }?.fileStem

@@ -55,6 +55,7 @@ package enum MigrationPlanner {
             case .addIndex(let index, _): parts.append("index_" + index.columns.joined(separator: "_"))
             case .replaceTriggers: parts.append("triggers")
             case .replaceServerIndex: parts.append("per_owner")
+            case .shareTable: parts.append("sharing")
             }
             if !tables.contains(table) { tables.append(table) }
         }

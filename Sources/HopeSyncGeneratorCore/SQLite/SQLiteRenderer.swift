@@ -23,6 +23,8 @@ package struct SQLiteRenderer: Sendable {
                 nil // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
                 nil // a device holds one owner's rows, so its unique index is per owner already
+            case .shareTable:
+                nil // the table list says how a table is shared; the local tables stay as they are
             }
         }
         return try templates.render(

@@ -18,7 +18,7 @@ package struct SupabaseRenderer: Sendable {
         let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
         let sharesCode = migration.changes.contains {
             switch $0 {
-            case .createTable, .replaceTriggers: true
+            case .createTable, .replaceTriggers, .shareTable: true
             default: false
             }
         }
@@ -56,7 +56,7 @@ package struct SupabaseRenderer: Sendable {
     static func buckets(addedBy migration: Migration) -> [String] {
         let columns = migration.changes.flatMap { change -> [SyncedColumn] in
             switch change {
-            case .createTable(let table), .replaceTriggers(let table): table.syncedColumns
+            case .createTable(let table), .replaceTriggers(let table), .shareTable(let table): table.syncedColumns
             case .addColumn(let column, _): [column]
             case .addIndex, .replaceServerIndex: []
             }
@@ -81,7 +81,7 @@ package struct SupabaseRenderer: Sendable {
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)
         case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
-        case .replaceTriggers(let table): try triggersSQL(table, replacing: true)
+        case .replaceTriggers(let table), .shareTable(let table): try triggersSQL(table, replacing: true)
         }
     }
 

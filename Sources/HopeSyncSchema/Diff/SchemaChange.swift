@@ -16,16 +16,20 @@ public enum SchemaChange: Equatable, Sendable {
     /// made them before they were per owner) is made unique per owner there; devices keep
     /// theirs, since each holds one owner's rows.
     case replaceServerIndex(Index, on: Table)
+    /// A shipped table starts being shared (docs/decisions/0048-sharing-by-scope.md): a scope
+    /// gets its membership table, and the table's policies and triggers follow its scope.
+    case shareTable(Table)
 
     public var table: Table {
         switch self {
         case .createTable(let table), .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table),
-            .replaceServerIndex(_, let table):
+            .replaceServerIndex(_, let table), .shareTable(let table):
             table
         }
     }
 
-    /// The change as the snapshot records it: `table t`, `column t.c`, `index t.i`, `triggers t`.
+    /// The change as the snapshot records it: `table t`, `column t.c`, `index t.i`, `triggers t`,
+    /// `sharing t`.
     /// A name, not a copy of the table: the snapshot holds the schema once.
     public var recorded: String {
         switch self {
@@ -33,6 +37,7 @@ public enum SchemaChange: Equatable, Sendable {
         case .addColumn(let column, let table): "column \(table.name).\(column.name)"
         case .addIndex(let index, let table), .replaceServerIndex(let index, let table): "index \(table.name).\(index.name)"
         case .replaceTriggers(let table): "triggers \(table.name)"
+        case .shareTable(let table): "sharing \(table.name)"
         }
     }
 
@@ -47,6 +52,7 @@ public enum SchemaChange: Equatable, Sendable {
         switch (parts[0], qualified.count) {
         case ("table", 1): self = .createTable(table)
         case ("triggers", 1): self = .replaceTriggers(table)
+        case ("sharing", 1): self = .shareTable(table)
         case ("column", 2):
             guard let column = table.syncedColumns.first(where: { $0.name == qualified[1] }) else { return nil }
             self = .addColumn(column, to: table)

@@ -41,6 +41,18 @@ public enum SchemaDiff {
                         ))
                 }
             }
+            if oldTable.sharing != table.sharing {
+                if oldTable.sharing == nil {
+                    changes.append(.shareTable(table))
+                } else {
+                    problems.append(
+                        Diagnostic(
+                            here, "the 'scope' of '\(table.name)' cannot change once shared",
+                            hint:
+                                "devices in the field hold its rows by scope, and its members would lose them; keep the scope and move rows between scopes in the app instead"
+                        ))
+                }
+            }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
             for column in table.columns where oldTable.column(named: column.name) == nil {
                 if !column.isNullable && column.defaultValue == nil {

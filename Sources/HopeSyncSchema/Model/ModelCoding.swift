@@ -60,7 +60,7 @@ extension Column {
 
 extension Table {
     private enum Key: String, CodingKey {
-        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing
     }
 
     /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
@@ -75,6 +75,7 @@ extension Table {
         columns = try container.decode([Column].self, forKey: .columns)
         indexes = try container.decode([Index].self, forKey: .indexes)
         rules = try container.decode([TableRule].self, forKey: .rules)
+        sharing = try container.decodeIfPresent(TableSharing.self, forKey: .sharing)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -87,5 +88,44 @@ extension Table {
         try container.encode(columns, forKey: .columns)
         try container.encode(indexes, forKey: .indexes)
         try container.encode(rules, forKey: .rules)
+        try container.encodeIfPresent(sharing, forKey: .sharing)
+    }
+}
+
+/// `{"scope": true}`, `{"scope": "list_id", "of": "task_lists"}` or
+/// `{"scope": "list_id", "of": "task_lists", "through": "task_id"}`: schema.yaml's words.
+extension TableSharing: Codable {
+    private enum Key: String, CodingKey {
+        case scope, of, through
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        if (try? container.decode(Bool.self, forKey: .scope)) == true {
+            self = .scope
+            return
+        }
+        let column = try container.decode(String.self, forKey: .scope)
+        let scopeTable = try container.decode(String.self, forKey: .of)
+        if let through = try container.decodeIfPresent(String.self, forKey: .through) {
+            self = .follows(through: through, column: column, scopeTable: scopeTable)
+        } else {
+            self = .scoped(by: column, scopeTable: scopeTable)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .scope:
+            try container.encode(true, forKey: .scope)
+        case .scoped(let column, let scopeTable):
+            try container.encode(column, forKey: .scope)
+            try container.encode(scopeTable, forKey: .of)
+        case .follows(let through, let column, let scopeTable):
+            try container.encode(column, forKey: .scope)
+            try container.encode(scopeTable, forKey: .of)
+            try container.encode(through, forKey: .through)
+        }
     }
 }

@@ -34,6 +34,8 @@ public struct Table: Codable, Equatable, Sendable {
     public var columns: [Column]
     public var indexes: [Index]
     public var rules: [TableRule]
+    /// Whether its rows are shared, and through what; nil: each row is its owner's alone.
+    public var sharing: TableSharing?
 
     public init(
         name: String,
@@ -43,7 +45,8 @@ public struct Table: Codable, Equatable, Sendable {
         exactOrdering: Bool = true,
         columns: [Column],
         indexes: [Index] = [],
-        rules: [TableRule] = []
+        rules: [TableRule] = [],
+        sharing: TableSharing? = nil
     ) {
         self.name = name
         self.swiftName = swiftName
@@ -53,6 +56,7 @@ public struct Table: Codable, Equatable, Sendable {
         self.columns = columns
         self.indexes = indexes
         self.rules = rules
+        self.sharing = sharing
     }
 
     public func column(named name: String) -> Column? {

@@ -11,6 +11,9 @@ struct SchemaReader {
     var indexNames: [(name: String, mark: YAMLMark)] = []
     /// Every table's Swift type name, written (`swift_name`) or made from the table's name.
     var swiftNames: [(name: String, mark: YAMLMark, table: String, isWritten: Bool)] = []
+    /// Each table's `scope:` as written (with every column key the table has, readable or
+    /// not), resolved once every table is read.
+    var scopeDeclarations: [(table: String, node: YAMLNode, columnKeys: [String])] = []
 
     init(log: DiagnosticLog) {
         self.log = log
@@ -50,7 +53,8 @@ struct SchemaReader {
             return Schema(tables: [])
         }
         declaredTables = entries.map(\.key)
-        let tables = entries.compactMap { readTable($0) }
+        var tables = entries.compactMap { readTable($0) }
+        readScopes(&tables)
         checkAcrossTables()
         return Schema(tables: tables)
     }

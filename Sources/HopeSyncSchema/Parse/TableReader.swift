@@ -1,6 +1,6 @@
 /// One entry under `tables:`.
 extension SchemaReader {
-    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules"]
+    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules", "scope"]
 
     mutating func readTable(_ entry: YAMLEntry) -> Table? {
         let name = entry.key
@@ -32,6 +32,8 @@ extension SchemaReader {
         let known = ColumnNames(implicit: implicit, declared: declared.names, parsed: declared.columns)
         if let node = fields["indexes"] { table.indexes = readIndexes(node, table: name, columns: known) }
         if let node = fields["rules"] { table.rules = readRules(node, table: name, columns: known) }
+        // Read once every table is (readScopes): a scope is named through other tables.
+        if let node = fields["scope"] { scopeDeclarations.append((name, node, declared.names)) }
         if !exactOrdering, table.openRowRule != nil, let node = fields["exact_ordering"] {
             refuseLookback(with: table.name, at: node)
         }
