@@ -1,13 +1,15 @@
 import Foundation
+import HopeSyncGenerator
 import HopeSyncPostgresClient
 import HopeSyncPostgresFixture
+import HopeSyncSchema
 import HopeSyncTestSupport
 import Testing
 
-/// Sharing by scope (decision 0048) on PostgreSQL 15: the hand-written server SQL of
-/// Tests/Fixtures/Sharing/sharing_prototype.sql over the project's schema.sql (task_lists a
-/// scope, tasks and task_photos in a list's stream by list_id). An owner, an editor and a viewer
-/// of one list, and an outsider.
+/// Sharing by scope (decision 0048) on PostgreSQL 15: the server SQL the generator renders for
+/// Tests/Fixtures/Sharing/schema.yaml (task_lists a scope, tasks in a list's stream by list_id,
+/// task_photos following their task). An owner, an editor and a viewer of one list, and an
+/// outsider; membership written through task_lists_members as PostgREST writes a table.
 @Suite(.serialized) struct SharingSQLTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -30,12 +32,25 @@ import Testing
         try share(list, viewer, "viewer")
     }
 
-    static func applySharingSQL(on connection: Connection) throws {
-        for path in ["Generated/supabase/schema.sql", "Tests/Fixtures/Sharing/sharing_prototype.sql"] {
-            try connection.execute(
-                script: try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8))
+    /// The example schema, shared.
+    static let sharedSchema: Schema = {
+        let url = packageRoot.appendingPathComponent("Tests/Fixtures/Sharing/schema.yaml")
+        do {
+            return try SchemaParser.parse(String(contentsOf: url, encoding: .utf8)).schema
+        } catch {
+            fatalError("Tests/Fixtures/Sharing/schema.yaml does not parse: \(error)")
         }
+    }()
+
+    static func applySharingSQL(on connection: Connection) throws {
+        try connection.execute(script: try TestSchema.renderer.schemaSQL(sharedSchema, columnOrder: ServerColumnOrder()))
     }
+
+    static let shareSQL = """
+        insert into public.task_lists_members (scope_id, user_id, role) values ($1, $2, $3)
+        on conflict (scope_id, user_id) do update set role = excluded.role, deleted_ms = null
+        """
+    static let removeSQL = "update public.task_lists_members set deleted_ms = 1 where scope_id = $1 and user_id = $2"
 
     // MARK: Requests
 
@@ -49,7 +64,7 @@ import Testing
 
     private func share(_ scope: UUID, _ member: UUID, _ role: String, as user: UUID? = nil) throws {
         try connection.request(asUser: user ?? owner) {
-            try $0.execute("select public.task_lists_share($1, $2, $3)", [scope.text, member.text, role])
+            try $0.execute(Self.shareSQL, [scope.text, member.text, role])
         }
     }
 
@@ -79,6 +94,11 @@ import Testing
         }
     }
 
+    /// The rows `sql` changed as `user`.
+    private func affected(_ sql: String, _ parameters: [String?] = [], as user: UUID) throws -> Int {
+        try connection.request(asUser: user) { try $0.execute(sql, parameters).affectedRows }
+    }
+
     private func count(_ sql: String, _ parameters: [String?] = [], as user: UUID) throws -> Int {
         Int(try connection.request(asUser: user) { try $0.execute(sql, parameters).scalar } ?? "") ?? -1
     }
@@ -95,44 +115,43 @@ import Testing
 
     // MARK: Membership
 
-    @Test func membershipRequestsFollowTheRulesAndEachRefusalHasItsSQLSTATE() throws {
-        let share = "select public.task_lists_share($1, $2, $3)"
-        let unshare = "select public.task_lists_unshare($1, $2)"
-        let leave = "select public.task_lists_leave($1)"
+    @Test func membershipWritesFollowTheRulesAndEachRefusalHasItsSQLSTATE() throws {
+        let share = Self.shareSQL
+        let remove = Self.removeSQL
         let l = list.text
         // Only owners share; nobody adds themselves or changes their own role.
         #expect(refusal(share, [l, outsider.text, "viewer"], as: editor) == "42501")
         #expect(refusal(share, [l, outsider.text, "viewer"], as: viewer) == "42501")
         #expect(refusal(share, [l, UUID().text, "viewer"], as: outsider) == "42501")
         #expect(refusal(share, [l, outsider.text, "viewer"], as: outsider) == "HS001", "nobody adds themselves")
-        #expect(refusal(share, [l, outsider.text, "viewer"], as: nil) == "42501", "anon may not call it")
+        #expect(refusal(share, [l, outsider.text, "viewer"], as: nil) == "42501", "anon may not write it")
         #expect(refusal(share, [l, outsider.text, "viewer"], as: owner) == nil)
         #expect(refusal(share, [l, outsider.text, "viewer"], as: owner) == nil, "a repeat changes nothing")
         #expect(refusal(share, [l, editor.text, "admin"], as: owner) == "22023")
         #expect(refusal(share, [l, owner.text, "editor"], as: owner) == "HS001")
         #expect(refusal(share, [l, editor.text, "owner"], as: editor) == "HS001", "an editor raising their own role")
         #expect(refusal(share, [l, viewer.text, "owner"], as: outsider) == "42501")
-        // Only owners remove others; anyone leaves; the last owner neither leaves nor is removed.
-        #expect(refusal(unshare, [l, outsider.text], as: editor) == "42501")
-        #expect(refusal(unshare, [l, owner.text], as: owner) == "HS001")
-        #expect(refusal(unshare, [l, outsider.text], as: owner) == nil)
-        #expect(refusal(leave, [l], as: owner) == "HS002")
-        #expect(refusal(leave, [l], as: viewer) == nil)
-        #expect(refusal(leave, [l], as: viewer) == nil, "leaving twice changes nothing")
+        #expect(
+            refusal("update public.task_lists_members set role = 'owner' where user_id = $1", [editor.text], as: editor) == "HS001")
+        // Only owners remove others (anyone else changes no row); anyone leaves; the last owner
+        // neither leaves nor is made something else.
+        #expect(try affected(remove, [l, outsider.text], as: editor) == 0)
+        #expect(try affected(remove, [l, outsider.text], as: owner) == 1)
+        #expect(refusal(remove, [l, owner.text], as: owner) == "HS002", "the last owner leaving")
+        #expect(try affected(remove, [l, viewer.text], as: viewer) == 1)
+        #expect(try affected(remove, [l, viewer.text], as: viewer) == 0, "leaving twice changes nothing")
         // Ownership handed over: the first owner may leave, the new one is then the last.
         #expect(refusal(share, [l, editor.text, "owner"], as: owner) == nil)
-        #expect(refusal(leave, [l], as: owner) == nil)
-        #expect(refusal(leave, [l], as: editor) == "HS002")
-        #expect(refusal(unshare, [l, editor.text], as: owner) == "42501", "a former owner manages nothing")
-        // The table itself is read-only to users: membership changes go through the functions.
+        #expect(try affected(remove, [l, owner.text], as: owner) == 1)
+        #expect(refusal(remove, [l, editor.text], as: editor) == "HS002")
+        #expect(try affected(remove, [l, editor.text], as: owner) == 0, "a former owner manages nothing")
+        #expect(refusal(share, [l, owner.text, "viewer"], as: owner) == "HS001", "nor rejoins by themselves")
+        // What only hope-sync writes stays closed.
         #expect(
             refusal(
-                "insert into public.task_lists_members (scope_id, user_id, role, server_seq) values ($1, $2, 'owner', 1)",
-                [l, outsider.text], as: outsider) == "42501")
-        #expect(
-            refusal(
-                "update public.task_lists_members set role = 'owner' where user_id = $1", [editor.text], as: editor)
-                == "42501")
+                "insert into public.sync_scope_access (user_id, scope_id, scope_table, role) values ($1, $2, 'task_lists', 'owner')",
+                [outsider.text, l], as: outsider) == "42501")
+        #expect(refusal("delete from public.task_lists_members where scope_id = $1", [l], as: editor) == "42501")
         let roles = try connection.execute(
             "select user_id, role, deleted_ms is null from public.task_lists_members where scope_id = $1 order by role", [l]
         ).rows.map { "\($0[0]!) \($0[1]!) \($0[2]!)" }
@@ -141,6 +160,8 @@ import Testing
                 == [
                     "\(owner.text) owner f", "\(editor.text) owner t", "\(viewer.text) viewer f", "\(outsider.text) viewer f",
                 ])
+        let access = try connection.execute("select user_id, role from public.sync_scope_access where scope_id = $1", [l]).rows
+        #expect(access.map { "\($0[0]!) \($0[1]!)" } == ["\(editor.text) owner"], "the access table follows the memberships")
     }
 
     @Test func aListsCreatorOwnsItAndMembersReadItsMemberships() throws {
@@ -228,9 +249,7 @@ import Testing
         let mark = Int64(try connection.execute("select pg_current_xact_id()::text").scalar ?? "") ?? 0
         #expect((try pull(#"{"tasks": 0, "@scopes": {}}"#, since: mark, as: viewer)["scopes"]) == nil, "idle")
 
-        try connection.request(asUser: owner) {
-            try $0.execute("select public.task_lists_unshare($1, $2)", [list.text, viewer.text])
-        }
+        #expect(try affected(Self.removeSQL, [list.text, viewer.text], as: owner) == 1)
         try writeTask(title: "after", list: list, as: owner)
         // The same claims as before the removal.
         #expect(try count("select count(*) from public.tasks", as: viewer) == 0)
@@ -408,6 +427,93 @@ import Testing
         try Self.applySharingSQL(on: connection)
         let found = try SupabaseAdvisors.findings(on: connection)
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
+    /// The policies' member check is read once a statement (an InitPlan), over one index range
+    /// of the caller's access rows.
+    @Test func theMemberCheckIsAnInitPlanOverOneIndexRange() throws {
+        try writeTask(title: "milk", list: list, as: editor)
+        let plan = try connection.request(asUser: viewer) { connection -> [String] in
+            // The tables are tiny: without this the planner reads them whole, as it should.
+            try connection.execute("set local enable_seqscan = off")
+            return try connection.execute("explain (costs off) select * from public.tasks where title = 'milk'").rows.map {
+                $0[0] ?? ""
+            }
+        }
+        let text = plan.joined(separator: "\n")
+        #expect(plan.filter { $0.contains(" on sync_scope_access a") }.count == 1, "the access table read once\n\(text)")
+        #expect(plan.contains { $0.contains("sync_scope_access_pkey") }, "by its index\n\(text)")
+        #expect(plan.contains { $0.contains("Index Cond: (user_id = $") }, "a range of the caller's rows\n\(text)")
+        #expect(plan.contains { $0.contains("InitPlan") } && plan.contains { $0.contains("list_id = ANY ($") }, "\(text)")
+        #expect(!plan.contains { $0.contains("SubPlan") }, "nothing evaluated row by row\n\(text)")
+    }
+
+    /// A shipped project starts sharing (SchemaChange.shareTable), by the migration or by
+    /// schema.sql pasted over it: every row stays, each list's creator owns it, and the rows go
+    /// on syncing (own rows in the own stream, the lists as scopes).
+    @Test(arguments: [true, false])
+    func sharingShippedTablesKeepsEveryRowAndMakesEachListsCreatorItsOwner(byMigration: Bool) throws {
+        let connection = try PostgresCluster.createDatabase().connect()
+        try connection.execute(
+            script: try String(contentsOf: Self.packageRoot.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
+        let (lists, task, photo) = ([UUID(), UUID()], UUID(), UUID())
+        for (index, list) in lists.enumerated() {
+            try connection.request(asUser: owner) {
+                try $0.execute(
+                    "insert into public.task_lists (id, user_id, name) values ($1, $2, $3)", [list.text, owner.text, "l\(index)"])
+            }
+        }
+        try connection.request(asUser: editor) {
+            try $0.execute("insert into public.tasks (id, user_id, title) values ($1, $2, 'before')", [task.text, editor.text])
+            try $0.execute(
+                "insert into public.task_photos (id, user_id, task_id, photo) values ($1, $2, $3, 'p')",
+                [photo.text, editor.text, task.text])
+        }
+        let counts =
+            "select (select count(*) from public.task_lists) || ' ' || (select count(*) from public.tasks) || ' ' || (select count(*) from public.task_photos)"
+        #expect(try connection.execute(counts).scalar == "2 1 1")
+
+        let schema = Self.sharedSchema
+        if byMigration {
+            let tasks = try #require(schema.table(named: "tasks"))
+            let photos = try #require(schema.table(named: "task_photos"))
+            let listColumn = { (table: Table) in try #require(table.syncedColumns.first { $0.name == "list_id" }) }
+            let migration = Migration(
+                number: 99, name: "share",
+                changes: [
+                    .shareTable(tasks), .addColumn(try listColumn(tasks), to: tasks),
+                    .shareTable(try #require(schema.table(named: "task_lists"))),
+                    .shareTable(photos), .addColumn(try listColumn(photos), to: photos),
+                ],
+                schema: schema)
+            try connection.execute(script: try TestSchema.renderer.migrationSQL(migration))
+        } else {
+            try connection.execute(script: try TestSchema.renderer.schemaSQL(schema, columnOrder: ServerColumnOrder()))
+        }
+        // Pasting schema.sql again changes nothing.
+        try connection.execute(script: try TestSchema.renderer.schemaSQL(schema, columnOrder: ServerColumnOrder()))
+
+        #expect(try connection.execute(counts).scalar == "2 1 1")
+        let members = try connection.execute(
+            "select scope_id, user_id, role from public.task_lists_members where deleted_ms is null order by scope_id"
+        ).rows.map { "\($0[0]!) \($0[1]!) \($0[2]!)" }
+        #expect(members == lists.map { "\($0.text) \(owner.text) owner" }.sorted())
+        #expect(
+            try connection.execute("select count(*) from public.sync_scope_access where user_id = $1 and role = 'owner'", [owner.text])
+                .scalar
+                == "2")
+        let lists0 = try connection.request(asUser: owner) { try $0.execute("select count(*) from public.task_lists").scalar }
+        #expect(lists0 == "2")
+        let own = try connection.request(asUser: editor) {
+            try $0.execute("select count(*) from public.tasks where id = $1 and list_id is null", [task.text]).scalar
+        }
+        #expect(own == "1", "an unshared row stays its owner's own")
+        // The shared rules hold at once: the owner shares, the editor writes into the list.
+        try connection.request(asUser: owner) { try $0.execute(Self.shareSQL, [lists[0].text, editor.text, "editor"]) }
+        try connection.request(asUser: editor) {
+            try $0.execute("update public.tasks set list_id = $2 where id = $1", [task.text, lists[0].text])
+        }
+        #expect(try connection.execute("select list_id from public.task_photos where id = $1", [photo.text]).scalar == lists[0].text)
     }
 
     // MARK: Reading answers
