@@ -68,6 +68,25 @@ import Testing
         #expect(!run.lines.contains { $0.contains("switches: concurrent edits") })
     }
 
+    /// A shared schema (Tests/Fixtures/Sharing/schema.yaml: a scope table, a table scoped by a
+    /// column, one following it): every table's tests pass, and the scope table's sharing tests
+    /// with them.
+    @Test func generatedTestsPassForASharedSchema() throws {
+        let url = Self.packageRoot.appendingPathComponent("Tests/Fixtures/Sharing/schema.yaml")
+        let schema = try SchemaParser.parse(String(contentsOf: url, encoding: .utf8)).schema
+        let templates = try TemplateSet(directory: nil)
+        let connection = try PostgresCluster.createDatabase().connect()
+        try connection.createRealtimeSchema()
+        try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: ServerColumnOrder()))
+        try connection.createPgTAP()
+        let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
+        #expect(run.allPassed, "\(run.report)")
+        for name in ["an owner shares the scope", "a viewer cannot write the scope", "the last owner cannot leave"] {
+            #expect(run.passed.contains { $0.hasSuffix("task_lists: \(name)") }, "\(name)")
+        }
+        #expect(!run.lines.contains { $0.contains("tasks: an owner shares the scope") }, "only scope tables have sharing tests")
+    }
+
     /// The tests roll back: the tables hold the same rows before and after, and a second run
     /// passes too.
     @Test func theGeneratedTestsLeaveNothingBehind() throws {

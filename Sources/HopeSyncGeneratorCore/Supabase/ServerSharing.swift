@@ -31,11 +31,17 @@ struct ServerSharing: TemplateObject {
     struct Follower: TemplateObject {
         var name: String
         var through: String
+        var rowMerge: Bool
+        var columnMerge: Bool
 
         static var fields: [TemplateField<Self>] {
             [
                 .init("name", "the following table", \.name),
                 .init("through", "its column referencing this table's row", \.through),
+                .init("rowMerge", "last writer wins, the whole row (the server's move is a newer pair)", \.rowMerge),
+                .init(
+                    "columnMerge", "last writer wins column by column (the server's move is a newer stamp of the scope column)",
+                    \.columnMerge),
             ]
         }
     }
@@ -89,7 +95,9 @@ extension ServerSharing {
                 guard case .follows(let through, _, _)? = other.sharing, other.column(named: through)?.references == table.name else {
                     return nil
                 }
-                return Follower(name: other.name, through: through)
+                return Follower(
+                    name: other.name, through: through, rowMerge: other.conflict == .lww && !other.mergesColumns,
+                    columnMerge: other.mergesColumns)
             },
             scoped: sharing == .scope
                 ? others.filter { $0.scopeTable == table.name }.map { other in

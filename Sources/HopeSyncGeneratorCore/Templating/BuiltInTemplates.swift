@@ -741,6 +741,47 @@ enum BuiltInTemplates {
         commit;
 
         """#,
+        "supabase/scope_tests.sql.mustache": #"""
+        -- {{table}}: sharing (decision 0048), as three users. Alice creates a scope and owns it; she
+        -- makes Bob an editor and Carol a viewer through {{members}}, as PostgREST writes a table.
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select lives_ok({{q}}{{insertScope}}{{q}}, '{{table}}: Alice creates a scope');
+        select is((select role from public.{{members}} where scope_id = '{{scopeId}}' and user_id = '{{alice}}'), 'owner',
+          '{{table}}: a scope''s creator owns it');
+        select lives_ok({{q}}insert into public.{{members}} (scope_id, user_id, role)
+          values ('{{scopeId}}', '{{bob}}', 'editor'), ('{{scopeId}}', '{{carol}}', 'viewer'){{q}}, '{{table}}: an owner shares the scope');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select isnt_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: an editor reads the scope');
+        select isnt_empty({{q}}{{bobUpdate}} returning id{{q}}, '{{table}}: an editor writes the scope');
+        select throws_ok({{q}}insert into public.{{members}} (scope_id, user_id, role) values ('{{scopeId}}', '{{stranger}}', 'viewer'){{q}},
+          '42501', null, '{{table}}: an editor cannot share the scope');
+        select throws_ok({{q}}update public.{{members}} set role = 'owner' where scope_id = '{{scopeId}}' and user_id = '{{bob}}'{{q}},
+          'HS001', null, '{{table}}: nobody changes their own role');
+        select throws_ok({{q}}{{bobDelete}}{{q}}, '42501', null, '{{table}}: an editor cannot delete the scope');
+        set local request.jwt.claims = '{{carolClaims}}';
+        select isnt_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: a viewer reads the scope');
+        select is((select count(*) from public.{{members}} where scope_id = '{{scopeId}}'), 3::bigint,
+          '{{table}}: a member reads the scope''s memberships');
+        select is_empty({{q}}{{carolUpdate}} returning id{{q}}, '{{table}}: a viewer cannot write the scope');
+        select throws_ok({{q}}update public.{{members}} set role = 'editor' where scope_id = '{{scopeId}}' and user_id = '{{carol}}'{{q}},
+          'HS001', null, '{{table}}: nobody raises their own role');
+        select lives_ok({{q}}update public.{{members}} set deleted_ms = 1 where scope_id = '{{scopeId}}' and user_id = '{{carol}}'{{q}},
+          '{{table}}: a member leaves');
+        select is_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: who left reads the scope no more');
+        select throws_ok({{q}}insert into public.{{members}} (scope_id, user_id, role) values ('{{scopeId}}', '{{carol}}', 'viewer')
+          on conflict (scope_id, user_id) do update set role = excluded.role, deleted_ms = null{{q}},
+          'HS001', null, '{{table}}: nobody adds themselves');
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select throws_ok({{q}}update public.{{members}} set deleted_ms = 1 where scope_id = '{{scopeId}}' and user_id = '{{alice}}'{{q}},
+          'HS002', null, '{{table}}: the last owner cannot leave');
+        select lives_ok({{q}}{{aliceDelete}}{{q}}, '{{table}}: an owner deletes the scope');
+        select is((select count(*) from public.{{members}} where scope_id = '{{scopeId}}' and deleted_ms is null), 0::bigint,
+          '{{table}}: deleting a scope ends every membership');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select is_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: a deleted scope is read by nobody');
+
+        """#,
         "supabase/sequence.sql.mustache": #"""
         -- One sequence stamps every accepted write of every synced table; a pull walks server_seq.
         create sequence if not exists public.sync_server_seq;
@@ -1158,7 +1199,8 @@ enum BuiltInTemplates {
 
         -- A row that changed streams leaves an exit in the one it left, stamped under that stream's
         -- lock (the write trigger took both), and that stream's readers are marked.{{#hasFollowers}} The rows that
-        -- follow it move with it (their write trigger takes the scope from it).{{/hasFollowers}} Security definer:
+        -- follow it move with it (their write trigger takes the scope from it; a last-writer-wins row
+        -- by a write of the server's own, as a deleted scope's rows are).{{/hasFollowers}} Security definer:
         -- users only read exits.
         create or replace function public.{{table}}_moved()
         returns trigger
@@ -1172,7 +1214,8 @@ enum BuiltInTemplates {
           perform public.sync_mark_users(case when old.{{column}} is null then array[old.user_id]
             else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.{{column}}) end);
         {{#followers}}
-          update public.{{name}} f set {{column}} = new.{{column}}
+          update public.{{name}} f set {{column}} = new.{{column}}{{#rowMerge}}, updated_ms = f.updated_ms + 1, device_id = ''{{/rowMerge}}{{#columnMerge}},
+            column_stamps = pg_catalog.jsonb_build_object('{{column}}', pg_catalog.lpad((f.updated_ms + 1)::text, 15, '0') || ':'){{/columnMerge}}
             where f.{{through}} = new.id and f.{{column}} is not distinct from old.{{column}};
         {{/followers}}
           return null;
@@ -1401,6 +1444,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/buckets}}
+        {{#scopes}}
+
+        {{sql}}
+        {{/scopes}}
 
         -- Pokes: row-level security on realtime.messages, which Realtime checks as the user when a
         -- device joins a private channel, lets a user join, read and send on their own topic only.

@@ -9,7 +9,7 @@ enum TemplateReference {
             AccessContext.self, AddColumnContext.self, BucketContext.self, BucketTestsContext.self, ColumnContext.self,
             CreateTableContext.self, IndexContext.self,
             SupabaseMigrationContext.self, MembershipContext.self, PullContext.self, SharedPullContext.self, SharingContext.self,
-            SchemaContext.self, SequenceContext.self, TableContext.self,
+            SchemaContext.self, ScopeTestsContext.self, SequenceContext.self, TableContext.self,
             TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
