@@ -218,7 +218,6 @@ struct PgTAPTableScript {
         return Self.value(column, row: row, variant: variant)
     }
 
-
     /// How many different values `value` gives a column of this type across variants.
     static func distinctValues(_ type: ColumnType) -> Int {
         switch type {
