@@ -514,6 +514,25 @@ import Testing
             try $0.execute("update public.tasks set list_id = $2 where id = $1", [task.text, lists[0].text])
         }
         #expect(try connection.execute("select list_id from public.task_photos where id = $1", [photo.text]).scalar == lists[0].text)
+        let found = try SupabaseAdvisors.findings(on: connection)
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
+    /// A removed member added back reads the list again, from a new membership stamp.
+    @Test func aRemovedMemberAddedBackReadsTheListAgain() throws {
+        try writeTask(title: "milk", list: list, as: owner)
+        #expect(try affected(Self.removeSQL, [list.text, viewer.text], as: owner) == 1)
+        #expect(try count("select count(*) from public.tasks", as: viewer) == 0)
+        let before = try connection.execute(
+            "select server_seq from public.task_lists_members where scope_id = $1 and user_id = $2", [list.text, viewer.text]
+        ).scalar
+        try share(list, viewer, "viewer")
+        #expect(try count("select count(*) from public.tasks", as: viewer) == 1)
+        let after = try connection.execute(
+            "select server_seq, added_by, deleted_ms is null from public.task_lists_members where scope_id = $1 and user_id = $2",
+            [list.text, viewer.text]
+        ).rows.first
+        #expect(after?[0] != before && after?[1] == owner.text && after?[2] == "t")
     }
 
     // MARK: Reading answers
