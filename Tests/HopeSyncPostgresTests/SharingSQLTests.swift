@@ -22,7 +22,9 @@ import Testing
     let list = UUID()
 
     init() throws {
-        database = try PostgresCluster.createDatabase(alone: true)
+        // A cluster of its own: its idle-answer test reads the cluster's oldest transaction, and its
+        // lock test holds one open, which the other `alone` suites would see.
+        database = try PostgresCluster.createDatabase(apart: true)
         connection = try database.connect()
         try Self.applySharingSQL(on: connection)
         // The ordering test holds a writer open while another waits: no bound on the wait here.
