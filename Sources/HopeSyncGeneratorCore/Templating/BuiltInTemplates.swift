@@ -187,15 +187,15 @@ enum BuiltInTemplates {
         -- member check missed.
         drop policy if exists {{table}}_select_own on public.{{table}};
         create policy {{table}}_select_own on public.{{table}} for select to authenticated
-          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid())))
+          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}'))
             or (user_id = (select auth.uid()) and public.sync_scope_role(id) is not null));
         drop policy if exists {{table}}_insert_own on public.{{table}};
         create policy {{table}}_insert_own on public.{{table}} for insert to authenticated
           with check (user_id = (select auth.uid()));
         drop policy if exists {{table}}_update_own on public.{{table}};
         create policy {{table}}_update_own on public.{{table}} for update to authenticated
-          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role <> 'viewer')))
-          with check (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role <> 'viewer')));
+          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')))
+          with check (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')));
         {{/isScope}}
         {{^isScope}}
         -- The stream's pull index.
@@ -203,17 +203,17 @@ enum BuiltInTemplates {
         drop policy if exists {{table}}_select_own on public.{{table}};
         create policy {{table}}_select_own on public.{{table}} for select to authenticated
           using (({{column}} is null and user_id = (select auth.uid()))
-            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()))));
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}')));
         drop policy if exists {{table}}_insert_own on public.{{table}};
         create policy {{table}}_insert_own on public.{{table}} for insert to authenticated
           with check (user_id = (select auth.uid()) and ({{column}} is null
-            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role <> 'viewer'))));
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer'))));
         drop policy if exists {{table}}_update_own on public.{{table}};
         create policy {{table}}_update_own on public.{{table}} for update to authenticated
           using (({{column}} is null and user_id = (select auth.uid()))
-            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role <> 'viewer')))
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')))
           with check (({{column}} is null and user_id = (select auth.uid()))
-            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role <> 'viewer')));
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')));
         {{/isScope}}
         {{/sharing}}
 
@@ -342,7 +342,8 @@ enum BuiltInTemplates {
         -- The scope's lock: a scope's rows (itself, its members, the rows in it) commit in
         -- server_seq order. Deleting a scope ends it for every member: an owner's decision.
         if tg_op = 'UPDATE' and old.deleted_ms is null and new.deleted_ms is not null and auth.uid() is not null
-            and not exists (select 1 from public.sync_scope_access a where a.user_id = auth.uid() and a.scope_id = new.id and a.role = 'owner') then
+            and not exists (select 1 from public.sync_scope_access a
+              where a.user_id = auth.uid() and a.scope_id = new.id and a.scope_table = '{{scopeTable}}' and a.role = 'owner') then
           raise exception using errcode = '42501', message = 'only an owner of this scope can delete it';
         end if;
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.id::text)) then
@@ -419,16 +420,16 @@ enum BuiltInTemplates {
         -- end their own membership (leave). The write trigger refuses the rest.
         drop policy if exists {{members}}_select_member on public.{{members}};
         create policy {{members}}_select_member on public.{{members}} for select to authenticated
-          using (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()))));
+          using (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}')));
         drop policy if exists {{members}}_insert_owner on public.{{members}};
         create policy {{members}}_insert_owner on public.{{members}} for insert to authenticated
-          with check (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role = 'owner')));
+          with check (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')));
         drop policy if exists {{members}}_update_owner on public.{{members}};
         create policy {{members}}_update_owner on public.{{members}} for update to authenticated
           using (user_id = (select auth.uid())
-            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role = 'owner')))
+            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')))
           with check (user_id = (select auth.uid())
-            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.role = 'owner')));
+            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')));
 
         -- The rules a request's write must follow beyond its policies (docs/PROTOCOL.md, "Sharing"):
         -- 22023 a role other than owner, editor, viewer, or no scope or member named; HS001 the
@@ -1056,9 +1057,9 @@ enum BuiltInTemplates {
         -- server_seq order is commit order and a device keeps a cursor per (table, stream).
         --
         -- Who may do what in which scope, one row per (user, scope), kept by the membership tables'
-        -- triggers and never written by users. Policies read the caller's rows once per statement
-        -- (`scope = any (array(select ...))`, an InitPlan over one index range), as the caller: no
-        -- function that runs as its owner is ever executable by anon or authenticated.
+        -- triggers and never written by users. Policies read the caller's rows of their scope table
+        -- once per statement (`scope = any (array(select ...))`, an InitPlan over one index range), as
+        -- the caller: no function that runs as its owner is ever executable by anon or authenticated.
         create table if not exists public.sync_scope_access (
           user_id uuid not null,
           scope_id uuid not null,
@@ -1232,7 +1233,7 @@ enum BuiltInTemplates {
         -- A new scope's creator is its owner. A second BEFORE INSERT trigger (after
         -- {{table}}_before_write by name, so under the scope's lock), so that the statement reads the
         -- new scope back. An upsert of a scope that exists fires it too: then nothing is added. A scope
-        -- id another scope table already uses is refused (policies read scopes by id alone).
+        -- id another scope table's scope already has is refused (the pull answers scopes by id).
         -- Security definer (it writes the membership before the caller may), executable by no API role.
         create or replace function public.{{table}}_creator_owner()
         returns trigger
