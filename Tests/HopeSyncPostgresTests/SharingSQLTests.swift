@@ -520,6 +520,15 @@ import Testing
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
+    /// The scope lock's wait, which the write triggers call as the writer, is open to a scope's
+    /// members only: nobody queues in front of another team's writes.
+    @Test func onlyMembersWaitForAListsLock() throws {
+        let wait = "select public.sync_wait_for_scope($1)"
+        #expect(refusal(wait, [list.text], as: outsider) == "42501")
+        #expect(refusal(wait, [list.text], as: nil) == "42501", "anon may not call it")
+        #expect(refusal(wait, [list.text], as: viewer) == nil)
+    }
+
     /// A removed member added back reads the list again, from a new membership stamp.
     @Test func aRemovedMemberAddedBackReadsTheListAgain() throws {
         try writeTask(title: "milk", list: list, as: owner)
