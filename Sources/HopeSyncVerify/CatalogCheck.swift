@@ -8,6 +8,9 @@ struct CatalogCheck {
     let renderer: SupabaseRenderer
     let catalog: LiveCatalog
     let history: MigrationHistory
+    /// The schema the tables are checked against: a shared table's triggers name the tables
+    /// that follow it or that its scopes hold.
+    let schema: Schema
     /// Table name -> policy name -> the rendered policy as the database deparses it.
     let renderedPolicies: [String: [String: LiveCatalog.PolicyInfo]]
 
@@ -48,7 +51,7 @@ struct CatalogCheck {
                 Finding(
                     table: table.name, kind: .table, message: "table public.\(table.name)",
                     migration: history.creating(table: table.name),
-                    fix: try renderer.tableSQL(table, upgrading: false, columnOrder: history.columnOrder))
+                    fix: try renderer.tableSQL(table, upgrading: false, columnOrder: history.columnOrder, in: schema))
             ]
         }
         return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table)
@@ -89,7 +92,7 @@ struct CatalogCheck {
     }
 
     private func triggers(of table: Table) throws -> [Finding] {
-        let sql = try renderer.triggersSQL(table, replacing: false)
+        let sql = try renderer.triggersSQL(table, replacing: false, in: schema)
         let rendered = RenderedObjects(parsing: sql)
         let migration = history.lastWritingTriggers(of: table.name)
         var findings: [Finding] = []

@@ -39,7 +39,7 @@ package struct SchemaVerifier: Sendable {
         let catalog = try LiveCatalog(reading: connection)
         let policies = try schema.tables.flatMap { RenderedObjects(parsing: try renderer.accessSQL($0)).policies }
         let check = CatalogCheck(
-            renderer: renderer, catalog: catalog, history: history,
+            renderer: renderer, catalog: catalog, history: history, schema: schema,
             renderedPolicies: try PolicyDeparser.deparse(policies, tables: Set(catalog.tables.keys), on: connection))
         var findings = try check.shared(schema)
         for table in schema.tables {

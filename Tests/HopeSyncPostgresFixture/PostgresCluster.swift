@@ -23,6 +23,12 @@ public enum PostgresCluster {
         return (cluster, try prepare(cluster))
     }
 
+    private static let apart: Result<(cluster: TemporaryCluster, admin: Connection), any Error> = Result {
+        let cluster = try TemporaryCluster()
+        atexit { try? PostgresCluster.apart.get().cluster.stop() }
+        return (cluster, try prepare(cluster))
+    }
+
     /// The Supabase prelude in a new cluster: the roles, and the template every test database
     /// is made from.
     private static func prepare(_ cluster: TemporaryCluster) throws -> Connection {
@@ -47,8 +53,11 @@ public enum PostgresCluster {
     /// `alone`: in a second cluster, which only the suites that ask for it use (serialized
     /// suites whose tests read what every running transaction of the cluster does to a
     /// snapshot, such as its xmin).
-    public static func createDatabase(alone: Bool = false) throws -> TestDatabase {
-        let (cluster, admin) = try (alone ? lone : started).get()
+    ///
+    /// `apart`: in a third cluster, for a serialized suite that holds transactions open (its
+    /// lock tests) while the `alone` suites read the cluster's oldest running transaction.
+    public static func createDatabase(alone: Bool = false, apart: Bool = false) throws -> TestDatabase {
+        let (cluster, admin) = try (apart ? Self.apart : alone ? lone : started).get()
         let name = "test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
         try admin.execute("create database \(name) template \(templateName)")
         return TestDatabase(name: name, url: cluster.url(database: name))

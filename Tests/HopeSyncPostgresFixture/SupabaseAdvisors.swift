@@ -5,7 +5,8 @@ import HopeSyncPostgresClient
 /// generates, written as catalog queries of our own from their documentation. Each query
 /// answers one line per finding: what and where, so a failing test says which object broke which
 /// rule. Scope: schema `public` (the API's schema), and for the policy rules also the policies on
-/// `storage` and `realtime` tables that the generated SQL makes.
+/// `storage` and `realtime` tables that the generated SQL makes; security definer functions in
+/// every schema that is not a system one.
 public enum SupabaseAdvisors {
     public struct Rule: Sendable {
         /// The advisor's name for it (`anon_security_definer_function_executable`).
@@ -27,6 +28,14 @@ public enum SupabaseAdvisors {
     }
 
     public static let rules: [Rule] = security + performance
+
+    /// The schemas splinter leaves out as Supabase's or extensions' own.
+    static let systemSchemas = [
+        "_timescaledb_cache", "_timescaledb_catalog", "_timescaledb_config", "_timescaledb_internal", "auth", "cron", "extensions",
+        "graphql", "graphql_public", "information_schema", "net", "pgroonga", "pgsodium", "pgsodium_masks", "pgtle", "pgbouncer",
+        "pg_catalog", "realtime", "repack", "storage", "supabase_functions", "supabase_migrations", "tiger",
+        "topology", "vault",
+    ].map { "'\($0)'" }.joined(separator: ", ")
 
     static let security: [Rule] = [
         Rule(
@@ -50,12 +59,19 @@ public enum SupabaseAdvisors {
                 where c.relnamespace = 'public'::regnamespace and not c.relrowsecurity
                   and exists (select 1 from pg_catalog.pg_policy p where p.polrelid = c.oid)
                 """),
+        // Lints 0028 and 0029 (anon_ and authenticated_security_definer_function_executable):
+        // in every schema that is not a system one (splinter's list), not only the exposed one,
+        // since a definer function an API role may execute is a way around row-level security
+        // wherever it lives.
         Rule(
             name: "security_definer_function_executable",
             query: """
                 select p.oid::regprocedure::text || ' by ' || r.rolname
-                from pg_catalog.pg_proc p, pg_catalog.pg_roles r
-                where p.pronamespace = 'public'::regnamespace and p.prosecdef and r.rolname in ('anon', 'authenticated')
+                from pg_catalog.pg_proc p
+                join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+                cross join pg_catalog.pg_roles r
+                where p.prosecdef and r.rolname in ('anon', 'authenticated') and \(own("p.oid"))
+                  and n.nspname not in (\(systemSchemas))
                   and pg_catalog.has_function_privilege(r.oid, p.oid, 'EXECUTE')
                 """),
         Rule(

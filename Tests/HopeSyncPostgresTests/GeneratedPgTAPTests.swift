@@ -68,6 +68,49 @@ import Testing
         #expect(!run.lines.contains { $0.contains("switches: concurrent edits") })
     }
 
+    /// Shared schemas: Tests/Fixtures/Sharing/schema.yaml (version tables: a scope table, a
+    /// table scoped by a column, one following it) and the same shapes last writer wins (the
+    /// scope merged column by column, the scoped table by row, the follower by column). Every
+    /// table's tests pass, and the scope table's sharing tests with them.
+    @Test(arguments: ["fixture", "lww"])
+    func generatedTestsPassForASharedSchema(_ which: String) throws {
+        let url = Self.packageRoot.appendingPathComponent("Tests/Fixtures/Sharing/schema.yaml")
+        let yaml =
+            which == "fixture"
+            ? try String(contentsOf: url, encoding: .utf8)
+            : """
+            tables:
+              boards:
+                scope: true
+                columns:
+                  name: text
+              cards:
+                scope: board_id
+                merge: row
+                columns:
+                  board_id: { type: uuid, nullable: true, references: boards }
+                  title: text
+              notes:
+                scope: card_id
+                columns:
+                  card_id: { type: uuid, references: cards }
+                  caption: text
+            """
+        let schema = try SchemaParser.parse(yaml).schema
+        let templates = try TemplateSet(directory: nil)
+        let connection = try PostgresCluster.createDatabase().connect()
+        try connection.createRealtimeSchema()
+        try connection.execute(script: try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: ServerColumnOrder()))
+        try connection.createPgTAP()
+        let run = try TAPRun(file: try SupabaseTestRenderer(templates: templates).testsSQL(schema), on: connection)
+        #expect(run.allPassed, "\(run.report)")
+        for name in ["an owner shares the scope", "a viewer cannot write the scope", "the last owner cannot leave"] {
+            #expect(run.passed.contains { $0.hasSuffix("\(schema.scopeTables[0].name): \(name)") }, "\(name)")
+        }
+        let scoped = try #require(schema.tables.first { $0.sharing != nil && $0.sharing != .scope })
+        #expect(!run.lines.contains { $0.contains("\(scoped.name): an owner shares the scope") }, "only scope tables have sharing tests")
+    }
+
     /// The tests roll back: the tables hold the same rows before and after, and a second run
     /// passes too.
     @Test func theGeneratedTestsLeaveNothingBehind() throws {

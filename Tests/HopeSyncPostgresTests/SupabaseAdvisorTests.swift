@@ -39,6 +39,10 @@ import Testing
             script: """
                 create function public.definer() returns int language sql security definer set search_path = '' as $$ select 1 $$;
                 create function public.loose() returns int language sql as $$ select 1 $$;
+                create schema unexposed;
+                create function unexposed.definer() returns int language sql security definer set search_path = '' as $$ select 1 $$;
+                revoke all on function unexposed.definer() from public;
+                grant execute on function unexposed.definer() to authenticated;
                 revoke all on function public.loose() from public, anon, authenticated;
                 create table public.open (id int);
                 create table public.parent (id int primary key);
@@ -54,6 +58,7 @@ import Testing
         let expected = [
             "security_definer_function_executable: definer() by anon",
             "security_definer_function_executable: definer() by authenticated",
+            "security_definer_function_executable: unexposed.definer() by authenticated",
             "function_search_path_mutable: loose()",
             "rls_disabled_in_public: open",
             "rls_enabled_no_policy: parent",
@@ -64,6 +69,7 @@ import Testing
             "security_definer_view: everything",
         ]
         for finding in expected { #expect(found.contains(finding), "\(found)") }
+        #expect(!found.contains("security_definer_function_executable: unexposed.definer() by anon"), "\(found)")
         #expect(found.contains { $0.hasPrefix("duplicate_index: public.activities: ") && $0.contains("twin_a") }, "\(found)")
     }
 

@@ -12,7 +12,8 @@ enum Checksums {
         var checksums: [String: String] = [:]
         for table in schema.tables {
             let buckets = try SupabaseRenderer.buckets(of: table).map(renderer.bucketSQL)
-            checksums[table.name] = SHA256.hex(([try renderer.triggersSQL(table, replacing: true)] + buckets).joined(separator: "\n"))
+            checksums[table.name] = SHA256.hex(
+                ([try renderer.triggersSQL(table, replacing: true, in: schema)] + buckets).joined(separator: "\n"))
         }
         return checksums
     }

@@ -15,6 +15,7 @@ struct ServerTable: TemplateObject {
     var stamped: [NamedColumn]
     var written: [NamedColumn]
     var jsonColumns: [NamedColumn]
+    var sharing: ServerSharing?
 
     struct OpenRow: TemplateObject {
         var start: String
@@ -42,6 +43,7 @@ struct ServerTable: TemplateObject {
             .init("stamped", "the columns with a stamp each under column merge: the user's, then deleted_ms", \.stamped),
             .init("written", "the user's stamped columns (without deleted_ms)", \.written),
             .init("jsonColumns", "the json columns, whose nesting depth the trigger limits", \.jsonColumns),
+            .init("sharing", "how the rows are shared, for a shared table (decision 0048)", \.sharing),
         ]
     }
 }
@@ -55,7 +57,8 @@ struct NamedColumn: TemplateObject {
 extension ServerTable {
     /// Every literal that reaches a template is valid SQL here (escaped by SQLLiteral);
     /// identifiers are plain lowercase names (the parser refuses any other), so none needs quoting.
-    init(_ table: Table) {
+    /// `schema` lists the tables that follow this one or that its scopes hold (for a shared table).
+    init(_ table: Table, in schema: Schema? = nil) {
         let stamped = table.stampedColumns
         self.init(
             table: table.name,
@@ -72,6 +75,7 @@ extension ServerTable {
             // Each a register of its own (column merge): the user's columns, then deleted_ms.
             stamped: stamped.map { NamedColumn(name: $0.name) },
             written: stamped.filter { $0.role == .user }.map { NamedColumn(name: $0.name) },
-            jsonColumns: table.columns.filter { $0.type == .json }.map { NamedColumn(name: $0.name) })
+            jsonColumns: table.columns.filter { $0.type == .json }.map { NamedColumn(name: $0.name) },
+            sharing: ServerSharing(table, in: schema))
     }
 }

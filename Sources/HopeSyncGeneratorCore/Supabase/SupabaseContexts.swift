@@ -21,6 +21,7 @@ struct TableContext: TemplateContext {
     var indexes: [RenderedSQL]
     var access: String
     var triggers: String
+    var membership: String?
 
     static var fields: [TemplateField<Self>] {
         fields(of: \.server) + [
@@ -28,6 +29,7 @@ struct TableContext: TemplateContext {
             .init("indexes", "each index, rendered by index.sql (the pull index first)", \.indexes),
             .init("access", "the rendered access.sql", \.access),
             .init("triggers", "the rendered triggers.sql", \.triggers),
+            .init("membership", "for a scope table, its membership table, rendered by membership.sql", \.membership),
         ]
     }
 }
@@ -38,8 +40,14 @@ struct AccessContext: TemplateContext {
     static let summary = "grants, row-level security and policies of a table (`verify` expects what it renders)"
 
     var table: String
+    var sharing: ServerSharing?
 
-    static var fields: [TemplateField<Self>] { [.init("table", "the table's name", \.table)] }
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("sharing", "how the rows are shared, for a shared table (as triggers.sql receives it)", \.sharing),
+        ]
+    }
 }
 
 /// `supabase/sequence.sql.mustache`.
@@ -82,6 +90,7 @@ struct SupabaseMigrationContext: TemplateContext {
     var name: String
     var createsSequence: Bool
     var sequence: String
+    var sharing: String?
     var steps: [RenderedSQL]
     var pull: String
     var buckets: [RenderedSQL]
@@ -95,8 +104,9 @@ struct SupabaseMigrationContext: TemplateContext {
                 "it creates a table or re-creates triggers, or what tables share renders differently: it (re)makes what they share",
                 \.createsSequence),
             .init("sequence", "the rendered sequence.sql", \.sequence),
+            .init("sharing", "for a schema with a scope table, the rendered sharing.sql (made with the sequence)", \.sharing),
             .init("steps", "each change, rendered by its fragment", \.steps),
-            .init("pull", "the rendered pull.sql, for the migration's tables", \.pull),
+            .init("pull", "the rendered pull.sql (shared_pull.sql for a schema with a scope table), for the migration's tables", \.pull),
             .init("buckets", "each Storage bucket a file column it adds is the first to use, rendered by bucket.sql", \.buckets),
         ]
     }
@@ -108,14 +118,17 @@ struct SchemaContext: TemplateContext {
     static let summary = "`Generated/supabase/schema.sql`, the whole server schema, idempotent"
 
     var sequence: String
+    var sharing: String?
     var tables: [RenderedSQL]
     var pull: String
     var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
         [
-            .init("sequence", "the rendered sequence.sql", \.sequence), .init("tables", "each table, rendered by table.sql", \.tables),
-            .init("pull", "the rendered pull.sql", \.pull),
+            .init("sequence", "the rendered sequence.sql", \.sequence),
+            .init("sharing", "for a schema with a scope table, the rendered sharing.sql", \.sharing),
+            .init("tables", "each table, rendered by table.sql", \.tables),
+            .init("pull", "the rendered pull.sql (shared_pull.sql for a schema with a scope table)", \.pull),
             .init("buckets", "each Storage bucket of the file columns, rendered by bucket.sql", \.buckets),
         ]
     }

@@ -15,7 +15,10 @@ package struct SupabaseRenderer: Sendable {
     /// triggers (which may call a shared function that is new) or what they share renders
     /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
-        let steps = try migration.changes.map { RenderedSQL(sql: try changeSQL($0)) }
+        // A table starting to be shared needs the columns the migration adds (its scope column):
+        // its step goes after every other.
+        let ordered = migration.changes.filter { !$0.isShareTable } + migration.changes.filter(\.isShareTable)
+        let steps = try ordered.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }
         let sharesCode = migration.changes.contains {
             switch $0 {
             case .createTable, .replaceTriggers, .shareTable: true
@@ -25,28 +28,41 @@ package struct SupabaseRenderer: Sendable {
         return try templates.render(
             SupabaseMigrationContext(
                 number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
-                sequence: try sequenceSQL(), steps: steps, pull: try pullSQL(migration.schema),
+                sequence: try sequenceSQL(), sharing: try sharingSQL(migration.schema), steps: steps, pull: try pullSQL(migration.schema),
                 buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
     }
 
     /// What every table shares, as a migration or schema.sql makes it: the checksum the
     /// snapshot keeps of it tells when it renders differently.
     package func sharedSQL(_ schema: Schema) throws -> String {
-        try sequenceSQL() + "\n" + pullSQL(schema)
+        try sequenceSQL() + "\n" + (try sharingSQL(schema).map { $0 + "\n" } ?? "") + pullSQL(schema)
+    }
+
+    /// What every shared table uses (decision 0048), for a schema with a scope table; nil
+    /// otherwise, so an unshared schema renders as before sharing existed.
+    package func sharingSQL(_ schema: Schema) throws -> String? {
+        schema.scopeTables.isEmpty ? nil : try fragment(SharingContext())
     }
 
     /// The pull function over every table of `schema`.
     package func pullSQL(_ schema: Schema) throws -> String {
-        try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
+        if !schema.scopeTables.isEmpty {
+            return try fragment(SharedPullContext(function: ServerFunctions.pull, schema: schema))
+        }
+        return try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
     /// `columnOrder` is the order the migrations gave each table's columns: schema.sql makes
     /// the same, and adds to an older table what later migrations added.
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
-        let tables = try schema.tables.map { RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder)) }
+        let tables = try schema.tables.map {
+            RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder, in: schema))
+        }
         return try templates.render(
-            SchemaContext(sequence: try sequenceSQL(), tables: tables, pull: try pullSQL(schema), buckets: try bucketsSQL(schema.buckets)))
+            SchemaContext(
+                sequence: try sequenceSQL(), sharing: try sharingSQL(schema), tables: tables, pull: try pullSQL(schema),
+                buckets: try bucketsSQL(schema.buckets)))
     }
 
     /// The buckets whose file columns a migration adds, or whose table's server code it
@@ -75,14 +91,29 @@ package struct SupabaseRenderer: Sendable {
         try buckets.map { RenderedSQL(sql: try bucketSQL($0)) }
     }
 
-    func changeSQL(_ change: SchemaChange) throws -> String {
+    func changeSQL(_ change: SchemaChange, in schema: Schema? = nil) throws -> String {
         switch change {
-        case .createTable(let table): try tableSQL(table, upgrading: false)
+        case .createTable(let table): try tableSQL(table, upgrading: false, in: schema)
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)
         case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
-        case .replaceTriggers(let table), .shareTable(let table): try triggersSQL(table, replacing: true)
+        case .replaceTriggers(let table): try triggersSQL(table, replacing: true, in: schema)
+        case .shareTable(let table): try shareTableSQL(table, in: schema)
         }
+    }
+
+    /// What a shipped table needs to start being shared, safe over the state before: its
+    /// policies and triggers re-created, and for a scope its membership table, whose rows
+    /// make each existing scope's creator its owner.
+    package func shareTableSQL(_ table: Table, in schema: Schema?) throws -> String {
+        var parts = [try accessSQL(table), try triggersSQL(table, replacing: true, in: schema)]
+        if table.sharing == .scope { parts.append(try membershipSQL(table)) }
+        return parts.joined(separator: "\n")
+    }
+
+    /// A scope table's membership table (decision 0048).
+    package func membershipSQL(_ table: Table) throws -> String {
+        try fragment(MembershipContext(table: table.name, members: table.membershipTableName))
     }
 
     // MARK: Fragments (also the fixes `verify` proposes)
@@ -93,18 +124,21 @@ package struct SupabaseRenderer: Sendable {
 
     /// A table with everything it needs: columns (in `columnOrder`; a table a migration
     /// creates holds them in schema order), indexes, grants, policies, triggers.
-    package func tableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder = ServerColumnOrder()) throws -> String {
+    package func tableSQL(
+        _ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder = ServerColumnOrder(), in schema: Schema? = nil
+    ) throws -> String {
         // Over an older database, schema.sql also replaces a unique index made across all owners.
         let indexes = try ([ServerIndex.pull(of: table)] + table.indexes).map { index in
             RenderedSQL(sql: try indexSQL(index, on: table, replacing: upgrading && index.isUnique))
         }
         return try fragment(
             TableContext(
-                server: ServerTable(table),
+                server: ServerTable(table, in: schema),
                 createTable: try createTableSQL(table, upgrading: upgrading, columnOrder: columnOrder),
                 indexes: indexes,
                 // Over an older database, schema.sql also drops triggers the table no longer has.
-                access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading)))
+                access: try accessSQL(table), triggers: try triggersSQL(table, replacing: upgrading, in: schema),
+                membership: table.sharing == .scope ? try membershipSQL(table) : nil))
     }
 
     func createTableSQL(_ table: Table, upgrading: Bool, columnOrder: ServerColumnOrder) throws -> String {
@@ -129,7 +163,7 @@ package struct SupabaseRenderer: Sendable {
     }
 
     package func accessSQL(_ table: Table) throws -> String {
-        try fragment(AccessContext(table: table.name))
+        try fragment(AccessContext(table: table.name, sharing: ServerSharing(table, in: nil)))
     }
 
     /// A Storage bucket and the policies that keep each user in their own folder.
@@ -137,8 +171,9 @@ package struct SupabaseRenderer: Sendable {
         try fragment(BucketContext(bucket: bucket))
     }
 
-    package func triggersSQL(_ table: Table, replacing: Bool) throws -> String {
-        try fragment(TriggersContext(server: ServerTable(table), replacing: replacing))
+    /// `schema` names the tables that follow a shared table or that a scope holds.
+    package func triggersSQL(_ table: Table, replacing: Bool, in schema: Schema? = nil) throws -> String {
+        try fragment(TriggersContext(server: ServerTable(table, in: schema), replacing: replacing))
     }
 
     private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
@@ -150,5 +185,11 @@ package struct SupabaseRenderer: Sendable {
         var text = try templates.render(context)
         while text.hasSuffix("\n") { text.removeLast() }
         return text
+    }
+}
+
+extension SchemaChange {
+    fileprivate var isShareTable: Bool {
+        if case .shareTable = self { true } else { false }
     }
 }

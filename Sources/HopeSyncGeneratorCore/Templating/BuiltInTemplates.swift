@@ -190,12 +190,26 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/access.sql.mustache": #"""
+        {{^sharing}}
         -- Signed-in users read and write their own rows only. There is no delete: clients delete by
         -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+        {{/sharing}}
+        {{#sharing}}
+        {{#isScope}}
+        -- Each row is a scope: its members read it, its editors and owners write it, anyone signed in
+        -- creates one (and owns it). There is no delete: clients delete by setting deleted_ms.
+        {{/isScope}}
+        {{^isScope}}
+        -- A row is its owner's alone ({{column}} null) or its scope's ({{scopeTable}}): the scope's
+        -- members read it, its editors and owners write it, and nobody writes a row into a scope they
+        -- do not edit. There is no delete: clients delete by setting deleted_ms.
+        {{/isScope}}
+        {{/sharing}}
         revoke all on table public.{{table}} from anon, authenticated;
         grant select, insert, update on table public.{{table}} to authenticated;
         grant select, insert, update, delete on table public.{{table}} to service_role;
         alter table public.{{table}} enable row level security;
+        {{^sharing}}
         drop policy if exists {{table}}_select_own on public.{{table}};
         create policy {{table}}_select_own on public.{{table}} for select to authenticated
           using (user_id = (select auth.uid()));
@@ -205,6 +219,43 @@ enum BuiltInTemplates {
         drop policy if exists {{table}}_update_own on public.{{table}};
         create policy {{table}}_update_own on public.{{table}} for update to authenticated
           using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+        {{/sharing}}
+        {{#sharing}}
+        {{#isScope}}
+        -- The second term lets a statement read back the scopes it created (RETURNING): their owner
+        -- row is newer than the statement's snapshot. It is asked only of the caller's rows the
+        -- member check missed.
+        drop policy if exists {{table}}_select_own on public.{{table}};
+        create policy {{table}}_select_own on public.{{table}} for select to authenticated
+          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}'))
+            or (user_id = (select auth.uid()) and public.sync_scope_role(id) is not null));
+        drop policy if exists {{table}}_insert_own on public.{{table}};
+        create policy {{table}}_insert_own on public.{{table}} for insert to authenticated
+          with check (user_id = (select auth.uid()));
+        drop policy if exists {{table}}_update_own on public.{{table}};
+        create policy {{table}}_update_own on public.{{table}} for update to authenticated
+          using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')))
+          with check (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')));
+        {{/isScope}}
+        {{^isScope}}
+        -- The stream's pull index.
+        create index if not exists {{table}}_{{column}}_server_seq_idx on public.{{table}} ({{column}}, server_seq);
+        drop policy if exists {{table}}_select_own on public.{{table}};
+        create policy {{table}}_select_own on public.{{table}} for select to authenticated
+          using (({{column}} is null and user_id = (select auth.uid()))
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}')));
+        drop policy if exists {{table}}_insert_own on public.{{table}};
+        create policy {{table}}_insert_own on public.{{table}} for insert to authenticated
+          with check (user_id = (select auth.uid()) and ({{column}} is null
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer'))));
+        drop policy if exists {{table}}_update_own on public.{{table}};
+        create policy {{table}}_update_own on public.{{table}} for update to authenticated
+          using (({{column}} is null and user_id = (select auth.uid()))
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')))
+          with check (({{column}} is null and user_id = (select auth.uid()))
+            or {{column}} = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{scopeTable}}' and a.role <> 'viewer')));
+        {{/isScope}}
+        {{/sharing}}
 
         """#,
         "supabase/add_column.sql.mustache": #"""
@@ -313,12 +364,238 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/lock_owner.sql.mustache": #"""
-        {{! The owner's lock, taken before nextval wherever triggers.sql takes a row's server_seq. }}
+        {{! The owner's lock, taken before nextval wherever triggers.sql takes a row's server_seq; a shared table's row takes its stream's lock instead. }}
+        {{^sharing}}
         {{#locksOwner}}
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         {{/locksOwner}}
+        {{/sharing}}
+        {{> supabase/lock_stream.sql.mustache}}
+
+        """#,
+        "supabase/lock_stream.sql.mustache": #"""
+        {{! A shared table's row takes its stream's lock before nextval (decision 0048): its scope's, or its owner's when its scope column is null; a row changing streams takes both and leaves an exit in the one it left. }}
+        {{#sharing}}
+        {{#isScope}}
+        -- The scope's lock: a scope's rows (itself, its members, the rows in it) commit in
+        -- server_seq order. Deleting a scope ends it for every member: an owner's decision.
+        if tg_op = 'UPDATE' and old.deleted_ms is null and new.deleted_ms is not null and auth.uid() is not null
+            and not exists (select 1 from public.sync_scope_access a
+              where a.user_id = auth.uid() and a.scope_id = new.id and a.scope_table = '{{scopeTable}}' and a.role = 'owner') then
+          raise exception using errcode = '42501', message = 'only an owner of this scope can delete it';
+        end if;
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.id::text)) then
+          perform public.sync_wait_for_scope(new.id);
+        end if;
+        {{/isScope}}
+        {{^isScope}}
+        {{#follows}}
+        -- A row is in its {{parent}} row's scope, whatever the device sent.
+        new.{{column}} := (select p.{{column}} from public.{{parent}} p where p.id = new.{{through}});
+        {{/follows}}
+        -- A row moved out of a scope into own rows becomes the mover's.
+        if tg_op = 'UPDATE' and old.{{column}} is not null and new.{{column}} is null then
+          new.user_id := coalesce(auth.uid(), old.user_id);
+        end if;
+        -- The stream's lock (the scope's, or the owner's for own rows); a row changing streams takes
+        -- both, in uuid order, so two rows moving in opposite directions wait instead of deadlocking.
+        if tg_op = 'UPDATE' and coalesce(old.{{column}}, old.user_id) <> coalesce(new.{{column}}, new.user_id)
+            and coalesce(old.{{column}}, old.user_id)::text < coalesce(new.{{column}}, new.user_id)::text then
+          if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.{{column}}, old.user_id)::text)) then
+            if old.{{column}} is null then
+              perform public.sync_wait_for_owner(old.user_id);
+            else
+              perform public.sync_wait_for_scope(old.{{column}});
+            end if;
+          end if;
+        end if;
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(new.{{column}}, new.user_id)::text)) then
+          if new.{{column}} is null then
+            perform public.sync_wait_for_owner(new.user_id);
+          else
+            perform public.sync_wait_for_scope(new.{{column}});
+          end if;
+        end if;
+        if tg_op = 'UPDATE' and coalesce(old.{{column}}, old.user_id) <> coalesce(new.{{column}}, new.user_id)
+            and coalesce(old.{{column}}, old.user_id)::text > coalesce(new.{{column}}, new.user_id)::text then
+          if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.{{column}}, old.user_id)::text)) then
+            if old.{{column}} is null then
+              perform public.sync_wait_for_owner(old.user_id);
+            else
+              perform public.sync_wait_for_scope(old.{{column}});
+            end if;
+          end if;
+        end if;
+        {{/isScope}}
+        {{/sharing}}
+
+        """#,
+        "supabase/membership.sql.mustache": #"""
+        -- {{members}}: who reads (viewer), writes (editor) and manages (owner) each {{table}} row, a
+        -- scope. Written through the API like any table, under its policies and its write trigger's
+        -- rules; a removal soft-deletes (deleted_ms), so the scope's other members read it in the
+        -- scope's stream like any row of it. Each row keeps public.sync_scope_access, which the
+        -- policies read.
+        create table if not exists public.{{members}} (
+          id uuid primary key default gen_random_uuid(),
+          scope_id uuid not null,
+          user_id uuid not null,
+          role text not null constraint {{members}}_role_check check (role in ('owner', 'editor', 'viewer')),
+          added_by uuid,
+          added_at timestamptz not null default now(),
+          deleted_ms bigint,
+          server_seq bigint not null,
+          constraint {{members}}_scope_id_user_id_key unique (scope_id, user_id)
+        );
+        create index if not exists {{members}}_scope_id_server_seq_idx on public.{{members}} (scope_id, server_seq);
+        -- An older build's pull reads the scopes the caller is alone in.
+        create index if not exists {{members}}_user_id_idx on public.{{members}} (user_id) where deleted_ms is null;
+        revoke all on table public.{{members}} from anon, authenticated;
+        grant select, insert, update on table public.{{members}} to authenticated;
+        grant select, insert, update, delete on table public.{{members}} to service_role;
+        alter table public.{{members}} enable row level security;
+        -- Members read their scopes' memberships; owners add, change and remove members; anyone may
+        -- end their own membership (leave). The write trigger refuses the rest.
+        drop policy if exists {{members}}_select_member on public.{{members}};
+        create policy {{members}}_select_member on public.{{members}} for select to authenticated
+          using (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}')));
+        drop policy if exists {{members}}_insert_owner on public.{{members}};
+        create policy {{members}}_insert_owner on public.{{members}} for insert to authenticated
+          with check (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')));
+        drop policy if exists {{members}}_update_owner on public.{{members}};
+        create policy {{members}}_update_owner on public.{{members}} for update to authenticated
+          using (user_id = (select auth.uid())
+            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')))
+          with check (user_id = (select auth.uid())
+            or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = '{{table}}' and a.role = 'owner')));
+
+        -- The rules a request's write must follow beyond its policies (docs/PROTOCOL.md, "Sharing"):
+        -- 22023 a role other than owner, editor, viewer, or no scope or member named; HS001 the
+        -- caller's own membership added, re-opened or its role changed (nobody adds themselves or
+        -- raises their own role); HS002 the last owner leaving, removed or made something else.
+        -- hope-sync's own triggers (a new scope's owner, a deleted scope's memberships: trigger depth
+        -- above 1) and the service role act beyond them. Then the scope's lock (memberships are in its
+        -- stream, and two owners leaving at once must each see the other stay) and server_seq. A
+        -- repeat changes nothing.
+        create or replace function public.{{members}}_before_write()
+        returns trigger
+        language plpgsql
+        set search_path = ''
+        as $$
+        declare
+          caller uuid := auth.uid();
+          ruled boolean := auth.uid() is not null and pg_catalog.pg_trigger_depth() = 1;
+        begin
+          if tg_op = 'UPDATE' then
+            new.id := old.id;
+            new.scope_id := old.scope_id;
+            new.user_id := old.user_id;
+          end if;
+          if ruled then
+            if new.role is null or new.role not in ('owner', 'editor', 'viewer') then
+              raise exception using errcode = '22023', message = 'a member''s role is owner, editor or viewer';
+            end if;
+            if new.scope_id is null or new.user_id is null then
+              raise exception using errcode = '22023', message = 'name the scope and the member';
+            end if;
+            if new.user_id = caller and (tg_op = 'INSERT' or new.role <> old.role or (old.deleted_ms is not null and new.deleted_ms is null)) then
+              raise exception using errcode = 'HS001',
+                message = 'nobody adds themselves or changes their own role: to leave, set your membership''s deleted_ms';
+            end if;
+          end if;
+          if new.scope_id is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.scope_id::text)) then
+            perform public.sync_wait_for_scope(new.scope_id);
+          end if;
+          if tg_op = 'UPDATE' then
+            if new.role = old.role and (new.deleted_ms is null) = (old.deleted_ms is null) then
+              return null;
+            end if;
+            if ruled and old.role = 'owner' and old.deleted_ms is null and (new.role <> 'owner' or new.deleted_ms is not null)
+                and not exists (select 1 from public.{{members}} m
+                  where m.scope_id = new.scope_id and m.user_id <> new.user_id and m.role = 'owner' and m.deleted_ms is null) then
+              raise exception using errcode = 'HS002',
+                message = 'the scope''s last owner stays: make another member an owner first, or delete the scope';
+            end if;
+            if new.deleted_ms is not null and old.deleted_ms is null then
+              new.deleted_ms := (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint;
+            elsif new.deleted_ms is null then
+              new.added_by := coalesce(caller, new.added_by);
+              if old.deleted_ms is not null then
+                new.added_at := pg_catalog.now();
+              end if;
+            end if;
+          else
+            new.added_by := coalesce(caller, new.added_by);
+            new.added_at := pg_catalog.now();
+            new.deleted_ms := null;
+          end if;
+          new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+          return new;
+        end
+        $$;
+        revoke all on function public.{{members}}_before_write() from public, anon, authenticated, service_role;
+        create or replace trigger {{members}}_before_write
+          before insert or update on public.{{members}}
+          for each row execute function public.{{members}}_before_write();
+
+        -- Each membership as public.sync_scope_access has it. Security definer (users only read the
+        -- access table), executable by no API role.
+        create or replace function public.{{members}}_access()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          if new.deleted_ms is null then
+            insert into public.sync_scope_access (user_id, scope_id, scope_table, role)
+              values (new.user_id, new.scope_id, '{{table}}', new.role)
+              on conflict (user_id, scope_id) do update set role = excluded.role, scope_table = excluded.scope_table;
+          else
+            delete from public.sync_scope_access a where a.user_id = new.user_id and a.scope_id = new.scope_id;
+          end if;
+          return null;
+        end
+        $$;
+        revoke all on function public.{{members}}_access() from public, anon, authenticated, service_role;
+        create or replace trigger {{members}}_access
+          after insert or update on public.{{members}}
+          for each row execute function public.{{members}}_access();
+
+        -- A membership change marks the scope's members and the user concerned (a removed member too),
+        -- so their next pull is not idle.
+        create or replace function public.{{members}}_written()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          perform public.sync_mark_users(array(
+            select w.user_id from written w
+            union
+            select a.user_id from public.sync_scope_access a where a.scope_id in (select w.scope_id from written w)));
+          return null;
+        end
+        $$;
+        revoke all on function public.{{members}}_written() from public, anon, authenticated, service_role;
+        create or replace trigger {{members}}_written_insert
+          after insert on public.{{members}}
+          referencing new table as written
+          for each statement execute function public.{{members}}_written();
+        create or replace trigger {{members}}_written_update
+          after update on public.{{members}}
+          referencing new table as written
+          for each statement execute function public.{{members}}_written();
+
+        -- Every {{table}} row that has no member yet (made before the table was shared) gets its
+        -- creator as its owner.
+        insert into public.{{members}} (scope_id, user_id, role, added_by)
+          select t.id, t.user_id, 'owner', t.user_id from public.{{table}} t
+          where t.deleted_ms is null and not exists (select 1 from public.{{members}} m where m.scope_id = t.id)
+          on conflict (scope_id, user_id) do nothing;
 
         """#,
         "supabase/migration.sql.mustache": #"""
@@ -327,6 +604,10 @@ enum BuiltInTemplates {
         {{#createsSequence}}
 
         {{sequence}}
+        {{#sharing}}
+
+        {{sharing}}
+        {{/sharing}}
         {{/createsSequence}}
         {{#steps}}
 
@@ -483,6 +764,10 @@ enum BuiltInTemplates {
         set local client_min_messages = warning;
 
         {{sequence}}
+        {{#sharing}}
+
+        {{sharing}}
+        {{/sharing}}
         {{#tables}}
 
         {{sql}}
@@ -495,6 +780,47 @@ enum BuiltInTemplates {
         {{pull}}
 
         commit;
+
+        """#,
+        "supabase/scope_tests.sql.mustache": #"""
+        -- {{table}}: sharing (decision 0048), as three users. Alice creates a scope and owns it; she
+        -- makes Bob an editor and Carol a viewer through {{members}}, as PostgREST writes a table.
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select lives_ok({{q}}{{insertScope}}{{q}}, '{{table}}: Alice creates a scope');
+        select is((select role from public.{{members}} where scope_id = '{{scopeId}}' and user_id = '{{alice}}'), 'owner',
+          '{{table}}: a scope''s creator owns it');
+        select lives_ok({{q}}insert into public.{{members}} (scope_id, user_id, role)
+          values ('{{scopeId}}', '{{bob}}', 'editor'), ('{{scopeId}}', '{{carol}}', 'viewer'){{q}}, '{{table}}: an owner shares the scope');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select isnt_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: an editor reads the scope');
+        select isnt_empty({{q}}{{bobUpdate}} returning id{{q}}, '{{table}}: an editor writes the scope');
+        select throws_ok({{q}}insert into public.{{members}} (scope_id, user_id, role) values ('{{scopeId}}', '{{stranger}}', 'viewer'){{q}},
+          '42501', null, '{{table}}: an editor cannot share the scope');
+        select throws_ok({{q}}update public.{{members}} set role = 'owner' where scope_id = '{{scopeId}}' and user_id = '{{bob}}'{{q}},
+          'HS001', null, '{{table}}: nobody changes their own role');
+        select throws_ok({{q}}{{bobDelete}}{{q}}, '42501', null, '{{table}}: an editor cannot delete the scope');
+        set local request.jwt.claims = '{{carolClaims}}';
+        select isnt_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: a viewer reads the scope');
+        select is((select count(*) from public.{{members}} where scope_id = '{{scopeId}}'), 3::bigint,
+          '{{table}}: a member reads the scope''s memberships');
+        select is_empty({{q}}{{carolUpdate}} returning id{{q}}, '{{table}}: a viewer cannot write the scope');
+        select throws_ok({{q}}update public.{{members}} set role = 'editor' where scope_id = '{{scopeId}}' and user_id = '{{carol}}'{{q}},
+          'HS001', null, '{{table}}: nobody raises their own role');
+        select lives_ok({{q}}update public.{{members}} set deleted_ms = 1 where scope_id = '{{scopeId}}' and user_id = '{{carol}}'{{q}},
+          '{{table}}: a member leaves');
+        select is_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: who left reads the scope no more');
+        select throws_ok({{q}}insert into public.{{members}} (scope_id, user_id, role) values ('{{scopeId}}', '{{carol}}', 'viewer')
+          on conflict (scope_id, user_id) do update set role = excluded.role, deleted_ms = null{{q}},
+          'HS001', null, '{{table}}: nobody adds themselves');
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select throws_ok({{q}}update public.{{members}} set deleted_ms = 1 where scope_id = '{{scopeId}}' and user_id = '{{alice}}'{{q}},
+          'HS002', null, '{{table}}: the last owner cannot leave');
+        select lives_ok({{q}}{{aliceDelete}}{{q}}, '{{table}}: an owner deletes the scope');
+        select is((select count(*) from public.{{members}} where scope_id = '{{scopeId}}' and deleted_ms is null), 0::bigint,
+          '{{table}}: deleting a scope ends every membership');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select is_empty({{q}}select id from public.{{table}} where id = '{{scopeId}}'{{q}}, '{{table}}: a deleted scope is read by nobody');
 
         """#,
         "supabase/sequence.sql.mustache": #"""
@@ -636,6 +962,372 @@ enum BuiltInTemplates {
         {{> supabase/pokes.sql.mustache}}
 
         """#,
+        "supabase/shared_pull.sql.mustache": #"""
+        -- One request per pull pass (docs/PROTOCOL.md, "The pull" and "Sharing"), for a schema with
+        -- shared tables. Read-only and stable (GET, a read replica), security invoker (row-level
+        -- security keeps every table to what the caller may read), one snapshot for every table. The
+        -- idle answer is one index lookup of the caller's marks, in both request shapes.
+        -- Without "@scopes" in `cursors` (an older build): as before, every table named after its
+        -- cursor, but a shared table only with the rows that are the caller's alone: own rows and the
+        -- rows of scopes whose only member is the caller, so an old build keeps syncing what it made
+        -- and never sees another user's row.
+        -- With "@scopes": the named tables are the caller's own stream (rows and exits), and "scopes"
+        -- answers every scope the caller is a member of now with their role, each table of it after
+        -- that scope's cursor for it (a scope without an entry starts every table at 0: the caller
+        -- joined it). A page holds a stream's rows and exits in server_seq order, at most `size`
+        -- together. Each table is its own query: no SQL is built from names at run time.
+        create or replace function public.{{function}}(cursors jsonb, since bigint default null, page_limit integer default 1000)
+        returns json
+        language plpgsql
+        stable
+        set search_path = ''
+        as $$
+        declare
+          me uuid := auth.uid();
+          current_mark bigint;
+          size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+          scoped boolean := cursors ? '@scopes';
+          alone uuid[] := '{}';
+          pages json;
+          scope_pages json;
+        begin
+          if since is not null and not exists (
+            select 1 from public.sync_marks m where m.user_id = me and m.xid >= since::text::xid8
+          ) then
+            return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
+          end if;
+          current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
+          if not scoped then
+            alone := array(
+        {{#scopes}}
+              select m.scope_id from public.{{members}} m
+              where m.user_id = me and m.deleted_ms is null
+                and not exists (select 1 from public.{{members}} o where o.scope_id = m.scope_id and o.user_id <> me and o.deleted_ms is null)
+        {{^@last}}
+              union all
+        {{/@last}}
+        {{/scopes}}
+            );
+          end if;
+          select pg_catalog.json_object_agg(p.name, p.page) into pages from (
+        {{#tables}}
+            select '{{name}}' as name, {{^shared}}(
+              select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+              from (select t.* from public.{{name}} t where t.server_seq > (cursors ->> '{{name}}')::bigint order by t.server_seq limit size) r
+            ){{/shared}}{{#shared}}case when not scoped then (
+              select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+              from (select t.* from public.{{name}} t where t.server_seq > (cursors ->> '{{name}}')::bigint
+                and {{#isScope}}t.id = any (alone){{/isScope}}{{^isScope}}((t.{{column}} is null and t.user_id = me) or t.{{column}} = any (alone)){{/isScope}}
+                order by t.server_seq limit size) r
+            ){{#isScope}} else '{"rows": [], "exits": [], "more": false}'::json end{{/isScope}}{{^isScope}} else (
+              select pg_catalog.json_build_object(
+                'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+                'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+                'more', pg_catalog.count(*) = size)
+              from (
+                select u.* from (
+                  (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.{{name}} t
+                    where t.{{column}} is null and t.user_id = me and t.server_seq > (cursors ->> '{{name}}')::bigint order by t.server_seq limit size)
+                  union all
+                  (select e.server_seq, null::json, e.row_id from public.sync_exits e
+                    where e.scope is null and e.owner = me and e.table_name = '{{name}}' and e.server_seq > (cursors ->> '{{name}}')::bigint
+                    order by e.server_seq limit size)
+                ) u order by u.server_seq limit size) q
+            ) end{{/isScope}}{{/shared}} as page
+            where cursors ? '{{name}}'
+        {{^@last}}
+            union all
+        {{/@last}}
+        {{/tables}}
+          ) p;
+          if not scoped then
+            return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+          end if;
+          select pg_catalog.json_object_agg(s.scope_id, s.answer) into scope_pages from (
+        {{#scopes}}
+            select a.scope_id, pg_catalog.json_build_object('role', a.role, 'tables', (
+              select pg_catalog.json_object_agg(p.name, p.page) from (
+        {{#tables}}
+                select '{{name}}' as name, (
+                  select pg_catalog.json_build_object(
+                    'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+                    'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+                    'more', pg_catalog.count(*) = size)
+                  from (
+                    select u.* from (
+                      (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.{{name}} t
+                        where t.{{column}} = a.scope_id and t.server_seq > coalesce((k.known ->> '{{name}}')::bigint, 0) order by t.server_seq limit size)
+                      union all
+                      (select e.server_seq, null::json, e.row_id from public.sync_exits e
+                        where e.scope = a.scope_id and e.table_name = '{{name}}' and e.server_seq > coalesce((k.known ->> '{{name}}')::bigint, 0)
+                        order by e.server_seq limit size)
+                    ) u order by u.server_seq limit size) q
+                ) as page
+                where k.known is null or k.known ? '{{name}}'
+                union all
+        {{/tables}}
+                select '{{members}}' as name, (
+                  select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(pg_catalog.to_json(r) order by r.server_seq), '[]'::json),
+                    'exits', '[]'::json, 'more', pg_catalog.count(*) = size)
+                  from (select t.* from public.{{members}} t
+                    where t.scope_id = a.scope_id and t.server_seq > coalesce((k.known ->> '{{members}}')::bigint, 0) order by t.server_seq limit size) r
+                ) as page
+                where k.known is null or k.known ? '{{members}}'
+              ) p)) as answer
+            from public.sync_scope_access a
+            cross join lateral (select cursors -> '@scopes' -> a.scope_id::text as known) k
+            where a.user_id = me and a.scope_table = '{{table}}'
+        {{^@last}}
+            union all
+        {{/@last}}
+        {{/scopes}}
+          ) s;
+          return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json),
+            'scopes', coalesce(scope_pages, '{}'::json));
+        end
+        $$;
+        revoke all on function public.{{function}}(jsonb, bigint, integer) from public, anon;
+        grant execute on function public.{{function}}(jsonb, bigint, integer) to authenticated;
+
+        """#,
+        "supabase/sharing.sql.mustache": #"""
+        -- Sharing by scope (decision 0048), what every shared table uses. A row is in its scope's
+        -- stream (its scope column set; a scope row is its own scope) or in its owner's own (the
+        -- column null). A write takes its stream's advisory lock before nextval, so within a stream
+        -- server_seq order is commit order and a device keeps a cursor per (table, stream).
+        --
+        -- Who may do what in which scope, one row per (user, scope), kept by the membership tables'
+        -- triggers and never written by users. Policies read the caller's rows of their scope table
+        -- once per statement (`scope = any (array(select ...))`, an InitPlan over one index range), as
+        -- the caller: no function that runs as its owner is ever executable by anon or authenticated.
+        create table if not exists public.sync_scope_access (
+          user_id uuid not null,
+          scope_id uuid not null,
+          scope_table text not null,
+          role text not null check (role in ('owner', 'editor', 'viewer')),
+          primary key (user_id, scope_id)
+        );
+        -- The marks' fan-out: a scope's members.
+        create index if not exists sync_scope_access_scope_id_idx on public.sync_scope_access (scope_id);
+        revoke all on table public.sync_scope_access from anon, authenticated;
+        grant select on table public.sync_scope_access to authenticated;
+        grant select, insert, update, delete on table public.sync_scope_access to service_role;
+        alter table public.sync_scope_access enable row level security;
+        drop policy if exists sync_scope_access_select_own on public.sync_scope_access;
+        create policy sync_scope_access_select_own on public.sync_scope_access for select to authenticated
+          using (user_id = (select auth.uid()));
+
+        -- The caller's role in one scope (null: none), read with a snapshot of its own (volatile): a
+        -- scope table's select policy asks it only of rows the caller wrote that the statement's
+        -- member check missed, i.e. scopes that very statement created (their owner row is made by
+        -- their insert trigger, after the statement's snapshot). Security invoker: it reads the
+        -- caller's own access rows through their policy.
+        create or replace function public.sync_scope_role(scope uuid)
+        returns text
+        language sql
+        volatile
+        set search_path = ''
+        as $$
+          select a.role from public.sync_scope_access a where a.user_id = auth.uid() and a.scope_id = scope
+        $$;
+        revoke all on function public.sync_scope_role(uuid) from public, anon;
+        grant execute on function public.sync_scope_role(uuid) to authenticated, service_role;
+
+        -- Rows that left a stream (moved to another scope, or between a scope and own rows): each
+        -- exit is in the stream the row left (scope null: its owner's own), stamped from the one
+        -- sequence under that stream's lock, so that stream's readers page it with its rows and
+        -- delete their copy. Written only by the triggers.
+        create table if not exists public.sync_exits (
+          server_seq bigint primary key,
+          scope uuid,
+          owner uuid not null,
+          table_name text not null,
+          row_id uuid not null
+        );
+        create index if not exists sync_exits_scope_idx on public.sync_exits (scope, table_name, server_seq) where scope is not null;
+        create index if not exists sync_exits_owner_idx on public.sync_exits (owner, table_name, server_seq) where scope is null;
+        revoke all on table public.sync_exits from anon, authenticated;
+        grant select on table public.sync_exits to authenticated;
+        grant select, insert, update, delete on table public.sync_exits to service_role;
+        alter table public.sync_exits enable row level security;
+        drop policy if exists sync_exits_select_reader on public.sync_exits;
+        create policy sync_exits_select_reader on public.sync_exits for select to authenticated
+          using ((scope is null and owner = (select auth.uid()))
+            or scope = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()))));
+
+        -- The bounded wait for a scope's lock that another transaction holds, as
+        -- public.sync_wait_for_owner: a signed-in user waits only for the scopes they belong to, so
+        -- nobody queues in front of another team's writes. The write triggers call it (as the
+        -- writer) only when the lock is taken.
+        create or replace function public.sync_wait_for_scope(scope uuid)
+        returns void
+        language plpgsql
+        set search_path = ''
+        as $$
+        declare
+          previous text := pg_catalog.current_setting('lock_timeout');
+        begin
+          if auth.uid() is not null and not exists (
+            select 1 from public.sync_scope_access a where a.user_id = auth.uid() and a.scope_id = scope
+          ) then
+            raise exception using errcode = '42501', message = 'a user waits only for the scopes they belong to';
+          end if;
+          if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(scope::text)) then
+            raise exception using errcode = '55P03', message = 'another request is waiting to write this scope: retry shortly';
+          end if;
+          perform pg_catalog.set_config('lock_timeout',
+            coalesce(nullif(pg_catalog.current_setting('hope_sync.owner_lock_timeout', true), ''), '1s'), true);
+          perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(scope::text));
+          perform pg_catalog.set_config('lock_timeout', previous, true);
+        end
+        $$;
+        revoke all on function public.sync_wait_for_scope(uuid) from public, anon;
+        grant execute on function public.sync_wait_for_scope(uuid) to authenticated, service_role;
+
+        -- Marks (public.sync_marks) for the users a write reached: a scope's members (read once its
+        -- lock is held, so a member added concurrently is seen here or added after this write
+        -- commits), a row's owner, a membership's user. An idle check stays one lookup of the
+        -- caller's own marks however many scopes they are in. A transaction whose id is a multiple of
+        -- 16 prunes those users' old marks. Security definer (users only read their marks) and
+        -- executable by no API role: only the shared tables' trigger functions call it.
+        create or replace function public.sync_mark_users(users uuid[])
+        returns void
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        declare
+          current_xid xid8 := pg_catalog.pg_current_xact_id();
+        begin
+          insert into public.sync_marks (user_id, xid)
+            select distinct u.id, current_xid from pg_catalog.unnest(users) u(id) where u.id is not null
+            on conflict do nothing;
+          if current_xid::text::bigint % 16 = 0 then
+            delete from public.sync_marks m where m.ctid = any (array(
+              select o.ctid from public.sync_marks o
+              where o.user_id = any (users) and o.xid < pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())
+                and o.xid <> current_xid
+              for update skip locked));
+          end if;
+        end
+        $$;
+        revoke all on function public.sync_mark_users(uuid[]) from public, anon, authenticated, service_role;
+
+        """#,
+        "supabase/sharing_triggers.sql.mustache": #"""
+        {{! A shared table's triggers beyond the write trigger: its marks fanned out to the members of each scope written, and a row's exit when it changes streams; for a scope table, its creator's ownership and what deleting a scope ends. }}
+        {{#sharing}}
+        -- The marks of a statement's writes: the owner of each own row{{#isScope}} (a scope row has none){{/isScope}} and every member of
+        -- each scope written. Security definer (users only read marks), executable by no API role.
+        create or replace function public.{{table}}_written_streams()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          perform public.sync_mark_users(array(
+        {{^isScope}}
+            select w.user_id from written w where w.{{column}} is null
+            union
+        {{/isScope}}
+            select a.user_id from public.sync_scope_access a where a.scope_id in (select w.{{column}} from written w)));
+          return null;
+        end
+        $$;
+        revoke all on function public.{{table}}_written_streams() from public, anon, authenticated, service_role;
+        {{^isScope}}
+
+        -- A row that changed streams leaves an exit in the one it left, stamped under that stream's
+        -- lock (the write trigger took both), and that stream's readers are marked.{{#hasFollowers}} The rows that
+        -- follow it move with it (their write trigger takes the scope from it; a last-writer-wins row
+        -- by a write of the server's own, as a deleted scope's rows are).{{/hasFollowers}} Security definer:
+        -- users only read exits.
+        create or replace function public.{{table}}_moved()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          insert into public.sync_exits (server_seq, scope, owner, table_name, row_id)
+            values (pg_catalog.nextval('public.sync_server_seq'), old.{{column}}, old.user_id, '{{table}}', old.id);
+          perform public.sync_mark_users(case when old.{{column}} is null then array[old.user_id]
+            else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.{{column}}) end);
+        {{#followers}}
+          update public.{{name}} f set {{column}} = new.{{column}}{{#rowMerge}}, updated_ms = f.updated_ms + 1, device_id = ''{{/rowMerge}}{{#columnMerge}},
+            column_stamps = pg_catalog.jsonb_build_object('{{column}}', pg_catalog.lpad((f.updated_ms + 1)::text, 15, '0') || ':'){{/columnMerge}}
+            where f.{{through}} = new.id and f.{{column}} is not distinct from old.{{column}};
+        {{/followers}}
+          return null;
+        end
+        $$;
+        revoke all on function public.{{table}}_moved() from public, anon, authenticated, service_role;
+        create or replace trigger {{table}}_moved
+          after update on public.{{table}}
+          for each row when (old.{{column}} is distinct from new.{{column}})
+          execute function public.{{table}}_moved();
+        {{/isScope}}
+        {{#isScope}}
+
+        -- A new scope's creator is its owner. A second BEFORE INSERT trigger (after
+        -- {{table}}_before_write by name, so under the scope's lock), so that the statement reads the
+        -- new scope back. An upsert of a scope that exists fires it too: then nothing is added. A scope
+        -- id another scope table's scope already has is refused (the pull answers scopes by id).
+        -- Security definer (it writes the membership before the caller may), executable by no API role.
+        create or replace function public.{{table}}_creator_owner()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+          if not exists (select 1 from public.{{table}} t where t.id = new.id) then
+            if exists (select 1 from public.sync_scope_access a where a.scope_id = new.id and a.scope_table <> '{{table}}') then
+              raise exception using errcode = '23505', message = 'another scope has this id';
+            end if;
+            insert into public.{{members}} (scope_id, user_id, role, added_by)
+              values (new.id, new.user_id, 'owner', new.user_id)
+              on conflict (scope_id, user_id) do nothing;
+          end if;
+          return new;
+        end
+        $$;
+        revoke all on function public.{{table}}_creator_owner() from public, anon, authenticated, service_role;
+        create or replace trigger {{table}}_creator_owner
+          before insert on public.{{table}}
+          for each row execute function public.{{table}}_creator_owner();
+
+        -- A deleted scope takes its rows and its memberships with it: its rows are soft-deleted
+        -- (their triggers stamp them in its stream; a last-writer-wins row by a write of the
+        -- server's own, device id '' and a pair past the stored one) and every membership ends, its
+        -- members marked. Security definer (it ends memberships past their rules), executable by no
+        -- API role.
+        create or replace function public.{{table}}_deleted()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        begin
+        {{#scoped}}
+          update public.{{name}} t set deleted_ms = new.deleted_ms{{#rowMerge}}, updated_ms = t.updated_ms + 1, device_id = ''{{/rowMerge}}{{#columnMerge}},
+            column_stamps = pg_catalog.jsonb_build_object('deleted_ms', pg_catalog.lpad((t.updated_ms + 1)::text, 15, '0') || ':'){{/columnMerge}}
+            where t.{{column}} = new.id and t.deleted_ms is null;
+        {{/scoped}}
+          update public.{{members}} m set deleted_ms = new.deleted_ms where m.scope_id = new.id and m.deleted_ms is null;
+          return null;
+        end
+        $$;
+        revoke all on function public.{{table}}_deleted() from public, anon, authenticated, service_role;
+        create or replace trigger {{table}}_deleted
+          after update on public.{{table}}
+          for each row when (old.deleted_ms is null and new.deleted_ms is not null)
+          execute function public.{{table}}_deleted();
+        {{/isScope}}
+        {{/sharing}}
+
+        """#,
         "supabase/table.sql.mustache": #"""
         -- {{table}}{{#lww}}: last writer wins on (updated_ms, device_id){{#columnMerge}}, column by column{{/columnMerge}}{{/lww}}{{#versionTimestamp}}: versioned by updated_at{{/versionTimestamp}}{{#versionInteger}}: versioned by an integer{{/versionInteger}}
         {{createTable}}
@@ -644,6 +1336,10 @@ enum BuiltInTemplates {
         {{/indexes}}
         {{access}}
         {{triggers}}
+        {{#membership}}
+
+        {{membership}}
+        {{/membership}}
 
         """#,
         "supabase/table_tests.sql.mustache": #"""
@@ -789,6 +1485,10 @@ enum BuiltInTemplates {
 
         {{sql}}
         {{/buckets}}
+        {{#scopes}}
+
+        {{sql}}
+        {{/scopes}}
 
         -- Pokes: row-level security on realtime.messages, which Realtime checks as the user when a
         -- device joins a private channel, lets a user join, read and send on their own topic only.
@@ -1022,12 +1722,14 @@ enum BuiltInTemplates {
         {{/versionTimestamp}}
           end if;
         {{/columnMerge}}
+        {{^sharing}}
         {{#locksOwner}}
           -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
           -- in server_seq order. Held already when the request is the owner's own; the bounded wait
           -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
           -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
         {{/locksOwner}}
+        {{/sharing}}
           {{> supabase/lock_owner.sql.mustache}}
           new.server_seq := pg_catalog.nextval('public.sync_server_seq');
         {{#openRow}}
@@ -1079,16 +1781,17 @@ enum BuiltInTemplates {
           before insert or update on public.{{table}}
           for each statement execute function public.sync_lock_owner();
         {{/locksOwner}}
-        -- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+        {{> supabase/sharing_triggers.sql.mustache}}
+        -- The owners' marks (public.sync_written_owners{{#sharing}}; a shared table's {{table}}_written_streams{{/sharing}}), once per statement: transition tables take
         -- one event a trigger.
         create or replace trigger {{table}}_written_insert
           after insert on public.{{table}}
           referencing new table as written
-          for each statement execute function public.sync_written_owners();
+          for each statement execute function public.{{#sharing}}{{table}}_written_streams{{/sharing}}{{^sharing}}sync_written_owners{{/sharing}}();
         create or replace trigger {{table}}_written_update
           after update on public.{{table}}
           referencing new table as written
-          for each statement execute function public.sync_written_owners();
+          for each statement execute function public.{{#sharing}}{{table}}_written_streams{{/sharing}}{{^sharing}}sync_written_owners{{/sharing}}();
         {{> supabase/poke_triggers.sql.mustache}}
         {{#versionTimestamp}}
         -- A new Supabase project has the extension available, not enabled.

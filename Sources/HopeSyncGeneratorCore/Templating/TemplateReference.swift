@@ -8,10 +8,12 @@ enum TemplateReference {
             RustTablesContext.self, SQLiteMigrationContext.self,
             AccessContext.self, AddColumnContext.self, BucketContext.self, BucketTestsContext.self, ColumnContext.self,
             CreateTableContext.self, IndexContext.self,
-            SupabaseMigrationContext.self, PullContext.self, SchemaContext.self, SequenceContext.self, TableContext.self,
+            SupabaseMigrationContext.self, MembershipContext.self, PullContext.self, SharedPullContext.self, SharingContext.self,
+            SchemaContext.self, ScopeTestsContext.self, SequenceContext.self, TableContext.self,
             TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
+            LockStreamPartial.self, SharingTriggersPartial.self,
             PokesPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,
         ]

@@ -10,6 +10,7 @@ struct TestsContext: TemplateContext {
     var bobClaims: String
     var tables: [RenderedSQL]
     var buckets: [RenderedSQL]
+    var scopes: [RenderedSQL] = []
 
     static var fields: [TemplateField<Self>] {
         [
@@ -20,6 +21,51 @@ struct TestsContext: TemplateContext {
             .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
             .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
             .init("buckets", "each Storage bucket's tests, rendered by bucket_tests.sql", \.buckets),
+            .init("scopes", "each scope table's sharing tests, rendered by scope_tests.sql", \.scopes),
+        ]
+    }
+}
+
+/// `supabase/scope_tests.sql.mustache`: one scope table's sharing tests, as three users.
+struct ScopeTestsContext: TemplateContext {
+    static let template = "supabase/scope_tests.sql.mustache"
+    static let summary = "one scope table's pgTAP tests of sharing: an owner, an editor and a viewer (the plan counts them)"
+
+    var table: String
+    var members: String
+    var q: String
+    var alice: String
+    var bob: String
+    var carol: String
+    var stranger: String
+    var aliceClaims: String
+    var bobClaims: String
+    var carolClaims: String
+    var scopeId: String
+    var insertScope: String
+    var bobUpdate: String
+    var carolUpdate: String
+    var bobDelete: String
+    var aliceDelete: String
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the scope table", \.table),
+            .init("members", "its membership table", \.members),
+            .init("q", "a dollar quote no enum value contains, for statements inside pgTAP calls", \.q),
+            .init("alice", "the owner's user id", \.alice),
+            .init("bob", "the editor's user id", \.bob),
+            .init("carol", "the viewer's user id", \.carol),
+            .init("stranger", "a user id nobody shares with", \.stranger),
+            .init("aliceClaims", "Alice's JWT claims (JSON)", \.aliceClaims),
+            .init("bobClaims", "Bob's JWT claims (JSON)", \.bobClaims),
+            .init("carolClaims", "Carol's JWT claims (JSON)", \.carolClaims),
+            .init("scopeId", "the id of the scope row the tests share", \.scopeId),
+            .init("insertScope", "Alice's insert of that row", \.insertScope),
+            .init("bobUpdate", "Bob's edit of the row (a newer pair on a last-writer-wins table)", \.bobUpdate),
+            .init("carolUpdate", "Carol's edit of the row, the same", \.carolUpdate),
+            .init("bobDelete", "Bob's delete of the row (setting deleted_ms)", \.bobDelete),
+            .init("aliceDelete", "Alice's delete of the row", \.aliceDelete),
         ]
     }
 }

@@ -9,6 +9,8 @@ package struct SupabaseTestRenderer: Sendable {
     package static let path = "supabase/tests/sync_test.sql"
     static let alice = "a11ce000-0000-4000-8000-000000000001"
     static let bob = "b0b00000-0000-4000-8000-000000000002"
+    static let carol = "ca201000-0000-4000-8000-000000000003"
+    static let stranger = "57a00000-0000-4000-8000-000000000004"
 
     package let templates: TemplateSet
 
@@ -28,10 +30,15 @@ package struct SupabaseTestRenderer: Sendable {
             while sql.hasSuffix("\n") { sql.removeLast() }
             return RenderedSQL(sql: sql)
         }
+        let scopes = try schema.tables.enumerated().filter { $0.element.sharing == .scope }.map { index, table in
+            var sql = try templates.render(PgTAPTableScript(table, number: index, quote: quote).scopeContext)
+            while sql.hasSuffix("\n") { sql.removeLast() }
+            return RenderedSQL(sql: sql)
+        }
         // The plan counts the tests the file makes: rendered once to count them, then with the count.
         var context = TestsContext(
             plan: "0", alice: Self.alice, bob: Self.bob, aliceClaims: PgTAPTableScript.claims(Self.alice),
-            bobClaims: PgTAPTableScript.claims(Self.bob), tables: tables, buckets: buckets)
+            bobClaims: PgTAPTableScript.claims(Self.bob), tables: tables, buckets: buckets, scopes: scopes)
         context.plan = String(PgTAPPlan.count(in: try templates.render(context)))
         return try templates.render(context)
     }
