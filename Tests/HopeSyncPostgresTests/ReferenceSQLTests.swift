@@ -31,9 +31,7 @@ import Testing
             var values: [String?] = [id, UUID().uuidString.lowercased()]
             for column in table.syncedColumns where column.role == .user && !column.isNullable && column.defaultValue == nil {
                 columns.append(column.name)
-                values.append(
-                    column.type == .int
-                        ? "1" : column.type == .double ? "1.5" : column.type == .bool ? "true" : column.type == .json ? "{}" : "x")
+                values.append(Self.someValue(of: column.type))
             }
             if table.conflict == .lww {
                 columns += ["updated_ms", "device_id"]
@@ -47,6 +45,19 @@ import Testing
                 let stored = try connection.execute("select \(column.name)::text from public.\(table.name) where id = $1", [id]).scalar
                 #expect(stored == text, "\(name): \(table.name).\(column.name)")
             }
+        }
+    }
+
+    /// A value a NOT NULL column without a default takes.
+    static func someValue(of type: ColumnType) -> String {
+        switch type {
+        case .int: "1"
+        case .double: "1.5"
+        case .bool: "true"
+        case .json: "{}"
+        case .uuid: UUID().uuidString.lowercased()
+        case .file: String(repeating: "a", count: 64) + ".jpg"
+        default: "x"
         }
     }
 }
