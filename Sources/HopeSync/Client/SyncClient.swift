@@ -96,6 +96,8 @@ public actor SyncClient {
 
     /// What the next sign-out (or switch to another user) does with the current user's data:
     /// set `.clearData` just before signing the user out to leave nothing of theirs behind.
+    /// The session ends at once (``store`` is nil from then on); the files are deleted once the
+    /// engine's pass under way has settled, a moment later.
     public func setSignOutPolicy(_ policy: SignOutPolicy) {
         signOutPolicy = policy
     }

@@ -82,6 +82,9 @@ func signInsThroughSupabase() async throws -> Bool {
     try await supabase.auth.signOut()
     _ = try await signedIn(nil)
     let bobsFile = SyncStore.databaseURL(for: bob, in: directory)
+    // The session ends at once (nobody writes to a store being closed); the files go once its
+    // engine has settled, just after.
+    for _ in 0..<500 where FileManager.default.fileExists(atPath: bobsFile.path) { try await Task.sleep(for: .milliseconds(10)) }
     print("bob signed out: file \(FileManager.default.fileExists(atPath: bobsFile.path) ? "kept" : "deleted")")
 
     supabase.auth.standInSignIn(alice)
