@@ -17,7 +17,7 @@ extension StoreWriter {
     @discardableResult
     public func update<Record: SyncRecord>(_ type: Record.Type, id: UUID, _ edit: (inout Record) throws -> Void) throws -> Record? {
         try SyncError.reportingSQLite {
-            let sql = try store.tableSQL(Record.table.name)
+            let sql = try writableTableSQL(Record.table)
             let key = id.lowercasedString
             if sql.merge != nil {
                 guard let stored = try sql.storedRow(key, database) else { return nil }

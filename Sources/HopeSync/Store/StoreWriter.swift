@@ -17,12 +17,24 @@ public struct StoreWriter {
     var store: SyncStore { reader.store }
     var database: Database { reader.database }
 
+    /// The table's SQL, for a local write: refused for a table the server alone writes (a scope's
+    /// membership table), whose local edits would wait for a push that never sends them.
+    func writableTableSQL(_ table: TableSchema) throws(SyncError) -> TableSQL {
+        guard !table.isWrittenByServer else {
+            throw SyncError(
+                .invalidRequest,
+                "The table \(table.name) is written by the server alone: a membership changes through a request to the server, not a local save."
+            )
+        }
+        return try store.tableSQL(table.name)
+    }
+
     /// Inserts or updates `record` and returns it stamped (user_id, updated_ms, device_id). The
     /// server-owned columns (server_seq, the version) keep their stored values on an update.
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
         try SyncError.reportingSQLite {
-            let sql = try store.tableSQL(Record.table.name)
+            let sql = try writableTableSQL(Record.table)
             let values = try checkedValues(of: record, sql)
             guard sql.merge != nil else {
                 return try saveWholeRow(values, sql, id: record.id, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
@@ -71,7 +83,7 @@ public struct StoreWriter {
     /// (when it no longer does, the write has nothing to change and leaves the queue).
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
-        let sql = try store.tableSQL(Record.table.name)
+        let sql = try writableTableSQL(Record.table)
         var values = try SyncError.reportingSQLite { try checkedValues(of: record, sql) }
         let queued = try SyncError.local {
             stamp(&values, sql, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
@@ -88,7 +100,7 @@ public struct StoreWriter {
     /// a newer one). Returns false when there is no such row.
     @discardableResult
     public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws(SyncError) -> Bool {
-        let sql = try store.tableSQL(Record.table.name)
+        let sql = try writableTableSQL(Record.table)
         return try SyncError.local { try softDelete(id, sql) }
     }
 
