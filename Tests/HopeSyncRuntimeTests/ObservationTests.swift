@@ -121,27 +121,30 @@ import Testing
     @Test func aReadRunsWhileAWriteIsOpen() async throws {
         let store = try openStore()
         try await store.write { try $0.save(Activity(name: "Committed")) }
-        let (opened, release, done) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let writeIsOpen = Locked(false)
+        let release = DispatchSemaphore(value: 0)
+        let (writeIsOpen, finished) = (Locked(false), Locked(false))
         // A thread of its own: it blocks, and must not wait for a worker of a pool the test shares.
         Thread.detachNewThread {
             try? store.write { tx in
                 try tx.save(Activity(name: "Uncommitted"))
                 writeIsOpen.value = true
-                opened.signal()
                 // Released by the test once it has read; the timeout only keeps a failing
-                // (waiting) read from hanging the suite.
-                _ = release.wait(timeout: .now() + 30)
+                // (waiting) read from hanging the suite. Generous: the suite's synchronous
+                // PostgreSQL tests occupy cooperative threads, and on two loaded cores the reads'
+                // continuations have waited over 30 s for one to resume on.
+                _ = release.wait(timeout: .now() + 120)
                 writeIsOpen.value = false
             }
-            done.signal()
+            finished.value = true
         }
-        opened.wait()
+        // Waited for without blocking a cooperative thread: on two cores a blocked one can keep
+        // the reads' continuations from resuming until the write's timeout.
+        while !writeIsOpen.value { try await Task.sleep(for: .milliseconds(5)) }
         let seen = try await store.read { try $0.fetchAll(Activity.self, orderBy: "name").map(\.name) }
         let seenAsync = try await store.read { try $0.fetchAll(Activity.self, orderBy: "name").map(\.name) }
         let openThroughout = writeIsOpen.value
         release.signal()
-        done.wait()
+        while !finished.value { try await Task.sleep(for: .milliseconds(5)) }
         #expect(openThroughout)
         #expect(seen == ["Committed"] && seenAsync == ["Committed"])
         #expect(try await store.read { try $0.fetchCount(Activity.self) } == 2)
