@@ -26,6 +26,13 @@ public struct Migration: Equatable, Sendable {
     /// change reads back).
     package static let sharedCodeRecord = "shared server code"
 
+    /// The changes in the order both databases apply them: a table starting to be shared last,
+    /// since it needs the columns the same migration adds (`sharing tasks` is found before
+    /// `column tasks.list_id`, and the snapshot keeps that order).
+    var appliedChanges: [SchemaChange] {
+        changes.filter { !$0.sharesTable } + changes.filter(\.sharesTable)
+    }
+
     /// The changes as the snapshot records them.
     var recordedChanges: [String] {
         changes.map(\.recorded) + (replacesSharedCode ? [Self.sharedCodeRecord] : [])
@@ -37,5 +44,11 @@ public struct Migration: Equatable, Sendable {
     static func fileStem(number: Int, name: String) -> String {
         let digits = String(number)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "_" + name
+    }
+}
+
+extension SchemaChange {
+    fileprivate var sharesTable: Bool {
+        if case .shareTable = self { true } else { false }
     }
 }

@@ -22,18 +22,11 @@ package struct RustRenderer: Sendable {
     }
 
     private func tableContext(_ table: Table) -> RustTablesContext.Table {
-        let conflict: String =
-            switch table.conflict {
-            case .lww where table.merge == .column:
-                "ConflictMode::LastWriterWinsByColumn { stamped: &[\(table.stampedColumns.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
-            case .lww: "ConflictMode::LastWriterWinsByRow"
-            case .version(let kind): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
-            }
-        return RustTablesContext.Table(
+        RustTablesContext.Table(
             name: table.name,
             constant: RustNames.constant(table),
             columns: table.syncedColumns.map(columnContext),
-            conflict: conflict,
+            conflict: conflictLiteral(table.conflict, stamped: table.merge == .column ? table.stampedColumns : nil),
             lookback: String(table.pullOrdering.distance),
             openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None",
             files: table.columns.compactMap { column in
@@ -42,18 +35,27 @@ package struct RustRenderer: Sendable {
             scope: table.sharing.map { scopeExpression($0, of: table) })
     }
 
-    /// A membership table: its conflict mode is a version table's, as in the Swift list, so a
-    /// pulled row replaces the device's copy; it has no version column, since no device writes it.
+    /// A membership table (its conflict mode: ``MembershipTable/conflict``).
     private func tableContext(_ members: MembershipTable) -> RustTablesContext.Table {
         RustTablesContext.Table(
             name: members.name,
             constant: RustNames.constant(named: members.name),
             columns: members.columns.map(columnContext),
-            conflict: "ConflictMode::Version { column: \"\(VersionKind.integer.columnName)\" }",
+            conflict: conflictLiteral(MembershipTable.conflict, stamped: nil),
             lookback: "0",
             openRowRule: "None",
             files: [],
             scope: "Scope::Membership { scope_table: \"\(members.scopeTable)\" }")
+    }
+
+    /// `stamped`: an lww table's columns merged one by one (nil: it merges whole rows).
+    private func conflictLiteral(_ conflict: ConflictMode, stamped: [SyncedColumn]?) -> String {
+        switch (conflict, stamped) {
+        case (.lww, let stamped?):
+            "ConflictMode::LastWriterWinsByColumn { stamped: &[\(stamped.map { "\"\($0.name)\"" }.joined(separator: ", "))] }"
+        case (.lww, nil): "ConflictMode::LastWriterWinsByRow"
+        case (.version(let kind), _): "ConflictMode::Version { column: \"\(kind.columnName)\" }"
+        }
     }
 
     private func columnContext(_ column: SyncedColumn) -> RustTablesContext.Table.Column {

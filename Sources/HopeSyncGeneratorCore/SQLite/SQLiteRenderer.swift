@@ -12,10 +12,7 @@ package struct SQLiteRenderer: Sendable {
 
     package func migrationSQL(_ migration: Migration) throws -> String {
         var steps: [SQLiteStep] = []
-        // A table that starts being shared gets its scope column in a change after this one
-        // (`sharing tasks`, then `column tasks.list_id`): its index comes once every column is there.
-        var scopeIndexes: [SQLiteStep] = []
-        for change in migration.changes {
+        for change in migration.appliedChanges {
             switch change {
             case .createTable(let table):
                 steps.append(SQLiteStep(createTable: tableContext(table)))
@@ -36,12 +33,12 @@ package struct SQLiteRenderer: Sendable {
                 // The table list says how a table is shared; locally a scope gains its membership
                 // table, and a scoped table the index a scope's rows are deleted by.
                 if let members = table.membershipTable { steps.append(SQLiteStep(createTable: tableContext(members))) }
-                if let index = scopeIndex(table) { scopeIndexes.append(SQLiteStep(addIndex: index)) }
+                if let index = scopeIndex(table) { steps.append(SQLiteStep(addIndex: index)) }
             }
         }
         return try templates.render(
             SQLiteMigrationContext(
-                number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps + scopeIndexes,
+                number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
                 cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
     }
 

@@ -89,21 +89,20 @@ extension ServerSharing {
             follows = Follows(parent: parent, through: through)
         }
         self.init(
-            scopeTable: scopeTable, members: "\(scopeTable)_members", column: sharing.scopeColumn, isScope: sharing == .scope,
+            scopeTable: scopeTable, members: MembershipTable.name(of: scopeTable), column: sharing.scopeColumn, isScope: sharing == .scope,
             follows: follows,
             followers: others.compactMap { other in
                 guard case .follows(let through, _, _)? = other.sharing, other.column(named: through)?.references == table.name else {
                     return nil
                 }
                 return Follower(
-                    name: other.name, through: through, rowMerge: other.conflict == .lww && !other.mergesColumns,
-                    columnMerge: other.mergesColumns)
+                    name: other.name, through: through, rowMerge: other.mergesWholeRows, columnMerge: other.mergesColumns)
             },
             scoped: sharing == .scope
                 ? others.filter { $0.scopeTable == table.name }.map { other in
                     ScopedTable(
                         name: other.name, column: other.sharing?.scopeColumn ?? "",
-                        rowMerge: other.conflict == .lww && !other.mergesColumns, columnMerge: other.mergesColumns)
+                        rowMerge: other.mergesWholeRows, columnMerge: other.mergesColumns)
                 } : [])
     }
 }

@@ -71,7 +71,7 @@ extension ServerTable {
             locksOwner: table.exactOrdering || table.openRowRule != nil,
             openRow: table.openRowRule.map { ServerTable.OpenRow(start: $0.start, end: $0.end) },
             columnMerge: table.mergesColumns,
-            rowMerge: table.conflict == .lww && !table.mergesColumns,
+            rowMerge: table.mergesWholeRows,
             // Each a register of its own (column merge): the user's columns, then deleted_ms.
             stamped: stamped.map { NamedColumn(name: $0.name) },
             written: stamped.filter { $0.role == .user }.map { NamedColumn(name: $0.name) },

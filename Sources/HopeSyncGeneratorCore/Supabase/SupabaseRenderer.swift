@@ -15,10 +15,7 @@ package struct SupabaseRenderer: Sendable {
     /// triggers (which may call a shared function that is new) or what they share renders
     /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
-        // A table starting to be shared needs the columns the migration adds (its scope column):
-        // its step goes after every other.
-        let ordered = migration.changes.filter { !$0.isShareTable } + migration.changes.filter(\.isShareTable)
-        let steps = try ordered.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }
+        let steps = try migration.appliedChanges.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }
         let sharesCode = migration.changes.contains {
             switch $0 {
             case .createTable, .replaceTriggers, .shareTable: true
@@ -185,11 +182,5 @@ package struct SupabaseRenderer: Sendable {
         var text = try templates.render(context)
         while text.hasSuffix("\n") { text.removeLast() }
         return text
-    }
-}
-
-extension SchemaChange {
-    fileprivate var isShareTable: Bool {
-        if case .shareTable = self { true } else { false }
     }
 }

@@ -45,15 +45,13 @@ package struct SwiftRenderer: Sendable {
             scope: table.sharing.map { scopeLiteral($0, of: table) })
     }
 
-    /// A membership table's row type. Its conflict mode is a version table's so that a pulled
-    /// row replaces the device's copy whatever it holds; it has no version column, since no
-    /// device writes it (`TableScope.membership` tells the runtime so).
+    /// A membership table's row type (its conflict mode: ``MembershipTable/conflict``).
     private func recordContext(_ members: MembershipTable) -> SwiftRecordContext {
         recordContext(
             table: members.name, type: members.swiftTypeName,
             about:
                 "The members of each `\(members.scopeTable)` row and their roles: hope-sync adds this table, the server writes it and a device only reads it.",
-            columns: members.columns, conflict: .version(.integer), ordering: .exact, openRowRule: "",
+            columns: members.columns, conflict: MembershipTable.conflict, ordering: .exact, openRowRule: "",
             scope: ".membership(of: \(SwiftLiteral.string(members.scopeTable)), table: \(SwiftLiteral.string(members.name)))")
     }
 

@@ -1,12 +1,19 @@
 /// The table hope-sync adds beside each scope table, `<scope table>_members`
-/// (docs/decisions/0048-sharing-by-scope.md): who shares each scope, and with what role. The
-/// server writes it, through its checked functions alone; a device keeps a copy it only reads.
+/// (docs/decisions/0048-sharing-by-scope.md): who shares each scope, and with what role. It is
+/// written on the server (owners through row-level security and its rules' trigger); a device
+/// keeps a copy it only reads.
 public struct MembershipTable: Equatable, Sendable {
     /// The scope table whose rows' members it lists.
     public var scopeTable: String
     public var name: String
     /// The generated Swift row type: the scope's type and `Member` (`TaskList` -> `TaskListMember`).
     public var swiftTypeName: String
+
+    /// The conflict mode the table lists give it: a version table's, so that a pulled row
+    /// replaces the device's copy whatever it holds; it has no version column, since no device
+    /// writes it (`TableScope.membership` tells the runtime so). A stand-in until the runtime
+    /// has a kind for tables only the server writes.
+    public static let conflict = ConflictMode.version(.integer)
 
     /// `<scope table>_members`.
     public static func name(of scopeTable: String) -> String { "\(scopeTable)_members" }

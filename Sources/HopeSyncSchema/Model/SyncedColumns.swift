@@ -39,6 +39,9 @@ extension Table {
     /// Whether the server and the devices keep a stamp per column (`column_stamps`).
     public var mergesColumns: Bool { syncedColumns.mergesColumns }
 
+    /// Whether a write replaces the whole row by its pair: last writer wins without column stamps.
+    public var mergesWholeRows: Bool { conflict == .lww && !mergesColumns }
+
     /// The columns that are each a register of their own under column merge.
     public var stampedColumns: [SyncedColumn] { syncedColumns.stampedColumns }
 

@@ -101,7 +101,7 @@ extension SchemaReader {
     /// `<scope>_members` is hope-sync's: no declared table may have its name, and it must be a
     /// name both databases take.
     private mutating func checkMembershipTable(of table: String, at mark: YAMLMark) {
-        let name = "\(table)_members"
+        let name = MembershipTable.name(of: table)
         if declaredTables.contains(name) {
             log.error(
                 mark, "table '\(name)' is declared, but hope-sync makes it to list the members of scope '\(table)'",

@@ -37,7 +37,7 @@ struct PgTAPTableScript {
         context.aliceUpdate = update(row: 0, set: changed(row: 0, variant: 1), pair: lww ? (2000, "device-a") : nil)
         context.versionInteger = table.conflict.versionKind == .integer
         context.versionTimestamp = table.conflict.versionKind == .timestamp
-        context.rowMerge = lww && !table.mergesColumns
+        context.rowMerge = table.mergesWholeRows
         switch table.conflict.versionKind {
         case .integer:
             let version = VersionKind.integer.columnName
