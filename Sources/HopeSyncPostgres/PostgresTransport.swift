@@ -120,7 +120,7 @@ import HopeSyncPostgresClient
 
     /// `select public.<function>(cursors, since, page_limit)` in a read-only request.
     public func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull needs a positive limit") }
         let statement = PostgresStatement.pull(

@@ -31,7 +31,7 @@ extension ForwardingTransport {
     }
 
     package func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }

@@ -5,9 +5,9 @@ import Foundation
 /// pulls: one snapshot of every table, with the owner's mark.
 extension InMemoryServer {
     @_spi(Transport) public func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
-        requestLog.append(.pullTables(after: Dictionary(cursors.map { ($0.table.name, $0.after) }) { first, _ in first }, since: mark))
+        requestLog.append(.pullTables(after: Dictionary(cursors.own.map { ($0.table.name, $0.after) }) { first, _ in first }, since: mark))
         try admit()
         guard hasFunctions else { throw .lacksFunction(function) }
         let owner = user.userID.lowercasedString
@@ -15,7 +15,7 @@ extension InMemoryServer {
         var pages: [String: PulledPage] = [:]
         var drifted: [String: [ServerError]] = [:]
         if mark != current {
-            for cursor in cursors {
+            for cursor in cursors.own {
                 let name = cursor.table.name
                 guard tables[name] != nil else {
                     drifted[name] = [ServerError(status: 404, code: "42P01", message: "relation \"public.\(name)\" does not exist")]

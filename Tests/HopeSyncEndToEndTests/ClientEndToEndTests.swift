@@ -19,7 +19,7 @@ import Testing
         let online: Locked<Bool>
 
         func pull(
-            _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+            _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
         ) async throws(SyncError) -> PulledTables {
             guard online.value else { throw SyncError(.connectivity, "unplugged") }
             return try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)

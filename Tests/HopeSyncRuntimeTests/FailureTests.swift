@@ -291,7 +291,7 @@ private struct StallingPulls: ForwardingTransport {
     }
 
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         started.value = true
         do {

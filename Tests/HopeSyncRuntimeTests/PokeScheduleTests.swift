@@ -228,9 +228,9 @@ struct CountingPulls: ForwardingTransport {
 
     /// The pull function's one request counts as a pull of each table it names.
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
-        for cursor in cursors { counts.add(cursor.table.name) }
+        for cursor in cursors.own { counts.add(cursor.table.name) }
         await gate?.pass()
         return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }

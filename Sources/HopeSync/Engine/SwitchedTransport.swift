@@ -46,7 +46,7 @@ struct SwitchedTransport: SyncTransport {
         return try await base.fetch(table, ids: ids, columns: columns, as: user)
     }
 
-    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+    func pull(_ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
     {
         try check()

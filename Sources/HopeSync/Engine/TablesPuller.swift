@@ -26,7 +26,7 @@ struct TablesPuller {
             return (cursors, try store.pullMark())
         }
         let first = try await transport.pull(
-            tables.map { TableCursor($0, after: Puller.start(of: $0, at: cursors[$0.name] ?? 0, lookback: lookback)) },
+            PullCursors(own: tables.map { TableCursor($0, after: Puller.start(of: $0, at: cursors[$0.name] ?? 0, lookback: lookback)) }),
             since: since, limit: pageSize, function: function, as: credentials)
         var drifts: [ServerError] = []
         var last: PulledTables?
@@ -87,7 +87,7 @@ struct TablesPuller {
             }
             guard full else { return }
             if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
-            answer = try await transport.pull(next, since: nil, limit: pageSize, function: function, as: credentials)
+            answer = try await transport.pull(PullCursors(own: next), since: nil, limit: pageSize, function: function, as: credentials)
         }
     }
 }

@@ -5,7 +5,7 @@ import HopeSyncSQLite
 /// all; the layers above own what goes in them (the queue and the lists are the conflicts
 /// layer's). Append only: a shipped migration is never edited.
 enum RuntimeMigrations {
-    static let all = [bookkeeping, guardedWrites, rowRefresh, files]
+    static let all = [bookkeeping, guardedWrites, rowRefresh, files, scopes]
 
     /// Metadata (device id, owner, clock) and the first rejected list.
     static let bookkeeping = LocalMigration(
@@ -127,11 +127,35 @@ enum RuntimeMigrations {
             CREATE INDEX _sync_files_due ON _sync_files (state, retry_ms);
             """)
 
+    /// The shared scopes the user belongs to, as the last pull listed them (docs/PROTOCOL.md,
+    /// "Sharing (scopes)"), and a cursor per (scope, table): within a stream, server_seq order
+    /// is commit order, never across streams. `arriving` stays 1 from the pull that first
+    /// listed the scope until one read every table of it to the end. The own stream's cursors
+    /// stay in `_sync_cursors`.
+    static let scopes = LocalMigration(
+        version: 5, name: "scopes",
+        sql: """
+            CREATE TABLE _sync_scopes (
+                scope_id TEXT PRIMARY KEY NOT NULL,
+                scope_table TEXT NOT NULL,
+                role TEXT NOT NULL,
+                arriving INTEGER NOT NULL DEFAULT 1
+            );
+            CREATE TABLE _sync_stream_cursors (
+                scope_id TEXT NOT NULL,
+                table_name TEXT NOT NULL,
+                server_seq INTEGER NOT NULL,
+                PRIMARY KEY (scope_id, table_name)
+            );
+            """)
+
     /// Empties this user's queue, lists and files (sign-out).
     static func clearBookkeeping(of userID: UUID, _ database: Database) throws {
         for table in ["_sync_mutations", "_sync_conflicted", "_sync_rejected"] {
             try database.execute("DELETE FROM \(table) WHERE user_id = ? OR user_id = ''", [.text(userID.lowercasedString)])
         }
         try database.execute("DELETE FROM _sync_files")
+        try database.execute("DELETE FROM _sync_scopes")
+        try database.execute("DELETE FROM _sync_stream_cursors")
     }
 }

@@ -136,7 +136,7 @@ import Foundation
     /// `GET /rpc/<function>?cursors=...&since=...&page_limit=...`: a read-only function, so a
     /// read replica's endpoint can serve it too.
     public func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         guard limit > 0 else { throw SyncError(.invalidRequest, "A pull needs a positive limit") }
         var query: [PostgRESTRequest.QueryItem] = [.parameter("cursors", FunctionCoding.cursorsArgument(cursors))]

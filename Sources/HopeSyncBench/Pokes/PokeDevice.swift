@@ -73,7 +73,7 @@ final class CountedRequests: ForwardingTransport, Sendable {
         return try await forwardee.pull(table, after: cursor, limit: limit, as: user)
     }
 
-    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+    func pull(_ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
     {
         count.withLock { $0 += 1 }

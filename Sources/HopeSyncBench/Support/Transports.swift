@@ -62,10 +62,10 @@ struct WatchedTransport: SyncTransport {
         }
     }
 
-    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+    func pull(_ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
     {
-        guard usesFunctions, let first = cursors.first else { throw .lacksFunction(function) }
+        guard usesFunctions, let first = cursors.own.first else { throw .lacksFunction(function) }
         return try await watched(.pullTables, first.table, user, count: \.receivedCount) { () async throws(SyncError) in
             try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
         }

@@ -36,7 +36,7 @@ final class CountingTransport: ForwardingTransport, Sendable {
     }
 
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         pulls.withLock { $0["function", default: 0] += 1 }
         return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)

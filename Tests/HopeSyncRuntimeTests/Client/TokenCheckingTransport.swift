@@ -26,7 +26,7 @@ struct TokenCheckingTransport: ForwardingTransport {
     }
 
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: try await admit(user))
     }

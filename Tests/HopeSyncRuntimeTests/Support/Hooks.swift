@@ -53,7 +53,7 @@ struct RecordingPulls: ForwardingTransport {
     }
 
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         let answer = try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
         for (table, page) in answer.pages { sizes.add(page.receivedCount, table) }

@@ -139,7 +139,7 @@ struct HookedTransport: ForwardingTransport {
     }
 
     func pull(
-        _ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials
+        _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
         await beforePull()
         let answer = try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)

@@ -5,7 +5,7 @@ extension SyncError {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable {
             case networkDisabled, connectivity, server, syncFailed, clientClosed, accessToken, signedOut, invalidRequest
-            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase, localFile
+            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase, localFile, notAllowed
         }
 
         private let kind: Kind
@@ -50,5 +50,9 @@ extension SyncError {
         /// A file in the store's folder could not be read or written (a full disk, a file the
         /// app attached that cannot be read); the message names it.
         public static let localFile = Code(.localFile)
+        /// The user's role in a shared scope does not allow it: a save to a scope they only
+        /// view, or a membership change only an owner may make (``SyncError/serverError`` holds
+        /// the server's refusal when it refused); the message names the scope.
+        public static let notAllowed = Code(.notAllowed)
     }
 }

@@ -25,21 +25,40 @@ extension Credentials: CustomStringConvertible, CustomDebugStringConvertible, Cu
     public var rows: [ColumnValues]
     /// Rows that did not decode: reported, never applied, never silently skipped.
     public var undecodable: [UndecodableRow]
-    /// How many rows the server sent (decoded or not): fewer than the limit means the end.
+    /// Rows that left the page's stream (a shared table's page in a pull of every table): moved
+    /// to another scope, or between a scope and own rows.
+    public var exits: [PulledExit]
+    /// How many rows and exits the server sent (decoded or not): fewer than the limit means
+    /// the end.
     public var receivedCount: Int
-    /// The largest server_seq in the page, decoded or not.
+    /// The largest server_seq in the page (rows, decoded or not, and exits).
     public var lastServerSeq: Int64?
     /// The server's clock when it answered (milliseconds since 1970), when the answer says.
     public var serverTimeMs: Int64?
 
     public init(
-        rows: [ColumnValues], undecodable: [UndecodableRow] = [], receivedCount: Int, lastServerSeq: Int64?, serverTimeMs: Int64? = nil
+        rows: [ColumnValues], undecodable: [UndecodableRow] = [], exits: [PulledExit] = [], receivedCount: Int, lastServerSeq: Int64?,
+        serverTimeMs: Int64? = nil
     ) {
         self.rows = rows
         self.undecodable = undecodable
+        self.exits = exits
         self.receivedCount = receivedCount
         self.lastServerSeq = lastServerSeq
         self.serverTimeMs = serverTimeMs
+    }
+}
+
+/// A row that left a stream (`{"id": "<row id>", "server_seq": n}`): a device deletes its copy
+/// only while the copy is still in that stream (a copy in another is newer).
+@_spi(Transport) public struct PulledExit: Sendable, Hashable {
+    /// The row's id, lowercase.
+    public var id: String
+    public var serverSeq: Int64
+
+    public init(id: String, serverSeq: Int64) {
+        self.id = id
+        self.serverSeq = serverSeq
     }
 }
 
@@ -123,8 +142,18 @@ public struct UndecodableRow: Sendable, Equatable {
     /// (PostgREST: `GET /rpc/<function>?cursors=...&since=...&page_limit=...`). A server without
     /// it fails the request as `SyncError.lacksFunction(_:)` says (so does a
     /// transport that does not implement it): the engine then pulls table by table.
-    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+    func pull(_ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
+
+    /// Adds a member to a scope, changes their role or ends their membership, at once
+    /// (docs/PROTOCOL.md, "Sharing (scopes)": PostgREST upserts `membershipTable` on
+    /// `scope_id,user_id`, or patches `deleted_ms`). Returns the membership rows the server
+    /// wrote, every column: empty when row-level security let nothing through. A refusal is
+    /// the server's (`42501`, `22023`, `HS001`, `HS002`, `55P03`). By default a transport
+    /// cannot: the request fails as a server without sharing would.
+    @discardableResult
+    func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
+        -> [ColumnValues]
 
     /// Where file columns' files go, when this transport's server has a Storage beside it
     /// (PostgREST's project); nil (the default) when files need one configured separately.
@@ -133,6 +162,15 @@ public struct UndecodableRow: Sendable, Equatable {
 
 extension SyncTransport {
     public var files: (any SyncFileTransport)? { nil }
+
+    @discardableResult
+    public func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
+        -> [ColumnValues]
+    {
+        throw SyncError(
+            .server, "The server cannot change memberships of \(membershipTable.name)",
+            serverError: ServerError(status: 404, code: "42P01", message: "relation \"public.\(membershipTable.name)\" does not exist"))
+    }
 
     @discardableResult
     public func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials, announcingPokes: Bool) async throws(SyncError)

@@ -45,7 +45,7 @@ struct ExpiringTokens: SyncTransport {
         try await server.fetch(table, ids: ids, columns: columns, as: admit(user))
     }
 
-    func pull(_ cursors: [TableCursor], since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
+    func pull(_ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials) async throws(SyncError)
         -> PulledTables
     {
         try await server.pull(cursors, since: mark, limit: limit, function: function, as: admit(user))
