@@ -61,4 +61,35 @@ struct MutationQueue: GuardedWriteQueue {
     func restoreQueuedWrites(over rows: [ColumnValues], _ sql: TableSQL, _ database: Database) throws {
         try LocalRow.overlayQueuedWrites(in: rows, sql, database)
     }
+
+    func rejectUnacceptedWrites(ofRows ids: [String], _ sql: TableSQL, reason: String, for store: SyncStore, _ database: Database) throws {
+        let now = store.state.wallClock()
+        for id in ids {
+            guard let key = UUID(text: id), let local = try LocalRow.values(of: key, sql, database) else { continue }
+            if local.dirty == DirtyState.dirty.rawValue || local.dirty == DirtyState.rejected.rawValue {
+                // The whole row is the write: kept as the entry's body, since the row goes.
+                let entry = RejectedEntry(
+                    table: sql.table.name, operation: .upsert, rowID: id, body: local.row, message: reason, createdMs: now,
+                    retryable: false)
+                try entry.record(for: store.userID, atMs: now, database)
+            }
+            let queued = try database.fetchAll(
+                "SELECT id, operation, body, base_version, base, filters, created_ms FROM _sync_mutations WHERE table_name = ? AND row_id = ? ORDER BY id",
+                [.text(sql.table.name), .text(id)]
+            ) { row in
+                (
+                    row.int64(at: 0), row.text(at: 1) ?? "", row.text(at: 2) ?? "[]", row.text(at: 3), row.text(at: 4),
+                    row.text(at: 5) ?? "[]", row.int64(at: 6)
+                )
+            }
+            for (mutation, operation, body, baseVersion, base, filters, created) in queued {
+                let entry = RejectedEntry(
+                    table: sql.table.name, operation: MutationOperation(rawValue: operation) ?? .update, rowID: id,
+                    body: try StoredValues.decode(body), baseVersion: baseVersion, base: try base.map(StoredValues.decode),
+                    filters: try StoredValues.decodeFilters(filters), message: reason, createdMs: created, retryable: false)
+                try entry.record(for: store.userID, atMs: now, database)
+                try database.execute("DELETE FROM _sync_mutations WHERE id = ?", [.integer(mutation)])
+            }
+        }
+    }
 }

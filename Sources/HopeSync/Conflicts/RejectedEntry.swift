@@ -13,6 +13,8 @@ struct RejectedEntry {
     var serverError: ServerError?
     var message: String
     var createdMs: Int64
+    /// Whether Retry may send it again; nil: an upsert, or a write whose body is kept, may.
+    var retryable: Bool? = nil
 
     /// What the list's size is counted over.
     static let textColumns = ["body", "base", "message", "details", "hint"]
@@ -38,7 +40,7 @@ struct RejectedEntry {
                 .text(userID.lowercasedString), .text(table), .text(operation.rawValue), .text(rowID),
                 kept.map(DatabaseValue.text) ?? .null, baseVersion.map(DatabaseValue.text) ?? .null,
                 base.map { .text(StoredValues.encode($0)) } ?? .null, .text(StoredValues.encode(filters)),
-                .integer(operation == .upsert || kept != nil ? 1 : 0),
+                .integer((retryable ?? (operation == .upsert || kept != nil)) ? 1 : 0),
                 error.map { .integer(Int64($0.status)) } ?? .null, error?.code.map(DatabaseValue.text) ?? .null,
                 .text(ListBounds.clipped(error?.message ?? message)),
                 ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,

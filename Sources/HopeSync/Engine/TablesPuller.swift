@@ -19,29 +19,41 @@ struct TablesPuller {
     /// Pulls every table; returns the schema drift of the tables it passed over. A server
     /// without the function fails the first request, before anything is applied.
     func pull(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
-        let tables = store.schema.tables
-        let (cursors, since) = try await store.onWriter { store throws(SyncError) in
+        let schema = store.schema
+        let (rounds, since) = try await store.onWriter { [pageSize, lookback] store throws(SyncError) in
             var cursors: [String: Int64] = [:]
-            for table in tables { cursors[table.name] = try store.cursor(for: table) }
-            return (cursors, try store.pullMark())
+            for table in schema.tables { cursors[table.name] = try store.cursor(for: table) }
+            let scopes = schema.sharesRows ? try store.knownScopes() : [:]
+            return (
+                StreamRounds(schema: schema, pageSize: pageSize, lookback: lookback, ownCursors: cursors, scopes: scopes),
+                try store.pullMark()
+            )
         }
-        let first = try await transport.pull(
-            PullCursors(own: tables.map { TableCursor($0, after: Puller.start(of: $0, at: cursors[$0.name] ?? 0, lookback: lookback)) }),
-            since: since, limit: pageSize, function: function, as: credentials)
+        let first = try await transport.pull(rounds.first, since: since, limit: pageSize, function: function, as: credentials)
         var drifts: [ServerError] = []
         var last: PulledTables?
-        try await PageBuffer<PulledTables>.fetchingAhead(capacity: Puller.pagesAhead) { [self, cursors] buffer throws(SyncError) in
-            try await fetchRounds(after: first, tables: tables, cursors: cursors, into: buffer)
+        try await PageBuffer<PulledTables>.fetchingAhead(capacity: Puller.pagesAhead) { [self, rounds] buffer throws(SyncError) in
+            try await fetchRounds(after: first, rounds: rounds, into: buffer)
         } apply: { nextReady throws(SyncError) in
-            // Every table's pages of the answers that are ready, in one transaction.
-            let (rows, drifted, lastApplied) = try await store.onWriter { store throws(SyncError) in
+            // Every stream's pages of the answers that are ready, in one transaction.
+            let (rows, drifted, lastApplied) = try await store.onWriter { [rounds] store throws(SyncError) in
                 var drifted: [ServerError] = []
                 var lastApplied: PulledTables?
                 let rows = try store.applyPulled { transaction in
                     while !transaction.shouldCommit, let answer = nextReady() {
                         try transaction.observeServerTime(answer.serverTimeMs)
-                        for table in tables {
+                        for table in rounds.own {
                             if let page = answer.pages[table.name] { try transaction.apply(page, to: table) }
+                        }
+                        if let scopes = answer.scopes {
+                            // Scopes that ended go before the listed ones' pages come in.
+                            try transaction.list(scopes, arriving: rounds.arriving(in: answer))
+                            for (id, scope) in scopes.sorted(by: { $0.key < $1.key }) {
+                                for (name, page) in scope.pages.sorted(by: { $0.key < $1.key }) {
+                                    guard let table = schema.table(named: name), table.scope != nil else { continue }
+                                    try transaction.apply(page, to: table, scope: id)
+                                }
+                            }
                         }
                         drifted += answer.drifted.sorted { $0.key < $1.key }.flatMap(\.value)
                         lastApplied = answer
@@ -61,33 +73,15 @@ struct TablesPuller {
         return drifts
     }
 
-    /// Puts each round's answer in `buffer` and asks the next while some page was full, each
-    /// table from past its page (a full one) or from its start again (the rest).
-    private func fetchRounds(
-        after first: PulledTables, tables: [TableSchema], cursors: [String: Int64], into buffer: PageBuffer<PulledTables>
-    ) async throws(SyncError) {
+    /// Puts each round's answer in `buffer` and asks the next while some page was full.
+    private func fetchRounds(after first: PulledTables, rounds: StreamRounds, into buffer: PageBuffer<PulledTables>) async throws(SyncError) {
         var answer = first
-        var cursors = cursors
-        var asked = tables
+        var rounds = rounds
         while true {
             await buffer.put(answer)
-            asked = asked.filter { answer.drifted[$0.name] == nil }
-            var next: [TableCursor] = []
-            var full = false
-            for table in asked {
-                let page = answer.pages[table.name]
-                let last = page?.lastServerSeq ?? 0
-                cursors[table.name] = max(cursors[table.name] ?? 0, last)
-                if let page, page.receivedCount >= pageSize, last > 0 {
-                    full = true
-                    next.append(TableCursor(table, after: last))
-                } else {
-                    next.append(TableCursor(table, after: Puller.start(of: table, at: cursors[table.name] ?? 0, lookback: lookback)))
-                }
-            }
-            guard full else { return }
+            guard let next = rounds.next(after: answer) else { return }
             if Task.isCancelled { throw SyncError(.cancelled, "The pull was cancelled.") }
-            answer = try await transport.pull(PullCursors(own: next), since: nil, limit: pageSize, function: function, as: credentials)
+            answer = try await transport.pull(next, since: nil, limit: pageSize, function: function, as: credentials)
         }
     }
 }

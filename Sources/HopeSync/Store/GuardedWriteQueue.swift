@@ -13,6 +13,11 @@ protocol GuardedWriteQueue: Sendable {
     func queueDelete(_ key: UUID, _ sql: TableSQL, in writer: StoreWriter) throws -> Bool
     /// After a pulled page replaced rows of the table: the rows with queued writes get them back.
     func restoreQueuedWrites(over rows: [ColumnValues], _ sql: TableSQL, _ database: Database) throws
+    /// Access to the rows `ids` of the table ended (their scope's membership, or the row left
+    /// the user's reach): each write of theirs the server never accepted (a waiting or refused
+    /// row, queued guarded writes) goes to the rejected list with `reason`, so the user can copy
+    /// it out, before the store deletes the rows.
+    func rejectUnacceptedWrites(ofRows ids: [String], _ sql: TableSQL, reason: String, for store: SyncStore, _ database: Database) throws
 }
 
 /// Where a store opened by its public initializers (SyncStore+Open.swift) gets its queue: the

@@ -23,7 +23,6 @@ struct PullTransaction {
         let names: [String]
         let stampIndex: Int?
         let rule: (end: Int, deleted: Int?)?
-        var lastServerSeq: Int64 = 0
         var openArrived = false
 
         init(_ table: TableSchema, _ sql: TableSQL) {
@@ -37,9 +36,17 @@ struct PullTransaction {
         }
     }
 
+    /// One table in one stream: the own stream (`scope` nil) or a scope's.
+    private struct Stream: Hashable {
+        let scope: String?
+        let table: String
+    }
+
     private let store: SyncStore
     private let database: Database
     private var tables: [String: TablePages] = [:]
+    /// The highest server_seq of each stream's pages: where its cursor moves at the commit.
+    private var streams: [Stream: Int64] = [:]
     private var newestStamp: Int64 = 0
     private(set) var applied = SyncStore.AppliedRows()
     private var rowCount = 0
@@ -58,14 +65,15 @@ struct PullTransaction {
         try store.observeServerTime(serverMs, database)
     }
 
-    /// Applies a page of `table`. A row SQLite refuses is reported, not applied, and does not
-    /// stop the others.
-    mutating func apply(_ page: PulledPage, to table: TableSchema) throws {
+    /// Applies a page of `table` in the own stream, or in the stream of `scope`. A row SQLite
+    /// refuses is reported, not applied, and does not stop the others.
+    mutating func apply(_ page: PulledPage, to table: TableSchema, scope: String? = nil) throws {
         var pages = try tables[table.name] ?? TablePages(table, store.tableSQL(table.name))
         let (sql, names) = (pages.sql, pages.names)
         try store.observeServerTime(page.serverTimeMs, database)
         let statement = try database.cachedStatement(sql.applyServerRow)
-        pages.lastServerSeq = max(pages.lastServerSeq, page.lastServerSeq ?? 0)
+        let stream = Stream(scope: scope, table: table.name)
+        streams[stream] = max(streams[stream] ?? 0, page.lastServerSeq ?? 0)
         applied.undecodable += page.undecodable
         for row in page.rows {
             let values = row.columns == names ? row.values : names.map { row[$0] ?? .null }
@@ -87,23 +95,73 @@ struct PullTransaction {
         }
         rowCount += page.rows.count
         try store.guardedWrites.restoreQueuedWrites(over: page.rows, sql, database)
+        try applyExits(page.exits, of: table, scope: scope)
         tables[table.name] = pages
+    }
+
+    /// Rows that left the stream: a copy still in it goes, unless it holds a change the server
+    /// has not accepted (its push then meets the row where it is now, and the server decides). A
+    /// copy already in another stream is newer than the exit, and stays.
+    private mutating func applyExits(_ exits: [PulledExit], of table: TableSchema, scope: String?) throws {
+        guard !exits.isEmpty, let column = table.scope?.column else { return }
+        let sql = try store.tableSQL(table.name)
+        let inStream = scope == nil ? "\(quoted(column)) IS NULL" : "\(quoted(column)) = ?"
+        let statement = try database.cachedStatement(
+            "DELETE FROM \(sql.quotedName) \(sql.whereKey) AND \(inStream) AND _dirty = \(DirtyState.clean.sql)")
+        for exit in exits {
+            statement.reset()
+            try statement.bind(.text(exit.id), at: 1)
+            if let scope { try statement.bind(.text(scope), at: 2) }
+            try statement.run()
+            if database.changes > 0 { applied.applied += 1 }
+        }
+    }
+
+    /// The scopes the user belongs to as of an answer's snapshot: each known scope the answer
+    /// does not list has ended (its rows, their unaccepted edits and its cursors go, in this
+    /// transaction); each listed one is kept with its role, still arriving while `arriving`
+    /// names it. A scope of a table this build does not know is passed over.
+    mutating func list(_ scopes: [String: PulledScope], arriving: Set<String>) throws {
+        let known = try store.knownScopes(database)
+        for (id, scope) in known.sorted(by: { $0.key < $1.key }) where scopes[id] == nil {
+            try store.endScope(id, scopeTable: scope.scopeTable, database)
+            streams = streams.filter { $0.key.scope != id }
+            applied.applied += 1
+        }
+        for (id, scope) in scopes.sorted(by: { $0.key < $1.key }) {
+            guard let scopeTable = known[id]?.scopeTable ?? store.schema.scopeTable(holding: scope.pages.keys) else { continue }
+            try database.execute(
+                """
+                INSERT INTO _sync_scopes (scope_id, scope_table, role, arriving) VALUES (?, ?, ?, ?)
+                ON CONFLICT (scope_id) DO UPDATE SET role = excluded.role, arriving = excluded.arriving
+                """, [.text(id), .text(scopeTable), .text(scope.role.rawValue), .integer(arriving.contains(id) ? 1 : 0)])
+        }
     }
 
     /// Moves each table's cursor past its pages and keeps the open-row rule; returns whether
     /// that wrote a local row (a server close of this device's open row).
     fileprivate func finish() throws -> Bool {
         let writer = StoreWriter(reader: StoreReader(store: store, database: database))
-        for pages in tables.values.sorted(by: { $0.table.name < $1.table.name }) {
-            // A cursor never moves back (a lookback's window starts behind it).
-            try database.execute(
-                """
-                INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) \
-                ON CONFLICT (table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)
-                """,
-                [.text(pages.table.name), .integer(pages.lastServerSeq)]
-            )
-            if pages.openArrived { try writer.enforceOpenRowRule(pages.sql, owner: store.userID) }
+        // A cursor never moves back (a lookback's window starts behind it).
+        for (stream, serverSeq) in streams.sorted(by: { ($0.key.scope ?? "", $0.key.table) < ($1.key.scope ?? "", $1.key.table) }) {
+            if let scope = stream.scope {
+                try database.execute(
+                    """
+                    INSERT INTO _sync_stream_cursors (scope_id, table_name, server_seq) VALUES (?, ?, ?) \
+                    ON CONFLICT (scope_id, table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)
+                    """,
+                    [.text(scope), .text(stream.table), .integer(serverSeq)])
+            } else {
+                try database.execute(
+                    """
+                    INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?, ?) \
+                    ON CONFLICT (table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)
+                    """,
+                    [.text(stream.table), .integer(serverSeq)])
+            }
+        }
+        for pages in tables.values.sorted(by: { $0.table.name < $1.table.name }) where pages.openArrived {
+            try writer.enforceOpenRowRule(pages.sql, owner: store.userID)
         }
         store.state.clock.observe(newestStamp, wallMs: store.state.wallClock())
         return writer.wroteLocally
@@ -111,7 +169,8 @@ struct PullTransaction {
 }
 
 extension SyncStore {
-    /// What a pull applied: the rows that changed something, and those it could not apply.
+    /// What a pull applied: the rows that changed something (rows removed by an exit or an
+    /// ended scope included), and those it could not apply.
     struct AppliedRows {
         var applied = 0
         var undecodable: [UndecodableRow] = []

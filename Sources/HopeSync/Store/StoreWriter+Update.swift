@@ -23,12 +23,14 @@ extension StoreWriter {
                 guard let stored = try sql.storedRow(key, database) else { return nil }
                 let before = try sql.record(Record.self, from: stored.row.values.map { $0 ?? .null })
                 let values = try checkedValues(of: try edited(before, id: id, edit), sql)
+                try refuseReadOnlyScope(of: sql, id: key, values: values)
                 return try saveMerging(values, over: stored, sql, as: Record.self)
             }
             guard let stored = try database.fetchOne(sql.selectByID, [.text(key)], sql.values(of:))
             else { return nil }
             let before = try sql.record(Record.self, from: stored)
             let values = try checkedValues(of: try edited(before, id: id, edit), sql)
+            try refuseReadOnlyScope(of: sql, id: key, values: values)
             guard sql.table.columns.indices.contains(where: { sql.table.columns[$0].role.isStamped && values[$0] != stored[$0] }) else {
                 return before
             }

@@ -36,6 +36,7 @@ public struct StoreWriter {
         try SyncError.reportingSQLite {
             let sql = try writableTableSQL(Record.table)
             let values = try checkedValues(of: record, sql)
+            try refuseReadOnlyScope(of: sql, id: record.id.lowercasedString, values: values)
             guard sql.merge != nil else {
                 return try saveWholeRow(values, sql, id: record.id, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
             }
@@ -85,6 +86,7 @@ public struct StoreWriter {
     public func save<Record: SyncRecord>(_ record: Record, onlyIf conditions: [Filter]) throws -> Record {
         let sql = try writableTableSQL(Record.table)
         var values = try SyncError.reportingSQLite { try checkedValues(of: record, sql) }
+        try refuseReadOnlyScope(of: sql, id: record.id.lowercasedString, values: values)
         let queued = try SyncError.local {
             stamp(&values, sql, over: try storedUpdatedMs(.text(record.id.lowercasedString), sql))
             return try store.guardedWrites.queueUpdate(values, sql, filters: conditions, in: self)
@@ -101,6 +103,7 @@ public struct StoreWriter {
     @discardableResult
     public func delete<Record: SyncRecord>(_ type: Record.Type, id: UUID) throws(SyncError) -> Bool {
         let sql = try writableTableSQL(Record.table)
+        try refuseReadOnlyScope(of: sql, id: id.lowercasedString, values: nil)
         return try SyncError.local { try softDelete(id, sql) }
     }
 
