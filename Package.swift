@@ -135,6 +135,9 @@ let package = Package(
         // the tests of devices on mixed builds and of upgrades.
         .target(name: "HopeSyncUpgradeSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
         .target(name: "HopeSyncUpgradeSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
+        // The example schema shared (Tests/Fixtures/Sharing): task lists as scopes, for the tests
+        // of several users' devices syncing shared rows.
+        .target(name: "HopeSyncSharingSchema", dependencies: ["HopeSync"], path: "Tests/Fixtures/Sharing/Generated/swift"),
         // The row types of every reference schema (Tests/HopeSyncGeneratorTests/References),
         // compiled together (their names differ; each GeneratedSchema is left out), for the test
         // that holds each row's own column coding equal to the Codable path's. shared_scope's
@@ -178,7 +181,7 @@ let package = Package(
             dependencies: [
                 "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
                 "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
-                "HopeSyncUpgradeSchemaV2",
+                "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema",
             ]
         ),
     ]

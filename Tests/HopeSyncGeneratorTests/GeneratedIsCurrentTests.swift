@@ -20,6 +20,13 @@ import Testing
         )
     }
 
+    /// The example schema shared (Tests/Fixtures/Sharing), compiled as a target.
+    @Test func sharingFixtureIsCurrent() throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/Sharing")
+        try expectCurrent(
+            folder, templates: TemplateSet(directory: nil), fix: "swift run generate --schema Tests/Fixtures/Sharing/schema.yaml")
+    }
+
     /// The app that follows the README (Tests/Fixtures/HabitApp); its build checks this too.
     @Test func habitAppFixtureIsCurrent() throws {
         let folder = packageRoot.appendingPathComponent("Tests/Fixtures/HabitApp")

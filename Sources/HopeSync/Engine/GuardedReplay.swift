@@ -62,6 +62,13 @@ struct GuardedReplay {
             }
             let outcome = ReplayOutcome(write, server: server)
             let lastSend = send == Self.maxSendsPerPass
+            if case .gone(deleted: nil) = outcome, write.table.scope != nil {
+                // A shared row is never removed, only hidden: the user's access to it ended (its
+                // scope's membership, or it moved out of reach). The write stays queued for the
+                // pull of this pass, which drops the row and puts the write on the rejected list
+                // saying so, instead of a resolver deciding about a row it is not told of.
+                return
+            }
             switch outcome {
             case .gone where write.operation == .delete, .filterMissed:
                 try await store.onWriter { [write] store throws(SyncError) in try store.settleSynced(write, server: server) }

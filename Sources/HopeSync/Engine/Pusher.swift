@@ -36,7 +36,7 @@ struct Pusher {
     mutating func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
         var drifts: [ServerError] = []
         var failure: SyncError?
-        for table in tables ?? store.schema.tables where !table.isWrittenByServer {
+        for table in tables ?? store.schema.pushOrder {
             do {
                 try await push(table, into: &report)
             } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {

@@ -55,6 +55,7 @@ struct TablesPuller {
                                 }
                             }
                         }
+                        try transaction.applyExits()
                         drifted += answer.drifted.sorted { $0.key < $1.key }.flatMap(\.value)
                         lastApplied = answer
                     }

@@ -95,25 +95,28 @@ struct PullTransaction {
         }
         rowCount += page.rows.count
         try store.guardedWrites.restoreQueuedWrites(over: page.rows, sql, database)
-        try applyExits(page.exits, of: table, scope: scope)
+        exits += page.exits.map { (table, scope, $0) }
         tables[table.name] = pages
     }
 
-    /// Rows that left the stream: a copy still in it goes, unless it holds a change the server
-    /// has not accepted (its push then meets the row where it is now, and the server decides). A
-    /// copy already in another stream is newer than the exit, and stays.
-    private mutating func applyExits(_ exits: [PulledExit], of table: TableSchema, scope: String?) throws {
-        guard !exits.isEmpty, let column = table.scope?.column else { return }
-        let sql = try store.tableSQL(table.name)
-        let inStream = scope == nil ? "\(quoted(column)) IS NULL" : "\(quoted(column)) = ?"
-        let statement = try database.cachedStatement(
-            "DELETE FROM \(sql.quotedName) \(sql.whereKey) AND \(inStream) AND _dirty = \(DirtyState.clean.sql)")
-        for exit in exits {
-            statement.reset()
-            try statement.bind(.text(exit.id), at: 1)
-            if let scope { try statement.bind(.text(scope), at: 2) }
-            try statement.run()
-            if database.changes > 0 { applied.applied += 1 }
+    /// Rows that left a stream, applied once the answer's pages are (``applyExits()``): a row
+    /// that moved to another stream the user reads arrives in that stream's page of the same
+    /// answer, and its copy is then newer than the exit.
+    private var exits: [(table: TableSchema, scope: String?, exit: PulledExit)] = []
+
+    /// Removes each copy an exit of the answer at hand names that is still in the stream it
+    /// left and older than the exit; a write of it the server never accepted goes to the
+    /// rejected list (the row moved out of the user's reach).
+    mutating func applyExits() throws {
+        defer { exits.removeAll() }
+        for (table, scope, exit) in exits {
+            guard let column = table.scope?.column else { continue }
+            let inStream = scope == nil ? "\(quoted(column)) IS NULL" : "\(quoted(column)) = ?"
+            let arguments: [DatabaseValue] = [.text(exit.id)] + (scope.map { [.text($0)] } ?? []) + [.integer(exit.serverSeq)]
+            let removed = try store.revokeRows(
+                of: table, where: "\(quoted(table.primaryKey)) = ? AND \(inStream) AND server_seq < ?", arguments,
+                reason: "This row of \(table.name) moved where you cannot reach it before this change was accepted.", database)
+            applied.applied += removed
         }
     }
 
@@ -124,9 +127,8 @@ struct PullTransaction {
     mutating func list(_ scopes: [String: PulledScope], arriving: Set<String>) throws {
         let known = try store.knownScopes(database)
         for (id, scope) in known.sorted(by: { $0.key < $1.key }) where scopes[id] == nil {
-            try store.endScope(id, scopeTable: scope.scopeTable, database)
+            applied.applied += try store.endScope(id, scopeTable: scope.scopeTable, database)
             streams = streams.filter { $0.key.scope != id }
-            applied.applied += 1
         }
         for (id, scope) in scopes.sorted(by: { $0.key < $1.key }) {
             guard let scopeTable = known[id]?.scopeTable ?? store.schema.scopeTable(holding: scope.pages.keys) else { continue }

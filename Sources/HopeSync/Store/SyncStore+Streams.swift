@@ -8,6 +8,8 @@ struct KnownScope: Sendable {
     let role: MemberRole
     /// Each of its tables' cursor (absent: 0).
     let cursors: [String: Int64]
+    /// Whether some table of it has rows still to pull since the pull that first listed it.
+    let isArriving: Bool
 }
 
 /// The streams a pull reads (docs/PROTOCOL.md, "Sharing (scopes)"): the scopes the user
@@ -26,11 +28,13 @@ extension SyncStore {
         {
             cursors[scope, default: [:]][table] = serverSeq
         }
-        let scopes = try database.fetchAll("SELECT scope_id, scope_table, role FROM _sync_scopes", []) {
-            ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "", MemberRole(rawValue: $0.text(at: 2) ?? "") ?? .viewer)
+        let scopes = try database.fetchAll("SELECT scope_id, scope_table, role, arriving FROM _sync_scopes", []) {
+            ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "", MemberRole(rawValue: $0.text(at: 2) ?? "") ?? .viewer, $0.int64(at: 3) != 0)
         }
         return Dictionary(
-            scopes.map { id, table, role in (id, KnownScope(scopeTable: table, role: role, cursors: cursors[id] ?? [:])) },
+            scopes.map { id, table, role, arriving in
+                (id, KnownScope(scopeTable: table, role: role, cursors: cursors[id] ?? [:], isArriving: arriving))
+            },
             uniquingKeysWith: { first, _ in first })
     }
 
@@ -45,14 +49,18 @@ extension SyncStore {
     /// The user's membership of `scope` ended (removed, left, or the scope deleted): its rows go
     /// from every table it holds, each unaccepted edit of them to the rejected list, and its
     /// cursors with it. Its files go at the next reconcile (no row names them any more).
-    func endScope(_ scope: String, scopeTable: String, _ database: Database) throws {
+    /// Returns how many rows went.
+    @discardableResult
+    func endScope(_ scope: String, scopeTable: String, _ database: Database) throws -> Int {
         let reason = "Access to \(scopeTable) \(scope) ended before this change was accepted: the scope was deleted or you are no longer a member."
+        var removed = 0
         for table in schema.tables(sharedBy: scopeTable) {
             guard let column = table.scope?.column else { continue }
-            try revokeRows(of: table, where: "\(quoted(column)) = ?", [.text(scope)], reason: reason, database)
+            removed += try revokeRows(of: table, where: "\(quoted(column)) = ?", [.text(scope)], reason: reason, database)
         }
         try database.execute("DELETE FROM _sync_stream_cursors WHERE scope_id = ?", [.text(scope)])
         try database.execute("DELETE FROM _sync_scopes WHERE scope_id = ?", [.text(scope)])
+        return removed
     }
 
     /// Deletes the rows of `table` meeting `condition`, after their unaccepted writes went to

@@ -13,6 +13,8 @@ struct TestServer: Sendable {
     let database: TestDatabase
     let transport: PostgresTransport
     let realtime: RealtimeTestServer?
+    /// The server SQL applied: the project's, or a fixture's.
+    let schemaSQL: URL
 
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -22,7 +24,9 @@ struct TestServer: Sendable {
     /// - Parameter ownerLockWaitsUnbounded: a wait for the owner's lock lasts as long as it
     ///   takes (`hope_sync.owner_lock_timeout = 0` for the database), for tests that hold one
     ///   writer open while another waits, so that a slow machine does not end the wait.
-    init(realtime: Bool = false, ownerLockWaitsUnbounded: Bool = false) throws {
+    /// - Parameter schemaSQL: the generated SQL to apply (default: the project's).
+    init(realtime: Bool = false, ownerLockWaitsUnbounded: Bool = false, schemaSQL: URL = TestServer.schemaURL) throws {
+        self.schemaSQL = schemaSQL
         database = try PostgresCluster.createDatabase()
         if ownerLockWaitsUnbounded {
             try database.connect().execute("alter database \(database.name) set hope_sync.owner_lock_timeout = '0'")
@@ -35,7 +39,7 @@ struct TestServer: Sendable {
 
     /// Runs schema.sql as the project's owner would paste it (it is idempotent).
     func applySchema() throws {
-        try database.connect().execute(script: String(contentsOf: Self.schemaURL, encoding: .utf8))
+        try database.connect().execute(script: String(contentsOf: schemaSQL, encoding: .utf8))
     }
 
     /// Every row of `table` that `user` can see, by id, read through the transport.

@@ -29,4 +29,20 @@ extension AppSchema {
     package func scopeTable(holding tables: some Sequence<String>) -> String? {
         tables.sorted().lazy.compactMap { table(named: $0)?.scope?.scopeTable }.first
     }
+
+    /// The tables in the order a push sends them: scope tables first (a row names its scope,
+    /// which must be on the server, its creator its owner, before the row can be written into
+    /// it), tables that follow a parent's scope last (their parent first); the others in schema
+    /// order. The membership tables are written by the server alone, and left out.
+    package var pushOrder: [TableSchema] {
+        let rank: (TableSchema) -> Int = { table in
+            switch table.scope?.kind {
+            case .scope?: 0
+            case .follows?: 2
+            default: 1
+            }
+        }
+        return tables.filter { !$0.isWrittenByServer }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+            .map(\.element)
+    }
 }
