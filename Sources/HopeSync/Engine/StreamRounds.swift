@@ -28,7 +28,7 @@ struct StreamRounds {
 
     /// The first round: every stream from its start.
     var first: PullCursors {
-        request { _, table, cursor in start(of: table, at: cursor) }
+        request { _, table, cursor in self.start(of: table, at: cursor) }
     }
 
     /// Takes in `answer` and returns the next round, or nil when no page of it was full.
@@ -51,7 +51,7 @@ struct StreamRounds {
             scopes = kept
         }
         guard !resume.isEmpty else { return nil }
-        return request { key, table, cursor in resume[key] ?? start(of: table, at: cursor) }
+        return request { key, table, cursor in resume[key] ?? self.start(of: table, at: cursor) }
     }
 
     /// The scopes of `answer` still arriving: some page of theirs was full.
@@ -77,16 +77,19 @@ struct StreamRounds {
         Puller.start(of: table, at: cursor, lookback: lookback)
     }
 
-    /// A request naming every stream, each table from where `after` says (given the stream's
+    /// A request naming every stream, each table from where `position` says (given the stream's
     /// key, `table` or `scope/table`, the table and its cursor).
-    private func request(_ after: (String, TableSchema, Int64) -> Int64) -> PullCursors {
-        let ownStream = own.map { TableCursor($0, after: after($0.name, $0, ownCursors[$0.name] ?? 0)) }
+    private func request(_ position: (String, TableSchema, Int64) -> Int64) -> PullCursors {
+        let ownStream = own.map { TableCursor($0, after: position($0.name, $0, ownCursors[$0.name] ?? 0)) }
         guard let scopes else { return PullCursors(own: ownStream) }
         let scopeCursors = Dictionary(
             uniqueKeysWithValues: scopes.map { entry in
                 let (id, cursors) = (entry.key, entry.value.cursors)
                 return (
-                    id, schema.tables(sharedBy: entry.value.scopeTable).map { TableCursor($0, after: after(id + "/" + $0.name, $0, cursors[$0.name] ?? 0)) }
+                    id,
+                    schema.tables(sharedBy: entry.value.scopeTable).map {
+                        TableCursor($0, after: position(id + "/" + $0.name, $0, cursors[$0.name] ?? 0))
+                    }
                 )
             })
         return PullCursors(own: ownStream, scopes: scopeCursors, sharedTables: schema.sharedTables)

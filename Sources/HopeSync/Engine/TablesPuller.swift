@@ -75,7 +75,8 @@ struct TablesPuller {
     }
 
     /// Puts each round's answer in `buffer` and asks the next while some page was full.
-    private func fetchRounds(after first: PulledTables, rounds: StreamRounds, into buffer: PageBuffer<PulledTables>) async throws(SyncError) {
+    private func fetchRounds(after first: PulledTables, rounds: StreamRounds, into buffer: PageBuffer<PulledTables>) async throws(SyncError)
+    {
         var answer = first
         var rounds = rounds
         while true {

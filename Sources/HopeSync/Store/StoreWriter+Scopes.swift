@@ -43,7 +43,8 @@ extension StoreWriter {
         for table in store.schema.tables(sharedBy: scope.scopeTable) where table.scope?.kind == .scoped || table.scope?.kind == .scope {
             guard let column = table.scope?.column else { continue }
             if let found = try database.fetchOne(
-                "SELECT \(quoted(column)) FROM \(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?", [.text(parent)], { $0.text(at: 0) })
+                "SELECT \(quoted(column)) FROM \(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?", [.text(parent)],
+                { $0.text(at: 0) })
                 ?? nil
             {
                 return [found]

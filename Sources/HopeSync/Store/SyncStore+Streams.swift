@@ -52,7 +52,8 @@ extension SyncStore {
     /// Returns how many rows went.
     @discardableResult
     func endScope(_ scope: String, scopeTable: String, _ database: Database) throws -> Int {
-        let reason = "Access to \(scopeTable) \(scope) ended before this change was accepted: the scope was deleted or you are no longer a member."
+        let reason =
+            "Access to \(scopeTable) \(scope) ended before this change was accepted: the scope was deleted or you are no longer a member."
         var removed = 0
         for table in schema.tables(sharedBy: scopeTable) {
             guard let column = table.scope?.column else { continue }

@@ -42,7 +42,9 @@ package enum FunctionCoding {
         _ body: Data, asked cursors: PullCursors, since: Int64?, serverTimeMs: Int64?
     ) throws(SyncError) -> PulledTables {
         let own = Dictionary(cursors.own.map { ($0.table.name, $0.table) }) { first, _ in first }
-        let shared = Dictionary((cursors.sharedTables + (cursors.scopes ?? [:]).values.flatMap { $0.map(\.table) }).map { ($0.name, $0) }) { first, _ in first }
+        let shared = Dictionary((cursors.sharedTables + (cursors.scopes ?? [:]).values.flatMap { $0.map(\.table) }).map { ($0.name, $0) }) {
+            first, _ in first
+        }
         var mark: Int64?
         var pages: [String: PulledPage] = [:]
         var drifted: [String: [ServerError]] = [:]

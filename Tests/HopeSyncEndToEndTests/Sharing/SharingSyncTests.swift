@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Transport) @testable import HopeSync
 import HopeSyncPostgresClient
 import HopeSyncPostgresFixture
 import HopeSyncSharingSchema
 import Testing
+
+@_spi(Transport) @testable import HopeSync
 
 /// Several users' devices syncing shared task lists through the generated SQL on PostgreSQL
 /// (Tests/Fixtures/Sharing: task_lists are scopes, tasks name theirs in list_id, task_photos
