@@ -116,7 +116,7 @@ package struct PostgresStatement {
     /// offset in full (`to_json`, in the request's UTC), so a version read here compares
     /// equal, text for text, with one read over HTTP. Names are qualified by the table, so a
     /// missing one is reported as `column <table>.<name> does not exist`.
-    private static func selectList(_ columns: [ColumnSchema], of table: TableSchema) -> String {
+    static func selectList(_ columns: [ColumnSchema], of table: TableSchema) -> String {
         columns.map { column in
             let name = "\(quoted(table.name)).\(quoted(column.name))"
             return column.type == .timestamp ? "to_json(\(name)) #>> '{}'" : name
@@ -132,7 +132,7 @@ package struct PostgresStatement {
         return table.columns.filter { values.columns.contains($0.name) }
     }
 
-    private static func qualified(_ table: TableSchema) -> String {
+    static func qualified(_ table: TableSchema) -> String {
         "public.\(quoted(table.name))"
     }
 

@@ -142,7 +142,7 @@ import HopeSyncPostgresClient
 
     /// Runs `statement` as one request and reads the rows it returns in place; a row that does not
     /// read fails the call.
-    private func rows(
+    func rows(
         of statement: PostgresStatement, columns: [ColumnSchema], on table: String, as user: Credentials, readOnly: Bool
     ) async throws(SyncError) -> [ColumnValues] {
         try await request(on: table, as: user, readOnly: readOnly) { connection throws(PostgresError) in
@@ -155,7 +155,7 @@ import HopeSyncPostgresClient
     /// Runs `body` as one PostgREST-style request of `user`: one transaction (read-only for
     /// reads), the role and claims set first. Returns `body`'s value and the server's clock at
     /// the start of the request (what an HTTP answer's `Date` header tells).
-    private func request<T: Sendable>(
+    func request<T: Sendable>(
         on table: String, as user: Credentials, readOnly: Bool, headers: String = PostgresStatement.headers(announcingPokes: false),
         _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
     ) async throws(SyncError) -> (value: T, serverTimeMs: Int64?) {

@@ -35,4 +35,11 @@ extension ForwardingTransport {
     ) async throws(SyncError) -> PulledTables {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
+
+    @discardableResult
+    package func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
+        -> [ColumnValues]
+    {
+        try await forwardee.changeMembership(change, in: membershipTable, as: user)
+    }
 }

@@ -52,4 +52,12 @@ struct SwitchedTransport: SyncTransport {
         try check()
         return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
+
+    @discardableResult
+    func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
+        -> [ColumnValues]
+    {
+        try check()
+        return try await base.changeMembership(change, in: membershipTable, as: user)
+    }
 }

@@ -205,7 +205,7 @@ public actor SyncEngine {
 
     /// The credentials a pass sends with: none while offline or signed out, and never one
     /// user's rows with another user's token.
-    private func signedInUser() async throws(SyncError) -> Credentials {
+    func signedInUser() async throws(SyncError) -> Credentials {
         guard networkEnabled.value else {
             throw SyncError(.networkDisabled, "The network is switched off in this app; writes stay queued.")
         }

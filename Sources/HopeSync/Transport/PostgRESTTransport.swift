@@ -156,7 +156,7 @@ import Foundation
 
     /// Sends `request` for `user` and returns a successful answer; a refused token is replaced
     /// once, never in a loop.
-    private func send(_ request: PostgRESTRequest, as user: Credentials) async throws(SyncError) -> PostgRESTResponse {
+    func send(_ request: PostgRESTRequest, as user: Credentials) async throws(SyncError) -> PostgRESTResponse {
         let token = await refreshedTokens.token(for: user)
         let answer = try await exchange(request, token: token)
         if answer.isSuccess { return answer }
