@@ -63,14 +63,14 @@ import Testing
             try writer.save(TaskItem(title: "Milk", listId: list.id))
             try writer.save(TaskItem(title: "Own errand"))
         }
-        try await ownerPhone.sync()
-        try share(list.id, with: editor, as: "editor")
+        try await ownerPhone.engine.share(list, with: editor, as: .editor)
 
         let editorPhone = try device("editor-phone", editor)
         let editorDesk = try device("editor-desk", editor)
         try await editorPhone.sync()
         #expect(try titles(editorPhone) == ["Milk"])
-        #expect(try scopes(editorPhone) == [list.id.uuidString.lowercased(): "editor"])
+        #expect(try editorPhone.store.sharedScopes() == [SharedScope(id: list.id, table: "task_lists", role: .editor, isArriving: false)])
+        #expect(try editorPhone.store.members(of: list).map(\.role) == [.owner, .editor])
         #expect(try await editorPhone.store.read { try $0.fetchAll(TaskList.self) }.map(\.name) == ["Groceries"])
         #expect(try await editorPhone.store.read { try $0.fetchCount(TaskListMember.self) } == 2)
 
@@ -136,7 +136,7 @@ import Testing
         #expect(try titles(editorDesk) == ["Passports"])
 
         try await editorPhone.store.write { try $0.update(TaskItem.self, id: task.id) { $0.notes = "renew first" } }
-        try remove(editor, from: list.id)
+        try await ownerPhone.engine.removeMember(editor, from: list)
         // The phone's pass pushes first: the server refuses the write (no longer a member).
         try await editorPhone.sync()
         try await editorDesk.sync()
