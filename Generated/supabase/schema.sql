@@ -208,6 +208,128 @@ begin
 end
 $pokes$;
 
+-- Sharing by scope (decision 0048), what every shared table uses. A row is in its scope's
+-- stream (its scope column set; a scope row is its own scope) or in its owner's own (the
+-- column null). A write takes its stream's advisory lock before nextval, so within a stream
+-- server_seq order is commit order and a device keeps a cursor per (table, stream).
+--
+-- Who may do what in which scope, one row per (user, scope), kept by the membership tables'
+-- triggers and never written by users. Policies read the caller's rows of their scope table
+-- once per statement (`scope = any (array(select ...))`, an InitPlan over one index range), as
+-- the caller: no function that runs as its owner is ever executable by anon or authenticated.
+create table if not exists public.sync_scope_access (
+  user_id uuid not null,
+  scope_id uuid not null,
+  scope_table text not null,
+  role text not null check (role in ('owner', 'editor', 'viewer')),
+  primary key (user_id, scope_id)
+);
+-- The marks' fan-out: a scope's members.
+create index if not exists sync_scope_access_scope_id_idx on public.sync_scope_access (scope_id);
+revoke all on table public.sync_scope_access from anon, authenticated;
+grant select on table public.sync_scope_access to authenticated;
+grant select, insert, update, delete on table public.sync_scope_access to service_role;
+alter table public.sync_scope_access enable row level security;
+drop policy if exists sync_scope_access_select_own on public.sync_scope_access;
+create policy sync_scope_access_select_own on public.sync_scope_access for select to authenticated
+  using (user_id = (select auth.uid()));
+
+-- The caller's role in one scope (null: none), read with a snapshot of its own (volatile): a
+-- scope table's select policy asks it only of rows the caller wrote that the statement's
+-- member check missed, i.e. scopes that very statement created (their owner row is made by
+-- their insert trigger, after the statement's snapshot). Security invoker: it reads the
+-- caller's own access rows through their policy.
+create or replace function public.sync_scope_role(scope uuid)
+returns text
+language sql
+volatile
+set search_path = ''
+as $$
+  select a.role from public.sync_scope_access a where a.user_id = auth.uid() and a.scope_id = scope
+$$;
+revoke all on function public.sync_scope_role(uuid) from public, anon;
+grant execute on function public.sync_scope_role(uuid) to authenticated, service_role;
+
+-- Rows that left a stream (moved to another scope, or between a scope and own rows): each
+-- exit is in the stream the row left (scope null: its owner's own), stamped from the one
+-- sequence under that stream's lock, so that stream's readers page it with its rows and
+-- delete their copy. Written only by the triggers.
+create table if not exists public.sync_exits (
+  server_seq bigint primary key,
+  scope uuid,
+  owner uuid not null,
+  table_name text not null,
+  row_id uuid not null
+);
+create index if not exists sync_exits_scope_idx on public.sync_exits (scope, table_name, server_seq) where scope is not null;
+create index if not exists sync_exits_owner_idx on public.sync_exits (owner, table_name, server_seq) where scope is null;
+revoke all on table public.sync_exits from anon, authenticated;
+grant select on table public.sync_exits to authenticated;
+grant select, insert, update, delete on table public.sync_exits to service_role;
+alter table public.sync_exits enable row level security;
+drop policy if exists sync_exits_select_reader on public.sync_exits;
+create policy sync_exits_select_reader on public.sync_exits for select to authenticated
+  using ((scope is null and owner = (select auth.uid()))
+    or scope = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()))));
+
+-- The bounded wait for a scope's lock that another transaction holds, as
+-- public.sync_wait_for_owner: a signed-in user waits only for the scopes they belong to, so
+-- nobody queues in front of another team's writes. The write triggers call it (as the
+-- writer) only when the lock is taken.
+create or replace function public.sync_wait_for_scope(scope uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  previous text := pg_catalog.current_setting('lock_timeout');
+begin
+  if auth.uid() is not null and not exists (
+    select 1 from public.sync_scope_access a where a.user_id = auth.uid() and a.scope_id = scope
+  ) then
+    raise exception using errcode = '42501', message = 'a user waits only for the scopes they belong to';
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134758, pg_catalog.hashtext(scope::text)) then
+    raise exception using errcode = '55P03', message = 'another request is waiting to write this scope: retry shortly';
+  end if;
+  perform pg_catalog.set_config('lock_timeout',
+    coalesce(nullif(pg_catalog.current_setting('hope_sync.owner_lock_timeout', true), ''), '1s'), true);
+  perform pg_catalog.pg_advisory_xact_lock(1752134757, pg_catalog.hashtext(scope::text));
+  perform pg_catalog.set_config('lock_timeout', previous, true);
+end
+$$;
+revoke all on function public.sync_wait_for_scope(uuid) from public, anon;
+grant execute on function public.sync_wait_for_scope(uuid) to authenticated, service_role;
+
+-- Marks (public.sync_marks) for the users a write reached: a scope's members (read once its
+-- lock is held, so a member added concurrently is seen here or added after this write
+-- commits), a row's owner, a membership's user. An idle check stays one lookup of the
+-- caller's own marks however many scopes they are in. A transaction whose id is a multiple of
+-- 16 prunes those users' old marks. Security definer (users only read their marks) and
+-- executable by no API role: only the shared tables' trigger functions call it.
+create or replace function public.sync_mark_users(users uuid[])
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  current_xid xid8 := pg_catalog.pg_current_xact_id();
+begin
+  insert into public.sync_marks (user_id, xid)
+    select distinct u.id, current_xid from pg_catalog.unnest(users) u(id) where u.id is not null
+    on conflict do nothing;
+  if current_xid::text::bigint % 16 = 0 then
+    delete from public.sync_marks m where m.ctid = any (array(
+      select o.ctid from public.sync_marks o
+      where o.user_id = any (users) and o.xid < pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())
+        and o.xid <> current_xid
+      for update skip locked));
+  end if;
+end
+$$;
+revoke all on function public.sync_mark_users(uuid[]) from public, anon, authenticated, service_role;
+
 -- activities: last writer wins on (updated_ms, device_id), column by column
 create table if not exists public.activities (
   id uuid primary key,
@@ -1070,7 +1192,8 @@ create table if not exists public.tasks (
   due_at timestamptz,
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
-  server_seq bigint
+  server_seq bigint,
+  list_id uuid
 );
 alter table public.tasks add column if not exists user_id uuid not null default auth.uid();
 alter table public.tasks add column if not exists title text not null;
@@ -1080,22 +1203,31 @@ alter table public.tasks add column if not exists due_at timestamptz;
 alter table public.tasks add column if not exists deleted_ms bigint;
 alter table public.tasks add column if not exists updated_at timestamptz not null default now();
 alter table public.tasks add column if not exists server_seq bigint;
+alter table public.tasks add column if not exists list_id uuid;
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
--- Signed-in users read and write their own rows only. There is no delete: clients delete by
--- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+-- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
+-- members read it, its editors and owners write it, and nobody writes a row into a scope they
+-- do not edit. There is no delete: clients delete by setting deleted_ms.
 revoke all on table public.tasks from anon, authenticated;
 grant select, insert, update on table public.tasks to authenticated;
 grant select, insert, update, delete on table public.tasks to service_role;
 alter table public.tasks enable row level security;
+-- The stream's pull index.
+create index if not exists tasks_list_id_server_seq_idx on public.tasks (list_id, server_seq);
 drop policy if exists tasks_select_own on public.tasks;
 create policy tasks_select_own on public.tasks for select to authenticated
-  using (user_id = (select auth.uid()));
+  using ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists')));
 drop policy if exists tasks_insert_own on public.tasks;
 create policy tasks_insert_own on public.tasks for insert to authenticated
-  with check (user_id = (select auth.uid()));
+  with check (user_id = (select auth.uid()) and (list_id is null
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer'))));
 drop policy if exists tasks_update_own on public.tasks;
 create policy tasks_update_own on public.tasks for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+  using ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')))
+  with check ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')));
 create or replace function public.tasks_before_write()
 returns trigger
 language plpgsql
@@ -1108,12 +1240,38 @@ begin
     -- moddatetime moves it on update.
     new.updated_at := pg_catalog.now();
   end if;
-  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
-  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
-  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
-    perform public.sync_wait_for_owner(new.user_id);
+  -- A row moved out of a scope into own rows becomes the mover's.
+  if tg_op = 'UPDATE' and old.list_id is not null and new.list_id is null then
+    new.user_id := coalesce(auth.uid(), old.user_id);
+  end if;
+  -- The stream's lock (the scope's, or the owner's for own rows); a row changing streams takes
+  -- both, in uuid order, so two rows moving in opposite directions wait instead of deadlocking.
+  if tg_op = 'UPDATE' and coalesce(old.list_id, old.user_id) <> coalesce(new.list_id, new.user_id)
+      and coalesce(old.list_id, old.user_id)::text < coalesce(new.list_id, new.user_id)::text then
+    if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.list_id, old.user_id)::text)) then
+      if old.list_id is null then
+        perform public.sync_wait_for_owner(old.user_id);
+      else
+        perform public.sync_wait_for_scope(old.list_id);
+      end if;
+    end if;
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(new.list_id, new.user_id)::text)) then
+    if new.list_id is null then
+      perform public.sync_wait_for_owner(new.user_id);
+    else
+      perform public.sync_wait_for_scope(new.list_id);
+    end if;
+  end if;
+  if tg_op = 'UPDATE' and coalesce(old.list_id, old.user_id) <> coalesce(new.list_id, new.user_id)
+      and coalesce(old.list_id, old.user_id)::text > coalesce(new.list_id, new.user_id)::text then
+    if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.list_id, old.user_id)::text)) then
+      if old.list_id is null then
+        perform public.sync_wait_for_owner(old.user_id);
+      else
+        perform public.sync_wait_for_scope(old.list_id);
+      end if;
+    end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
@@ -1128,16 +1286,60 @@ create or replace trigger tasks_before_write
 create or replace trigger tasks_lock_owner
   before insert or update on public.tasks
   for each statement execute function public.sync_lock_owner();
--- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- The marks of a statement's writes: the owner of each own row and every member of
+-- each scope written. Security definer (users only read marks), executable by no API role.
+create or replace function public.tasks_written_streams()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform public.sync_mark_users(array(
+    select w.user_id from written w where w.list_id is null
+    union
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w)));
+  return null;
+end
+$$;
+revoke all on function public.tasks_written_streams() from public, anon, authenticated, service_role;
+
+-- A row that changed streams leaves an exit in the one it left, stamped under that stream's
+-- lock (the write trigger took both), and that stream's readers are marked. The rows that
+-- follow it move with it (their write trigger takes the scope from it; a last-writer-wins row
+-- by a write of the server's own, as a deleted scope's rows are). Security definer:
+-- users only read exits.
+create or replace function public.tasks_moved()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into public.sync_exits (server_seq, scope, owner, table_name, row_id)
+    values (pg_catalog.nextval('public.sync_server_seq'), old.list_id, old.user_id, 'tasks', old.id);
+  perform public.sync_mark_users(case when old.list_id is null then array[old.user_id]
+    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end);
+  update public.task_photos f set list_id = new.list_id
+    where f.task_id = new.id and f.list_id is not distinct from old.list_id;
+  return null;
+end
+$$;
+revoke all on function public.tasks_moved() from public, anon, authenticated, service_role;
+create or replace trigger tasks_moved
+  after update on public.tasks
+  for each row when (old.list_id is distinct from new.list_id)
+  execute function public.tasks_moved();
+-- The owners' marks (public.sync_written_owners; a shared table's tasks_written_streams), once per statement: transition tables take
 -- one event a trigger.
 create or replace trigger tasks_written_insert
   after insert on public.tasks
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.tasks_written_streams();
 create or replace trigger tasks_written_update
   after update on public.tasks
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.tasks_written_streams();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger tasks_poke_inserts
   after insert on public.tasks
@@ -1174,21 +1376,26 @@ alter table public.task_lists add column if not exists deleted_ms bigint;
 alter table public.task_lists add column if not exists version bigint not null default 1;
 alter table public.task_lists add column if not exists server_seq bigint;
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
--- Signed-in users read and write their own rows only. There is no delete: clients delete by
--- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+-- Each row is a scope: its members read it, its editors and owners write it, anyone signed in
+-- creates one (and owns it). There is no delete: clients delete by setting deleted_ms.
 revoke all on table public.task_lists from anon, authenticated;
 grant select, insert, update on table public.task_lists to authenticated;
 grant select, insert, update, delete on table public.task_lists to service_role;
 alter table public.task_lists enable row level security;
+-- The second term lets a statement read back the scopes it created (RETURNING): their owner
+-- row is newer than the statement's snapshot. It is asked only of the caller's rows the
+-- member check missed.
 drop policy if exists task_lists_select_own on public.task_lists;
 create policy task_lists_select_own on public.task_lists for select to authenticated
-  using (user_id = (select auth.uid()));
+  using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists'))
+    or (user_id = (select auth.uid()) and public.sync_scope_role(id) is not null));
 drop policy if exists task_lists_insert_own on public.task_lists;
 create policy task_lists_insert_own on public.task_lists for insert to authenticated
   with check (user_id = (select auth.uid()));
 drop policy if exists task_lists_update_own on public.task_lists;
 create policy task_lists_update_own on public.task_lists for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+  using (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')))
+  with check (id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')));
 create or replace function public.task_lists_before_write()
 returns trigger
 language plpgsql
@@ -1201,12 +1408,15 @@ begin
   else
     new.version := 1;
   end if;
-  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
-  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
-  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
-    perform public.sync_wait_for_owner(new.user_id);
+  -- The scope's lock: a scope's rows (itself, its members, the rows in it) commit in
+  -- server_seq order. Deleting a scope ends it for every member: an owner's decision.
+  if tg_op = 'UPDATE' and old.deleted_ms is null and new.deleted_ms is not null and auth.uid() is not null
+      and not exists (select 1 from public.sync_scope_access a
+        where a.user_id = auth.uid() and a.scope_id = new.id and a.scope_table = 'task_lists' and a.role = 'owner') then
+    raise exception using errcode = '42501', message = 'only an owner of this scope can delete it';
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.id::text)) then
+    perform public.sync_wait_for_scope(new.id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
@@ -1221,16 +1431,85 @@ create or replace trigger task_lists_before_write
 create or replace trigger task_lists_lock_owner
   before insert or update on public.task_lists
   for each statement execute function public.sync_lock_owner();
--- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- The marks of a statement's writes: the owner of each own row (a scope row has none) and every member of
+-- each scope written. Security definer (users only read marks), executable by no API role.
+create or replace function public.task_lists_written_streams()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform public.sync_mark_users(array(
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.id from written w)));
+  return null;
+end
+$$;
+revoke all on function public.task_lists_written_streams() from public, anon, authenticated, service_role;
+
+-- A new scope's creator is its owner. A second BEFORE INSERT trigger (after
+-- task_lists_before_write by name, so under the scope's lock), so that the statement reads the
+-- new scope back. An upsert of a scope that exists fires it too: then nothing is added. A scope
+-- id another scope table's scope already has is refused (the pull answers scopes by id).
+-- Security definer (it writes the membership before the caller may), executable by no API role.
+create or replace function public.task_lists_creator_owner()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if not exists (select 1 from public.task_lists t where t.id = new.id) then
+    if exists (select 1 from public.sync_scope_access a where a.scope_id = new.id and a.scope_table <> 'task_lists') then
+      raise exception using errcode = '23505', message = 'another scope has this id';
+    end if;
+    insert into public.task_lists_members (scope_id, user_id, role, added_by)
+      values (new.id, new.user_id, 'owner', new.user_id)
+      on conflict (scope_id, user_id) do nothing;
+  end if;
+  return new;
+end
+$$;
+revoke all on function public.task_lists_creator_owner() from public, anon, authenticated, service_role;
+create or replace trigger task_lists_creator_owner
+  before insert on public.task_lists
+  for each row execute function public.task_lists_creator_owner();
+
+-- A deleted scope takes its rows and its memberships with it: its rows are soft-deleted
+-- (their triggers stamp them in its stream; a last-writer-wins row by a write of the
+-- server's own, device id '' and a pair past the stored one) and every membership ends, its
+-- members marked. Security definer (it ends memberships past their rules), executable by no
+-- API role.
+create or replace function public.task_lists_deleted()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  update public.tasks t set deleted_ms = new.deleted_ms
+    where t.list_id = new.id and t.deleted_ms is null;
+  update public.task_photos t set deleted_ms = new.deleted_ms
+    where t.list_id = new.id and t.deleted_ms is null;
+  update public.task_lists_members m set deleted_ms = new.deleted_ms where m.scope_id = new.id and m.deleted_ms is null;
+  return null;
+end
+$$;
+revoke all on function public.task_lists_deleted() from public, anon, authenticated, service_role;
+create or replace trigger task_lists_deleted
+  after update on public.task_lists
+  for each row when (old.deleted_ms is null and new.deleted_ms is not null)
+  execute function public.task_lists_deleted();
+-- The owners' marks (public.sync_written_owners; a shared table's task_lists_written_streams), once per statement: transition tables take
 -- one event a trigger.
 create or replace trigger task_lists_written_insert
   after insert on public.task_lists
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.task_lists_written_streams();
 create or replace trigger task_lists_written_update
   after update on public.task_lists
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.task_lists_written_streams();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger task_lists_poke_inserts
   after insert on public.task_lists
@@ -1243,6 +1522,170 @@ create or replace trigger task_lists_poke_updates
 drop trigger if exists task_lists_after_write on public.task_lists;
 drop function if exists public.task_lists_after_write();
 
+-- task_lists_members: who reads (viewer), writes (editor) and manages (owner) each task_lists row, a
+-- scope. Written through the API like any table, under its policies and its write trigger's
+-- rules; a removal soft-deletes (deleted_ms), so the scope's other members read it in the
+-- scope's stream like any row of it. Each row keeps public.sync_scope_access, which the
+-- policies read.
+create table if not exists public.task_lists_members (
+  id uuid primary key default gen_random_uuid(),
+  scope_id uuid not null,
+  user_id uuid not null,
+  role text not null constraint task_lists_members_role_check check (role in ('owner', 'editor', 'viewer')),
+  added_by uuid,
+  added_at timestamptz not null default now(),
+  deleted_ms bigint,
+  server_seq bigint not null,
+  constraint task_lists_members_scope_id_user_id_key unique (scope_id, user_id)
+);
+create index if not exists task_lists_members_scope_id_server_seq_idx on public.task_lists_members (scope_id, server_seq);
+-- An older build's pull reads the scopes the caller is alone in.
+create index if not exists task_lists_members_user_id_idx on public.task_lists_members (user_id) where deleted_ms is null;
+revoke all on table public.task_lists_members from anon, authenticated;
+grant select, insert, update on table public.task_lists_members to authenticated;
+grant select, insert, update, delete on table public.task_lists_members to service_role;
+alter table public.task_lists_members enable row level security;
+-- Members read their scopes' memberships; owners add, change and remove members; anyone may
+-- end their own membership (leave). The write trigger refuses the rest.
+drop policy if exists task_lists_members_select_member on public.task_lists_members;
+create policy task_lists_members_select_member on public.task_lists_members for select to authenticated
+  using (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists')));
+drop policy if exists task_lists_members_insert_owner on public.task_lists_members;
+create policy task_lists_members_insert_owner on public.task_lists_members for insert to authenticated
+  with check (scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role = 'owner')));
+drop policy if exists task_lists_members_update_owner on public.task_lists_members;
+create policy task_lists_members_update_owner on public.task_lists_members for update to authenticated
+  using (user_id = (select auth.uid())
+    or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role = 'owner')))
+  with check (user_id = (select auth.uid())
+    or scope_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role = 'owner')));
+
+-- The rules a request's write must follow beyond its policies (docs/PROTOCOL.md, "Sharing"):
+-- 22023 a role other than owner, editor, viewer, or no scope or member named; HS001 the
+-- caller's own membership added, re-opened or its role changed (nobody adds themselves or
+-- raises their own role); HS002 the last owner leaving, removed or made something else.
+-- hope-sync's own triggers (a new scope's owner, a deleted scope's memberships: trigger depth
+-- above 1) and the service role act beyond them. Then the scope's lock (memberships are in its
+-- stream, and two owners leaving at once must each see the other stay) and server_seq. A
+-- repeat changes nothing.
+create or replace function public.task_lists_members_before_write()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  caller uuid := auth.uid();
+  ruled boolean := auth.uid() is not null and pg_catalog.pg_trigger_depth() = 1;
+begin
+  if tg_op = 'UPDATE' then
+    new.id := old.id;
+    new.scope_id := old.scope_id;
+    new.user_id := old.user_id;
+  end if;
+  if ruled then
+    if new.role is null or new.role not in ('owner', 'editor', 'viewer') then
+      raise exception using errcode = '22023', message = 'a member''s role is owner, editor or viewer';
+    end if;
+    if new.scope_id is null or new.user_id is null then
+      raise exception using errcode = '22023', message = 'name the scope and the member';
+    end if;
+    if new.user_id = caller and (tg_op = 'INSERT' or new.role <> old.role or (old.deleted_ms is not null and new.deleted_ms is null)) then
+      raise exception using errcode = 'HS001',
+        message = 'nobody adds themselves or changes their own role: to leave, set your membership''s deleted_ms';
+    end if;
+  end if;
+  if new.scope_id is not null and not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.scope_id::text)) then
+    perform public.sync_wait_for_scope(new.scope_id);
+  end if;
+  if tg_op = 'UPDATE' then
+    if new.role = old.role and (new.deleted_ms is null) = (old.deleted_ms is null) then
+      return null;
+    end if;
+    if ruled and old.role = 'owner' and old.deleted_ms is null and (new.role <> 'owner' or new.deleted_ms is not null)
+        and not exists (select 1 from public.task_lists_members m
+          where m.scope_id = new.scope_id and m.user_id <> new.user_id and m.role = 'owner' and m.deleted_ms is null) then
+      raise exception using errcode = 'HS002',
+        message = 'the scope''s last owner stays: make another member an owner first, or delete the scope';
+    end if;
+    if new.deleted_ms is not null and old.deleted_ms is null then
+      new.deleted_ms := (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint;
+    elsif new.deleted_ms is null then
+      new.added_by := coalesce(caller, new.added_by);
+      if old.deleted_ms is not null then
+        new.added_at := pg_catalog.now();
+      end if;
+    end if;
+  else
+    new.added_by := coalesce(caller, new.added_by);
+    new.added_at := pg_catalog.now();
+    new.deleted_ms := null;
+  end if;
+  new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  return new;
+end
+$$;
+revoke all on function public.task_lists_members_before_write() from public, anon, authenticated, service_role;
+create or replace trigger task_lists_members_before_write
+  before insert or update on public.task_lists_members
+  for each row execute function public.task_lists_members_before_write();
+
+-- Each membership as public.sync_scope_access has it. Security definer (users only read the
+-- access table), executable by no API role.
+create or replace function public.task_lists_members_access()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if new.deleted_ms is null then
+    insert into public.sync_scope_access (user_id, scope_id, scope_table, role)
+      values (new.user_id, new.scope_id, 'task_lists', new.role)
+      on conflict (user_id, scope_id) do update set role = excluded.role, scope_table = excluded.scope_table;
+  else
+    delete from public.sync_scope_access a where a.user_id = new.user_id and a.scope_id = new.scope_id;
+  end if;
+  return null;
+end
+$$;
+revoke all on function public.task_lists_members_access() from public, anon, authenticated, service_role;
+create or replace trigger task_lists_members_access
+  after insert or update on public.task_lists_members
+  for each row execute function public.task_lists_members_access();
+
+-- A membership change marks the scope's members and the user concerned (a removed member too),
+-- so their next pull is not idle.
+create or replace function public.task_lists_members_written()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform public.sync_mark_users(array(
+    select w.user_id from written w
+    union
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.scope_id from written w)));
+  return null;
+end
+$$;
+revoke all on function public.task_lists_members_written() from public, anon, authenticated, service_role;
+create or replace trigger task_lists_members_written_insert
+  after insert on public.task_lists_members
+  referencing new table as written
+  for each statement execute function public.task_lists_members_written();
+create or replace trigger task_lists_members_written_update
+  after update on public.task_lists_members
+  referencing new table as written
+  for each statement execute function public.task_lists_members_written();
+
+-- Every task_lists row that has no member yet (made before the table was shared) gets its
+-- creator as its owner.
+insert into public.task_lists_members (scope_id, user_id, role, added_by)
+  select t.id, t.user_id, 'owner', t.user_id from public.task_lists t
+  where t.deleted_ms is null and not exists (select 1 from public.task_lists_members m where m.scope_id = t.id)
+  on conflict (scope_id, user_id) do nothing;
+
 -- task_photos: versioned by updated_at
 create table if not exists public.task_photos (
   id uuid primary key,
@@ -1252,7 +1695,8 @@ create table if not exists public.task_photos (
   caption text,
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
-  server_seq bigint
+  server_seq bigint,
+  list_id uuid
 );
 alter table public.task_photos add column if not exists user_id uuid not null default auth.uid();
 alter table public.task_photos add column if not exists task_id uuid not null;
@@ -1261,23 +1705,32 @@ alter table public.task_photos add column if not exists caption text;
 alter table public.task_photos add column if not exists deleted_ms bigint;
 alter table public.task_photos add column if not exists updated_at timestamptz not null default now();
 alter table public.task_photos add column if not exists server_seq bigint;
+alter table public.task_photos add column if not exists list_id uuid;
 create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
 create index if not exists task_photos_task_id_idx on public.task_photos (task_id);
--- Signed-in users read and write their own rows only. There is no delete: clients delete by
--- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+-- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
+-- members read it, its editors and owners write it, and nobody writes a row into a scope they
+-- do not edit. There is no delete: clients delete by setting deleted_ms.
 revoke all on table public.task_photos from anon, authenticated;
 grant select, insert, update on table public.task_photos to authenticated;
 grant select, insert, update, delete on table public.task_photos to service_role;
 alter table public.task_photos enable row level security;
+-- The stream's pull index.
+create index if not exists task_photos_list_id_server_seq_idx on public.task_photos (list_id, server_seq);
 drop policy if exists task_photos_select_own on public.task_photos;
 create policy task_photos_select_own on public.task_photos for select to authenticated
-  using (user_id = (select auth.uid()));
+  using ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists')));
 drop policy if exists task_photos_insert_own on public.task_photos;
 create policy task_photos_insert_own on public.task_photos for insert to authenticated
-  with check (user_id = (select auth.uid()));
+  with check (user_id = (select auth.uid()) and (list_id is null
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer'))));
 drop policy if exists task_photos_update_own on public.task_photos;
 create policy task_photos_update_own on public.task_photos for update to authenticated
-  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+  using ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')))
+  with check ((list_id is null and user_id = (select auth.uid()))
+    or list_id = any (array(select a.scope_id from public.sync_scope_access a where a.user_id = (select auth.uid()) and a.scope_table = 'task_lists' and a.role <> 'viewer')));
 create or replace function public.task_photos_before_write()
 returns trigger
 language plpgsql
@@ -1290,12 +1743,40 @@ begin
     -- moddatetime moves it on update.
     new.updated_at := pg_catalog.now();
   end if;
-  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
-  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
-  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
-  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
-  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
-    perform public.sync_wait_for_owner(new.user_id);
+  -- A row is in its tasks row's scope, whatever the device sent.
+  new.list_id := (select p.list_id from public.tasks p where p.id = new.task_id);
+  -- A row moved out of a scope into own rows becomes the mover's.
+  if tg_op = 'UPDATE' and old.list_id is not null and new.list_id is null then
+    new.user_id := coalesce(auth.uid(), old.user_id);
+  end if;
+  -- The stream's lock (the scope's, or the owner's for own rows); a row changing streams takes
+  -- both, in uuid order, so two rows moving in opposite directions wait instead of deadlocking.
+  if tg_op = 'UPDATE' and coalesce(old.list_id, old.user_id) <> coalesce(new.list_id, new.user_id)
+      and coalesce(old.list_id, old.user_id)::text < coalesce(new.list_id, new.user_id)::text then
+    if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.list_id, old.user_id)::text)) then
+      if old.list_id is null then
+        perform public.sync_wait_for_owner(old.user_id);
+      else
+        perform public.sync_wait_for_scope(old.list_id);
+      end if;
+    end if;
+  end if;
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(new.list_id, new.user_id)::text)) then
+    if new.list_id is null then
+      perform public.sync_wait_for_owner(new.user_id);
+    else
+      perform public.sync_wait_for_scope(new.list_id);
+    end if;
+  end if;
+  if tg_op = 'UPDATE' and coalesce(old.list_id, old.user_id) <> coalesce(new.list_id, new.user_id)
+      and coalesce(old.list_id, old.user_id)::text > coalesce(new.list_id, new.user_id)::text then
+    if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(coalesce(old.list_id, old.user_id)::text)) then
+      if old.list_id is null then
+        perform public.sync_wait_for_owner(old.user_id);
+      else
+        perform public.sync_wait_for_scope(old.list_id);
+      end if;
+    end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   return new;
@@ -1310,16 +1791,56 @@ create or replace trigger task_photos_before_write
 create or replace trigger task_photos_lock_owner
   before insert or update on public.task_photos
   for each statement execute function public.sync_lock_owner();
--- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- The marks of a statement's writes: the owner of each own row and every member of
+-- each scope written. Security definer (users only read marks), executable by no API role.
+create or replace function public.task_photos_written_streams()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform public.sync_mark_users(array(
+    select w.user_id from written w where w.list_id is null
+    union
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w)));
+  return null;
+end
+$$;
+revoke all on function public.task_photos_written_streams() from public, anon, authenticated, service_role;
+
+-- A row that changed streams leaves an exit in the one it left, stamped under that stream's
+-- lock (the write trigger took both), and that stream's readers are marked. Security definer:
+-- users only read exits.
+create or replace function public.task_photos_moved()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into public.sync_exits (server_seq, scope, owner, table_name, row_id)
+    values (pg_catalog.nextval('public.sync_server_seq'), old.list_id, old.user_id, 'task_photos', old.id);
+  perform public.sync_mark_users(case when old.list_id is null then array[old.user_id]
+    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end);
+  return null;
+end
+$$;
+revoke all on function public.task_photos_moved() from public, anon, authenticated, service_role;
+create or replace trigger task_photos_moved
+  after update on public.task_photos
+  for each row when (old.list_id is distinct from new.list_id)
+  execute function public.task_photos_moved();
+-- The owners' marks (public.sync_written_owners; a shared table's task_photos_written_streams), once per statement: transition tables take
 -- one event a trigger.
 create or replace trigger task_photos_written_insert
   after insert on public.task_photos
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.task_photos_written_streams();
 create or replace trigger task_photos_written_update
   after update on public.task_photos
   referencing new table as written
-  for each statement execute function public.sync_written_owners();
+  for each statement execute function public.task_photos_written_streams();
 -- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
 create or replace trigger task_photos_poke_inserts
   after insert on public.task_photos
@@ -1353,17 +1874,19 @@ drop policy if exists "task-photos_select_own" on storage.objects;
 create policy "task-photos_select_own" on storage.objects for select to authenticated
   using (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
 
--- One request per pull pass: every table's next page after the cursor the caller sends for it
--- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
--- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
--- so PostgREST serves it to GET (and a read replica can); security invoker, so row-level
--- security keeps every table to the caller's rows; one snapshot for every table (a stable
--- function's queries all see the calling statement's). The mark is that snapshot's xmin (see
--- public.sync_marks): when `since` is a mark and no transaction of the caller's at or past it
--- has committed, nothing of theirs was written since the pull it came from: the answer is
--- `since` alone, after one index lookup.
--- Answer: {"mark": m, "tables": {"table": {"rows": [...], "more": page full}, ...}}, each row
--- as PostgREST writes a table's rows.
+-- One request per pull pass (docs/PROTOCOL.md, "The pull" and "Sharing"), for a schema with
+-- shared tables. Read-only and stable (GET, a read replica), security invoker (row-level
+-- security keeps every table to what the caller may read), one snapshot for every table. The
+-- idle answer is one index lookup of the caller's marks, in both request shapes.
+-- Without "@scopes" in `cursors` (an older build): as before, every table named after its
+-- cursor, but a shared table only with the rows that are the caller's alone: own rows and the
+-- rows of scopes whose only member is the caller, so an old build keeps syncing what it made
+-- and never sees another user's row.
+-- With "@scopes": the named tables are the caller's own stream (rows and exits), and "scopes"
+-- answers every scope the caller is a member of now with their role, each table of it after
+-- that scope's cursor for it (a scope without an entry starts every table at 0: the caller
+-- joined it). A page holds a stream's rows and exits in server_seq order, at most `size`
+-- together. Each table is its own query: no SQL is built from names at run time.
 create or replace function public.sync_pull(cursors jsonb, since bigint default null, page_limit integer default 1000)
 returns json
 language plpgsql
@@ -1371,16 +1894,27 @@ stable
 set search_path = ''
 as $$
 declare
+  me uuid := auth.uid();
   current_mark bigint;
   size integer := least(greatest(coalesce(page_limit, 1000), 1), 1000);
+  scoped boolean := cursors ? '@scopes';
+  alone uuid[] := '{}';
   pages json;
+  scope_pages json;
 begin
   if since is not null and not exists (
-    select 1 from public.sync_marks m where m.user_id = auth.uid() and m.xid >= since::text::xid8
+    select 1 from public.sync_marks m where m.user_id = me and m.xid >= since::text::xid8
   ) then
     return pg_catalog.json_build_object('mark', since, 'tables', '{}'::json);
   end if;
   current_mark := pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint;
+  if not scoped then
+    alone := array(
+      select m.scope_id from public.task_lists_members m
+      where m.user_id = me and m.deleted_ms is null
+        and not exists (select 1 from public.task_lists_members o where o.scope_id = m.scope_id and o.user_id <> me and o.deleted_ms is null)
+    );
+  end if;
   select pg_catalog.json_object_agg(p.name, p.page) into pages from (
     select 'activities' as name, (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
@@ -1394,25 +1928,129 @@ begin
     ) as page
     where cursors ? 'sessions'
     union all
-    select 'tasks' as name, (
+    select 'tasks' as name, case when not scoped then (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
-      from (select t.* from public.tasks t where t.server_seq > (cursors ->> 'tasks')::bigint order by t.server_seq limit size) r
-    ) as page
+      from (select t.* from public.tasks t where t.server_seq > (cursors ->> 'tasks')::bigint
+        and ((t.list_id is null and t.user_id = me) or t.list_id = any (alone))
+        order by t.server_seq limit size) r
+    ) else (
+      select pg_catalog.json_build_object(
+        'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+        'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+        'more', pg_catalog.count(*) = size)
+      from (
+        select u.* from (
+          (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.tasks t
+            where t.list_id is null and t.user_id = me and t.server_seq > (cursors ->> 'tasks')::bigint order by t.server_seq limit size)
+          union all
+          (select e.server_seq, null::json, e.row_id from public.sync_exits e
+            where e.scope is null and e.owner = me and e.table_name = 'tasks' and e.server_seq > (cursors ->> 'tasks')::bigint
+            order by e.server_seq limit size)
+        ) u order by u.server_seq limit size) q
+    ) end as page
     where cursors ? 'tasks'
     union all
-    select 'task_lists' as name, (
+    select 'task_lists' as name, case when not scoped then (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
-      from (select t.* from public.task_lists t where t.server_seq > (cursors ->> 'task_lists')::bigint order by t.server_seq limit size) r
-    ) as page
+      from (select t.* from public.task_lists t where t.server_seq > (cursors ->> 'task_lists')::bigint
+        and t.id = any (alone)
+        order by t.server_seq limit size) r
+    ) else '{"rows": [], "exits": [], "more": false}'::json end as page
     where cursors ? 'task_lists'
     union all
-    select 'task_photos' as name, (
+    select 'task_photos' as name, case when not scoped then (
       select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
-      from (select t.* from public.task_photos t where t.server_seq > (cursors ->> 'task_photos')::bigint order by t.server_seq limit size) r
-    ) as page
+      from (select t.* from public.task_photos t where t.server_seq > (cursors ->> 'task_photos')::bigint
+        and ((t.list_id is null and t.user_id = me) or t.list_id = any (alone))
+        order by t.server_seq limit size) r
+    ) else (
+      select pg_catalog.json_build_object(
+        'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+        'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+        'more', pg_catalog.count(*) = size)
+      from (
+        select u.* from (
+          (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.task_photos t
+            where t.list_id is null and t.user_id = me and t.server_seq > (cursors ->> 'task_photos')::bigint order by t.server_seq limit size)
+          union all
+          (select e.server_seq, null::json, e.row_id from public.sync_exits e
+            where e.scope is null and e.owner = me and e.table_name = 'task_photos' and e.server_seq > (cursors ->> 'task_photos')::bigint
+            order by e.server_seq limit size)
+        ) u order by u.server_seq limit size) q
+    ) end as page
     where cursors ? 'task_photos'
   ) p;
-  return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+  if not scoped then
+    return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
+  end if;
+  select pg_catalog.json_object_agg(s.scope_id, s.answer) into scope_pages from (
+    select a.scope_id, pg_catalog.json_build_object('role', a.role, 'tables', (
+      select pg_catalog.json_object_agg(p.name, p.page) from (
+        select 'task_lists' as name, (
+          select pg_catalog.json_build_object(
+            'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+            'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+            'more', pg_catalog.count(*) = size)
+          from (
+            select u.* from (
+              (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.task_lists t
+                where t.id = a.scope_id and t.server_seq > coalesce((k.known ->> 'task_lists')::bigint, 0) order by t.server_seq limit size)
+              union all
+              (select e.server_seq, null::json, e.row_id from public.sync_exits e
+                where e.scope = a.scope_id and e.table_name = 'task_lists' and e.server_seq > coalesce((k.known ->> 'task_lists')::bigint, 0)
+                order by e.server_seq limit size)
+            ) u order by u.server_seq limit size) q
+        ) as page
+        where k.known is null or k.known ? 'task_lists'
+        union all
+        select 'tasks' as name, (
+          select pg_catalog.json_build_object(
+            'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+            'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+            'more', pg_catalog.count(*) = size)
+          from (
+            select u.* from (
+              (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.tasks t
+                where t.list_id = a.scope_id and t.server_seq > coalesce((k.known ->> 'tasks')::bigint, 0) order by t.server_seq limit size)
+              union all
+              (select e.server_seq, null::json, e.row_id from public.sync_exits e
+                where e.scope = a.scope_id and e.table_name = 'tasks' and e.server_seq > coalesce((k.known ->> 'tasks')::bigint, 0)
+                order by e.server_seq limit size)
+            ) u order by u.server_seq limit size) q
+        ) as page
+        where k.known is null or k.known ? 'tasks'
+        union all
+        select 'task_photos' as name, (
+          select pg_catalog.json_build_object(
+            'rows', coalesce(pg_catalog.json_agg(q.r order by q.server_seq) filter (where q.r is not null), '[]'::json),
+            'exits', coalesce(pg_catalog.json_agg(pg_catalog.json_build_object('id', q.row_id, 'server_seq', q.server_seq) order by q.server_seq) filter (where q.r is null), '[]'::json),
+            'more', pg_catalog.count(*) = size)
+          from (
+            select u.* from (
+              (select t.server_seq, pg_catalog.to_json(t) as r, null::uuid as row_id from public.task_photos t
+                where t.list_id = a.scope_id and t.server_seq > coalesce((k.known ->> 'task_photos')::bigint, 0) order by t.server_seq limit size)
+              union all
+              (select e.server_seq, null::json, e.row_id from public.sync_exits e
+                where e.scope = a.scope_id and e.table_name = 'task_photos' and e.server_seq > coalesce((k.known ->> 'task_photos')::bigint, 0)
+                order by e.server_seq limit size)
+            ) u order by u.server_seq limit size) q
+        ) as page
+        where k.known is null or k.known ? 'task_photos'
+        union all
+        select 'task_lists_members' as name, (
+          select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(pg_catalog.to_json(r) order by r.server_seq), '[]'::json),
+            'exits', '[]'::json, 'more', pg_catalog.count(*) = size)
+          from (select t.* from public.task_lists_members t
+            where t.scope_id = a.scope_id and t.server_seq > coalesce((k.known ->> 'task_lists_members')::bigint, 0) order by t.server_seq limit size) r
+        ) as page
+        where k.known is null or k.known ? 'task_lists_members'
+      ) p)) as answer
+    from public.sync_scope_access a
+    cross join lateral (select cursors -> '@scopes' -> a.scope_id::text as known) k
+    where a.user_id = me and a.scope_table = 'task_lists'
+  ) s;
+  return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json),
+    'scopes', coalesce(scope_pages, '{}'::json));
 end
 $$;
 revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;

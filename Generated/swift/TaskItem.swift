@@ -11,6 +11,7 @@ public struct TaskItem: HopeSync.SyncRecord {
     public var notes: Swift.String?
     public var done: Swift.Bool
     public var dueAt: HopeSync.SyncTimestamp?
+    public var listId: Foundation.UUID?
     public var deletedMs: Swift.Int64?
     public var updatedAt: Swift.String?
     public var serverSeq: Swift.Int64?
@@ -22,6 +23,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         notes: Swift.String? = nil,
         done: Swift.Bool = false,
         dueAt: HopeSync.SyncTimestamp? = nil,
+        listId: Foundation.UUID? = nil,
         deletedMs: Swift.Int64? = nil,
         updatedAt: Swift.String? = nil,
         serverSeq: Swift.Int64? = nil
@@ -32,6 +34,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         self.notes = notes
         self.done = done
         self.dueAt = dueAt
+        self.listId = listId
         self.deletedMs = deletedMs
         self.updatedAt = updatedAt
         self.serverSeq = serverSeq
@@ -44,6 +47,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         case notes
         case done
         case dueAt = "due_at"
+        case listId = "list_id"
         case deletedMs = "deleted_ms"
         case updatedAt = "updated_at"
         case serverSeq = "server_seq"
@@ -58,6 +62,7 @@ public struct TaskItem: HopeSync.SyncRecord {
             self.notes.columnValue,
             self.done.columnValue,
             self.dueAt.columnValue,
+            self.listId.columnValue,
             self.deletedMs.columnValue,
             self.updatedAt.columnValue,
             self.serverSeq.columnValue,
@@ -66,16 +71,17 @@ public struct TaskItem: HopeSync.SyncRecord {
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 9)
+        let row = try HopeSync.ColumnRow(values, count: 10)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.title = try row.value(2, CodingKeys.title)
         self.notes = try row.value(3, CodingKeys.notes)
         self.done = try row.value(4, CodingKeys.done)
         self.dueAt = try row.value(5, CodingKeys.dueAt)
-        self.deletedMs = try row.value(6, CodingKeys.deletedMs)
-        self.updatedAt = try row.value(7, CodingKeys.updatedAt)
-        self.serverSeq = try row.value(8, CodingKeys.serverSeq)
+        self.listId = try row.value(6, CodingKeys.listId)
+        self.deletedMs = try row.value(7, CodingKeys.deletedMs)
+        self.updatedAt = try row.value(8, CodingKeys.updatedAt)
+        self.serverSeq = try row.value(9, CodingKeys.serverSeq)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -87,11 +93,13 @@ public struct TaskItem: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("notes", .text, nullable: true),
             HopeSync.ColumnSchema("done", .bool),
             HopeSync.ColumnSchema("due_at", .timestamp, nullable: true),
+            HopeSync.ColumnSchema("list_id", .uuid, nullable: true),
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("updated_at", .timestamp, role: .version),
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(.timestamp),
-        ordering: .exact
+        ordering: .exact,
+        scope: .scoped(by: "list_id", in: "task_lists", members: "task_lists_members")
     )
 }

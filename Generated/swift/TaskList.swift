@@ -85,6 +85,7 @@ public struct TaskList: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(.integer),
-        ordering: .exact
+        ordering: .exact,
+        scope: .scope("task_lists", members: "task_lists_members")
     )
 }

@@ -4,10 +4,13 @@ import Foundation
 import HopeSync
 
 /// A row of `task_photos`.
+///
+/// task_photos.list_id is added by hope-sync: task_photos reaches its scope task_lists through task_id.
 public struct TaskPhoto: HopeSync.SyncRecord {
     public var id: Foundation.UUID
     public var userId: Foundation.UUID?
     public var taskId: Foundation.UUID
+    public var listId: Foundation.UUID?
     public var photo: HopeSync.SyncFile
     public var caption: Swift.String?
     public var deletedMs: Swift.Int64?
@@ -18,6 +21,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         id: Foundation.UUID = Foundation.UUID(),
         userId: Foundation.UUID? = nil,
         taskId: Foundation.UUID,
+        listId: Foundation.UUID? = nil,
         photo: HopeSync.SyncFile,
         caption: Swift.String? = nil,
         deletedMs: Swift.Int64? = nil,
@@ -27,6 +31,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         self.id = id
         self.userId = userId
         self.taskId = taskId
+        self.listId = listId
         self.photo = photo
         self.caption = caption
         self.deletedMs = deletedMs
@@ -38,6 +43,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         case id
         case userId = "user_id"
         case taskId = "task_id"
+        case listId = "list_id"
         case photo
         case caption
         case deletedMs = "deleted_ms"
@@ -51,6 +57,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
             self.id.columnValue,
             self.userId.columnValue,
             self.taskId.columnValue,
+            self.listId.columnValue,
             self.photo.columnValue,
             self.caption.columnValue,
             self.deletedMs.columnValue,
@@ -61,15 +68,16 @@ public struct TaskPhoto: HopeSync.SyncRecord {
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 8)
+        let row = try HopeSync.ColumnRow(values, count: 9)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.taskId = try row.value(2, CodingKeys.taskId)
-        self.photo = try row.value(3, CodingKeys.photo)
-        self.caption = try row.value(4, CodingKeys.caption)
-        self.deletedMs = try row.value(5, CodingKeys.deletedMs)
-        self.updatedAt = try row.value(6, CodingKeys.updatedAt)
-        self.serverSeq = try row.value(7, CodingKeys.serverSeq)
+        self.listId = try row.value(3, CodingKeys.listId)
+        self.photo = try row.value(4, CodingKeys.photo)
+        self.caption = try row.value(5, CodingKeys.caption)
+        self.deletedMs = try row.value(6, CodingKeys.deletedMs)
+        self.updatedAt = try row.value(7, CodingKeys.updatedAt)
+        self.serverSeq = try row.value(8, CodingKeys.serverSeq)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -78,6 +86,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("id", .uuid, role: .id),
             HopeSync.ColumnSchema("user_id", .uuid, role: .owner),
             HopeSync.ColumnSchema("task_id", .uuid),
+            HopeSync.ColumnSchema("list_id", .uuid, nullable: true),
             HopeSync.ColumnSchema("photo", .file(bucket: "task-photos")),
             HopeSync.ColumnSchema("caption", .text, nullable: true),
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
@@ -85,6 +94,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
         ],
         conflict: .version(.timestamp),
-        ordering: .exact
+        ordering: .exact,
+        scope: .follows(through: "task_id", column: "list_id", in: "task_lists", members: "task_lists_members")
     )
 }

@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(111);
+select plan(130);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -157,7 +157,7 @@ select is((select count(*) from public.sessions where ended_ms is null and delet
 -- tasks: row-level security. Alice writes a row; Bob can neither see nor change it.
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into public.tasks (id, title, notes, done, due_at) values ('7e570000-0000-4000-8000-000002000000', 'value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes'))$q$, 'tasks: Alice adds a row');
+select lives_ok($q$insert into public.tasks (id, title, notes, done, due_at, list_id) values ('7e570000-0000-4000-8000-000002000000', 'value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes'), null::uuid)$q$, 'tasks: Alice adds a row');
 select is((select user_id from public.tasks where id = '7e570000-0000-4000-8000-000002000000'), 'a11ce000-0000-4000-8000-000000000001'::uuid,
   'tasks: the row is Alice''s (user_id defaults to auth.uid())');
 select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-0000-4000-8000-000000000001' and event = 'poke'
@@ -166,10 +166,10 @@ select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-000
   'tasks: Alice''s write pokes her devices, naming the table and the row''s server_seq');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select id from public.tasks where id = '7e570000-0000-4000-8000-000002000000'$q$, 'tasks: Bob cannot read Alice''s row');
-select is_empty($q$update public.tasks set title = 'value 1'::text, notes = 'value 1'::text, done = false, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes') where id = '7e570000-0000-4000-8000-000002000000' returning id$q$, 'tasks: Bob cannot change Alice''s row');
-select throws_ok($q$insert into public.tasks (id, title, notes, done, due_at) values ('7e570000-0000-4000-8000-000002000000', 'value 1'::text, 'value 1'::text, false, ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes')) on conflict (id) do update set title = excluded.title, notes = excluded.notes, done = excluded.done, due_at = excluded.due_at$q$, '42501', null,
+select is_empty($q$update public.tasks set title = 'value 1'::text, notes = 'value 1'::text, done = false, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes'), list_id = null::uuid where id = '7e570000-0000-4000-8000-000002000000' returning id$q$, 'tasks: Bob cannot change Alice''s row');
+select throws_ok($q$insert into public.tasks (id, title, notes, done, due_at, list_id) values ('7e570000-0000-4000-8000-000002000000', 'value 1'::text, 'value 1'::text, false, ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes'), null::uuid) on conflict (id) do update set title = excluded.title, notes = excluded.notes, done = excluded.done, due_at = excluded.due_at, list_id = excluded.list_id$q$, '42501', null,
   'tasks: Bob cannot push a row with the id of Alice''s');
-select throws_ok($q$insert into public.tasks (id, user_id, title, notes, done, due_at) values ('7e570000-0000-4000-8000-000002000001', 'a11ce000-0000-4000-8000-000000000001', 'value 3'::text, 'value 3'::text, false, ('2025-01-01T00:00:00Z'::timestamptz + interval '3 minutes'))$q$, '42501', null,
+select throws_ok($q$insert into public.tasks (id, user_id, title, notes, done, due_at, list_id) values ('7e570000-0000-4000-8000-000002000001', 'a11ce000-0000-4000-8000-000000000001', 'value 3'::text, 'value 3'::text, false, ('2025-01-01T00:00:00Z'::timestamptz + interval '3 minutes'), null::uuid)$q$, '42501', null,
   'tasks: Bob cannot add a row as Alice');
 select throws_ok($q$delete from public.tasks where id = '7e570000-0000-4000-8000-000002000000'$q$, '42501', null,
   'tasks: nobody deletes a row (a delete sets deleted_ms)');
@@ -177,7 +177,7 @@ set local role anon;
 select throws_ok($q$select id from public.tasks$q$, '42501', null, 'tasks: anon reads nothing');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select ok((select row(title, notes, done, due_at) is not distinct from row('value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes')) from public.tasks where id = '7e570000-0000-4000-8000-000002000000'),
+select ok((select row(title, notes, done, due_at, list_id) is not distinct from row('value 0'::text, 'value 0'::text, true, ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes'), null::uuid) from public.tasks where id = '7e570000-0000-4000-8000-000002000000'),
   'tasks: Alice''s row is as she wrote it');
 
 -- tasks: the pull function reads as its caller, so row-level security keeps each user to
@@ -198,14 +198,14 @@ select is((select updated_at from public.tasks where id = '7e570000-0000-4000-80
 
 -- tasks: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.tasks where id = '7e570000-0000-4000-8000-000002000000'),
-  written as (update public.tasks set title = 'value 1'::text, notes = 'value 1'::text, done = false, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes') where id = '7e570000-0000-4000-8000-000002000000' returning server_seq)
+  written as (update public.tasks set title = 'value 1'::text, notes = 'value 1'::text, done = false, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '1 minutes'), list_id = null::uuid where id = '7e570000-0000-4000-8000-000002000000' returning server_seq)
 select ok((select server_seq from written) > (select server_seq from before), 'tasks: a write moves server_seq');
 
 -- tasks: the server moves updated_at; a guarded edit of an old updated_at changes nothing.
-update public.tasks set title = 'value 2'::text, notes = 'value 2'::text, done = true, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '2 minutes'), updated_at = '2000-01-01T00:00:00Z' where id = '7e570000-0000-4000-8000-000002000000';
+update public.tasks set title = 'value 2'::text, notes = 'value 2'::text, done = true, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '2 minutes'), list_id = null::uuid, updated_at = '2000-01-01T00:00:00Z' where id = '7e570000-0000-4000-8000-000002000000';
 select is((select updated_at from public.tasks where id = '7e570000-0000-4000-8000-000002000000'), now(),
   'tasks: the server sets updated_at, whatever the client sends');
-select is_empty($q$update public.tasks set title = 'value 0'::text, notes = 'value 0'::text, done = true, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes') where id = '7e570000-0000-4000-8000-000002000000' and updated_at = '2000-01-01T00:00:00Z' returning id$q$, 'tasks: an edit guarded by an old updated_at changes nothing');
+select is_empty($q$update public.tasks set title = 'value 0'::text, notes = 'value 0'::text, done = true, due_at = ('2025-01-01T00:00:00Z'::timestamptz + interval '0 minutes'), list_id = null::uuid where id = '7e570000-0000-4000-8000-000002000000' and updated_at = '2000-01-01T00:00:00Z' returning id$q$, 'tasks: an edit guarded by an old updated_at changes nothing');
 
 -- task_lists: row-level security. Alice writes a row; Bob can neither see nor change it.
 set local role authenticated;
@@ -264,7 +264,7 @@ select is_empty($q$update public.task_lists set name = 'value 0'::text, position
 -- task_photos: row-level security. Alice writes a row; Bob can neither see nor change it.
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into public.task_photos (id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000000'::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text)$q$, 'task_photos: Alice adds a row');
+select lives_ok($q$insert into public.task_photos (id, task_id, list_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000000'::uuid, null::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text)$q$, 'task_photos: Alice adds a row');
 select is((select user_id from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), 'a11ce000-0000-4000-8000-000000000001'::uuid,
   'task_photos: the row is Alice''s (user_id defaults to auth.uid())');
 select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-0000-4000-8000-000000000001' and event = 'poke'
@@ -273,10 +273,10 @@ select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-000
   'task_photos: Alice''s write pokes her devices, naming the table and the row''s server_seq');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select id from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'$q$, 'task_photos: Bob cannot read Alice''s row');
-select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning id$q$, 'task_photos: Bob cannot change Alice''s row');
-select throws_ok($q$insert into public.task_photos (id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000001'::uuid, '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, 'value 1'::text) on conflict (id) do update set task_id = excluded.task_id, photo = excluded.photo, caption = excluded.caption$q$, '42501', null,
+select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, list_id = null::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning id$q$, 'task_photos: Bob cannot change Alice''s row');
+select throws_ok($q$insert into public.task_photos (id, task_id, list_id, photo, caption) values ('7e570000-0000-4000-8000-000004000000', '00000000-0000-4000-8000-000000000001'::uuid, null::uuid, '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, 'value 1'::text) on conflict (id) do update set task_id = excluded.task_id, list_id = excluded.list_id, photo = excluded.photo, caption = excluded.caption$q$, '42501', null,
   'task_photos: Bob cannot push a row with the id of Alice''s');
-select throws_ok($q$insert into public.task_photos (id, user_id, task_id, photo, caption) values ('7e570000-0000-4000-8000-000004000001', 'a11ce000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000003'::uuid, '0000000000000000000000000000000000000000000000000000000000000003.bin'::text, 'value 3'::text)$q$, '42501', null,
+select throws_ok($q$insert into public.task_photos (id, user_id, task_id, list_id, photo, caption) values ('7e570000-0000-4000-8000-000004000001', 'a11ce000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000003'::uuid, null::uuid, '0000000000000000000000000000000000000000000000000000000000000003.bin'::text, 'value 3'::text)$q$, '42501', null,
   'task_photos: Bob cannot add a row as Alice');
 select throws_ok($q$delete from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'$q$, '42501', null,
   'task_photos: nobody deletes a row (a delete sets deleted_ms)');
@@ -284,7 +284,7 @@ set local role anon;
 select throws_ok($q$select id from public.task_photos$q$, '42501', null, 'task_photos: anon reads nothing');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select ok((select row(task_id, photo, caption) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text) from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
+select ok((select row(task_id, list_id, photo, caption) is not distinct from row('00000000-0000-4000-8000-000000000000'::uuid, null::uuid, '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, 'value 0'::text) from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
   'task_photos: Alice''s row is as she wrote it');
 
 -- task_photos: the pull function reads as its caller, so row-level security keeps each user to
@@ -305,14 +305,14 @@ select is((select updated_at from public.task_photos where id = '7e570000-0000-4
 
 -- task_photos: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'),
-  written as (update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning server_seq)
+  written as (update public.task_photos set task_id = '00000000-0000-4000-8000-000000000001'::uuid, list_id = null::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000001.bin'::text, caption = 'value 1'::text where id = '7e570000-0000-4000-8000-000004000000' returning server_seq)
 select ok((select server_seq from written) > (select server_seq from before), 'task_photos: a write moves server_seq');
 
 -- task_photos: the server moves updated_at; a guarded edit of an old updated_at changes nothing.
-update public.task_photos set task_id = '00000000-0000-4000-8000-000000000002'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000002.bin'::text, caption = 'value 2'::text, updated_at = '2000-01-01T00:00:00Z' where id = '7e570000-0000-4000-8000-000004000000';
+update public.task_photos set task_id = '00000000-0000-4000-8000-000000000002'::uuid, list_id = null::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000002.bin'::text, caption = 'value 2'::text, updated_at = '2000-01-01T00:00:00Z' where id = '7e570000-0000-4000-8000-000004000000';
 select is((select updated_at from public.task_photos where id = '7e570000-0000-4000-8000-000004000000'), now(),
   'task_photos: the server sets updated_at, whatever the client sends');
-select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000000'::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, caption = 'value 0'::text where id = '7e570000-0000-4000-8000-000004000000' and updated_at = '2000-01-01T00:00:00Z' returning id$q$, 'task_photos: an edit guarded by an old updated_at changes nothing');
+select is_empty($q$update public.task_photos set task_id = '00000000-0000-4000-8000-000000000000'::uuid, list_id = null::uuid, photo = '0000000000000000000000000000000000000000000000000000000000000000.bin'::text, caption = 'value 0'::text where id = '7e570000-0000-4000-8000-000004000000' and updated_at = '2000-01-01T00:00:00Z' returning id$q$, 'task_photos: an edit guarded by an old updated_at changes nothing');
 
 -- Storage bucket task-photos: each user uploads and downloads in their own folder only, and an
 -- object never changes once there (its name is its content's hash).
@@ -341,6 +341,45 @@ select is_empty($q$select name from storage.objects where bucket_id = 'task-phot
 select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'task-photos: Bob cannot write into Alice''s folder');
 set local role postgres;
+
+-- task_lists: sharing (decision 0048), as three users. Alice creates a scope and owns it; she
+-- makes Bob an editor and Carol a viewer through task_lists_members, as PostgREST writes a table.
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select lives_ok($q$insert into public.task_lists (id, name, position, icon) values ('7e570000-0000-4000-8000-000003000007', 'value 21'::text, 21.5::double precision, '\x21'::bytea)$q$, 'task_lists: Alice creates a scope');
+select is((select role from public.task_lists_members where scope_id = '7e570000-0000-4000-8000-000003000007' and user_id = 'a11ce000-0000-4000-8000-000000000001'), 'owner',
+  'task_lists: a scope''s creator owns it');
+select lives_ok($q$insert into public.task_lists_members (scope_id, user_id, role)
+  values ('7e570000-0000-4000-8000-000003000007', 'b0b00000-0000-4000-8000-000000000002', 'editor'), ('7e570000-0000-4000-8000-000003000007', 'ca201000-0000-4000-8000-000000000003', 'viewer')$q$, 'task_lists: an owner shares the scope');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select isnt_empty($q$select id from public.task_lists where id = '7e570000-0000-4000-8000-000003000007'$q$, 'task_lists: an editor reads the scope');
+select isnt_empty($q$update public.task_lists set name = 'value 22'::text, position = 22.5::double precision, icon = '\x22'::bytea where id = '7e570000-0000-4000-8000-000003000007' returning id$q$, 'task_lists: an editor writes the scope');
+select throws_ok($q$insert into public.task_lists_members (scope_id, user_id, role) values ('7e570000-0000-4000-8000-000003000007', '57a00000-0000-4000-8000-000000000004', 'viewer')$q$,
+  '42501', null, 'task_lists: an editor cannot share the scope');
+select throws_ok($q$update public.task_lists_members set role = 'owner' where scope_id = '7e570000-0000-4000-8000-000003000007' and user_id = 'b0b00000-0000-4000-8000-000000000002'$q$,
+  'HS001', null, 'task_lists: nobody changes their own role');
+select throws_ok($q$update public.task_lists set deleted_ms = 1 where id = '7e570000-0000-4000-8000-000003000007'$q$, '42501', null, 'task_lists: an editor cannot delete the scope');
+set local request.jwt.claims = '{"sub": "ca201000-0000-4000-8000-000000000003", "role": "authenticated"}';
+select isnt_empty($q$select id from public.task_lists where id = '7e570000-0000-4000-8000-000003000007'$q$, 'task_lists: a viewer reads the scope');
+select is((select count(*) from public.task_lists_members where scope_id = '7e570000-0000-4000-8000-000003000007'), 3::bigint,
+  'task_lists: a member reads the scope''s memberships');
+select is_empty($q$update public.task_lists set name = 'value 23'::text, position = 23.5::double precision, icon = '\x23'::bytea where id = '7e570000-0000-4000-8000-000003000007' returning id$q$, 'task_lists: a viewer cannot write the scope');
+select throws_ok($q$update public.task_lists_members set role = 'editor' where scope_id = '7e570000-0000-4000-8000-000003000007' and user_id = 'ca201000-0000-4000-8000-000000000003'$q$,
+  'HS001', null, 'task_lists: nobody raises their own role');
+select lives_ok($q$update public.task_lists_members set deleted_ms = 1 where scope_id = '7e570000-0000-4000-8000-000003000007' and user_id = 'ca201000-0000-4000-8000-000000000003'$q$,
+  'task_lists: a member leaves');
+select is_empty($q$select id from public.task_lists where id = '7e570000-0000-4000-8000-000003000007'$q$, 'task_lists: who left reads the scope no more');
+select throws_ok($q$insert into public.task_lists_members (scope_id, user_id, role) values ('7e570000-0000-4000-8000-000003000007', 'ca201000-0000-4000-8000-000000000003', 'viewer')
+  on conflict (scope_id, user_id) do update set role = excluded.role, deleted_ms = null$q$,
+  'HS001', null, 'task_lists: nobody adds themselves');
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select throws_ok($q$update public.task_lists_members set deleted_ms = 1 where scope_id = '7e570000-0000-4000-8000-000003000007' and user_id = 'a11ce000-0000-4000-8000-000000000001'$q$,
+  'HS002', null, 'task_lists: the last owner cannot leave');
+select lives_ok($q$update public.task_lists set deleted_ms = 1 where id = '7e570000-0000-4000-8000-000003000007'$q$, 'task_lists: an owner deletes the scope');
+select is((select count(*) from public.task_lists_members where scope_id = '7e570000-0000-4000-8000-000003000007' and deleted_ms is null), 0::bigint,
+  'task_lists: deleting a scope ends every membership');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select is_empty($q$select id from public.task_lists where id = '7e570000-0000-4000-8000-000003000007'$q$, 'task_lists: a deleted scope is read by nobody');
 
 -- Pokes: row-level security on realtime.messages, which Realtime checks as the user when a
 -- device joins a private channel, lets a user join, read and send on their own topic only.
