@@ -14,7 +14,13 @@ extension InMemoryServer {
         let current = marks[owner] ?? 0
         var pages: [String: PulledPage] = [:]
         var drifted: [String: [ServerError]] = [:]
+        var scopes: [String: PulledScope]?
         if mark != current {
+            // The function's page size: 1 to 1000 rows (and exits) a page.
+            let size = min(max(limit, 1), 1_000)
+            let access = access(of: owner)
+            // An older build (no "@scopes") reads the scopes it is alone in among its own rows.
+            let alone = cursors.scopes == nil ? scopesAlone(access) : nil
             for cursor in cursors.own {
                 let name = cursor.table.name
                 guard tables[name] != nil else {
@@ -27,11 +33,14 @@ extension InMemoryServer {
                     drifted[name] = missing.map { ServerError(status: 400, code: "42703", message: "column \(name).\($0) does not exist") }
                     continue
                 }
-                pages[name] = try page(of: cursor.table, after: cursor.after, limit: min(limit, 1_000), owner: owner)
+                pages[name] = try ownPage(cursor, limit: size, access, alone: alone)
+            }
+            if let known = cursors.scopes {
+                scopes = scopePages(known, sharedTables: cursors.sharedTables, limit: size, access)
             }
         }
         try answer()
-        return PulledTables(mark: current, pages: pages, drifted: drifted, serverTimeMs: clock?())
+        return PulledTables(mark: current, pages: pages, drifted: drifted, scopes: scopes, serverTimeMs: clock?())
     }
 
     /// The server's SQL predates the sync functions (`false`): requests to them fail as

@@ -13,7 +13,8 @@ extension InMemoryServer {
     public func changeRow(in table: String, id: UUID, _ values: ColumnValues) {
         guard let schema = tables[table], var row = stores[table]?[id.lowercasedString]?.values else { return }
         for (column, value) in zip(values.columns, values.values) { row[column] = value }
-        _ = write(row, into: schema)
+        _ = writeShared(row, into: schema, over: stores[table]?[id.lowercasedString]?.values, by: nil)
+        markReached(held: false)
     }
 
     /// The row removed from the server (a hard delete, or a purge).
@@ -52,6 +53,8 @@ public enum InMemoryRequest: Sendable, Equatable {
     case pullTables(after: [String: Int64], since: Int64?)
     case guardedUpdate(GuardedUpdateRequest)
     case fetch(table: String, id: UUID, columns: [String])
+    /// A membership change: the membership table, the scope, the member, the role (nil: ended).
+    case changeMembership(table: String, scopeID: UUID, userID: UUID, role: String?)
 }
 
 /// A guarded update as sent: the key, the base version, the values, the extra filters and the

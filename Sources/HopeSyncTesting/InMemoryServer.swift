@@ -22,6 +22,8 @@ public actor InMemoryServer {
     var markCounter: Int64 = 0
     /// Whether the server has the sync functions (a server whose SQL predates them has not).
     var hasFunctions = true
+    /// Sharing's exits and the users a request reached (InMemoryServer+Access.swift).
+    var sharing = SharingState()
 
     // Test controls.
     var isOnline = true
@@ -87,9 +89,10 @@ public actor InMemoryServer {
         var accepted: [Int64] = []
         var written: [ColumnValues] = []
         var keys: [String] = []
+        let saved = table.scope == nil ? nil : savedState()
         for row in rows {
             let values = Dictionary(uniqueKeysWithValues: zip(row.columns, row.values).filter { $0.0 != ReservedColumn.serverSeq })
-            let taken = write(values, into: table)
+            let taken = try upsertShared(values, into: table, as: owner, restoring: saved)
             accepted += taken
             let key = values[ReservedColumn.id]?.text ?? ""
             keys.append(key)
@@ -101,7 +104,11 @@ public actor InMemoryServer {
             holdsNextWrite = false
             heldSequences.formUnion(accepted)
         }
-        if !accepted.isEmpty { moveMark(of: owner, held: !heldSequences.isDisjoint(with: accepted)) }
+        if !accepted.isEmpty {
+            let held = !heldSequences.isDisjoint(with: accepted)
+            moveMark(of: owner, held: held)
+            markReached(held: held)
+        }
         let held = keys.compactMap { key in
             stores[table.name]?[key].map { stored in
                 ColumnValues(columns: requested.columnNames, values: requested.columnNames.map { stored.value($0) })
@@ -120,20 +127,30 @@ public actor InMemoryServer {
         return result
     }
 
-    /// The owner's committed rows of `table` past `cursor`, in sequence order, at most `limit`.
+    /// The committed rows of `table` past `cursor` the owner reads (row-level security), in
+    /// sequence order, at most `limit`.
     func page(of table: TableSchema, after cursor: Int64, limit: Int, owner: String) throws(SyncError) -> PulledPage {
         if let missing = table.columnNames.first(where: { droppedColumns[table.name]?.contains($0) == true }) {
             throw Self.refusal(400, "42703", "column \(table.name).\(missing) does not exist")
         }
+        let access = access(of: owner)
+        let server = tables[table.name] ?? table
+        return streamPage(of: table, after: cursor, limit: limit, rows: { access.reads($0, server) }, undecodableOf: owner)
+    }
+
+    /// The committed rows of `table` past `cursor` that `visible` lets through, the `exits`
+    /// past it, and the owner's undecodable rows, in sequence order, at most `limit` together.
+    func streamPage(
+        of table: TableSchema, after cursor: Int64, limit: Int, rows visible: ([String: SyncValue]) -> Bool, exits: [Exit] = [],
+        undecodableOf owner: String?
+    ) -> PulledPage {
         // Exact ordering: one owner's rows commit in sequence order, so nothing past a held
         // (uncommitted) row of theirs is visible yet.
         let horizon = table.ordering == .exact ? heldSequences.min() ?? .max : .max
-        var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?)] = []
+        var entries: [(seq: Int64, row: ColumnValues?, broken: UndecodableEntry?, exit: Exit?)] = []
         let hidden = hiddenRows[table.name] ?? []
         for (key, row) in stores[table.name, default: [:]]
-        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && row.values[ReservedColumn.owner] == .text(owner)
-            && !hidden.contains(key)
-        {
+        where row.seq > cursor && row.seq < horizon && !heldSequences.contains(row.seq) && !hidden.contains(key) && visible(row.values) {
             entries.append(
                 (
                     row.seq,
@@ -141,11 +158,14 @@ public actor InMemoryServer {
                         columns: table.columnNames,
                         values: table.columnNames.map { name in
                             name == ReservedColumn.serverSeq ? .int(row.seq) : row.values[name] ?? .null
-                        }), nil
+                        }), nil, nil
                 ))
         }
         for entry in undecodable[table.name, default: []] where entry.owner == owner && entry.seq > cursor && entry.seq < horizon {
-            entries.append((entry.seq, nil, entry))
+            entries.append((entry.seq, nil, entry, nil))
+        }
+        for exit in exits where exit.seq > cursor && exit.seq < horizon && !heldSequences.contains(exit.seq) {
+            entries.append((exit.seq, nil, nil, exit))
         }
         let page = entries.sorted { $0.seq < $1.seq }.prefix(limit)
         return PulledPage(
@@ -153,6 +173,7 @@ public actor InMemoryServer {
             undecodable: page.compactMap(\.broken).map {
                 UndecodableRow(table: table.name, key: $0.key, serverSeq: $0.seq, reason: "the server sent a value this client cannot read")
             },
+            exits: page.compactMap(\.exit).map { PulledExit(id: $0.rowID, serverSeq: $0.seq) },
             receivedCount: page.count,
             lastServerSeq: page.last?.seq,
             serverTimeMs: clock?()
@@ -171,8 +192,9 @@ public actor InMemoryServer {
         try admit()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
+        let access = access(of: user.userID.lowercasedString)
         guard let versionColumn = table.conflict.versionColumn,
-            var row = stores[table.name]?[key], row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
+            var row = stores[table.name]?[key], access.writes(row.values, tables[table.name] ?? table),
             hiddenRows[table.name]?.contains(key) != true, updateDeniedRows[table.name]?.contains(key) != true,
             row.values[versionColumn].map({ $0.versionText ?? "" }) == baseVersion,
             extraFilters.allSatisfy({ $0.matches(row.values[$0.column] ?? .null) })
@@ -183,9 +205,22 @@ public actor InMemoryServer {
         for (column, value) in zip(values.columns, values.values) where column != ReservedColumn.id && column != ReservedColumn.owner {
             row.values[column] = value
         }
+        let saved = table.scope == nil ? nil : savedState()
+        let old = stores[table.name]![key]!.values
         stores[table.name]![key] = row
-        let accepted = write(row.values, into: table)
-        if !accepted.isEmpty { moveMark(of: user.userID.lowercasedString, held: false) }
+        let accepted = writeShared(row.values, into: table, over: old, by: access.user)
+        if !accepted.isEmpty, let saved {
+            do throws(SyncError) {
+                try checkUpdate(key, in: table, from: old, access)
+            } catch {
+                restore(saved)
+                throw error
+            }
+        }
+        if !accepted.isEmpty {
+            moveMark(of: access.user, held: false)
+            markReached(held: false)
+        }
         let stored = stores[table.name]![key]!
         try answer()
         return accepted.isEmpty ? [] : [ColumnValues(columns: returning, values: returning.map { stored.value($0) })]
@@ -197,9 +232,9 @@ public actor InMemoryServer {
         for id in ids { requestLog.append(.fetch(table: table.name, id: id, columns: columns)) }
         try admit()
         try checkColumns(columns, table)
+        let access = access(of: user.userID.lowercasedString)
         let visible = ids.compactMap { id -> ColumnValues? in
-            guard let row = stores[table.name]?[id.lowercasedString],
-                row.values[ReservedColumn.owner] == .text(user.userID.lowercasedString),
+            guard let row = stores[table.name]?[id.lowercasedString], access.reads(row.values, tables[table.name] ?? table),
                 !heldSequences.contains(row.seq), hiddenRows[table.name]?.contains(id.lowercasedString) != true
             else { return nil }
             return ColumnValues(columns: columns, values: columns.map { row.value($0) })
