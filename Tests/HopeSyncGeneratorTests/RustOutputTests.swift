@@ -22,7 +22,7 @@ import Testing
 
             fn main() {
                 let names: Vec<&str> = tables::TABLES.iter().map(|t| t.name).collect();
-                assert_eq!(names, ["activities", "sessions", "tasks", "task_lists", "task_photos"]);
+                assert_eq!(names, ["activities", "sessions", "tasks", "task_lists", "task_lists_members", "task_photos"]);
                 let sessions = tables::SESSIONS;
                 assert_eq!(
                     sessions.conflict,
@@ -40,6 +40,11 @@ import Testing
                 let photo = tables::TASK_PHOTOS.files[0];
                 assert_eq!((photo.column, photo.bucket, photo.download), ("photo", "task-photos", tables::Download::Eager));
                 assert!(tables::SESSIONS.files.is_empty());
+                assert!(tables::SESSIONS.scope().is_none());
+                assert!(matches!(
+                    tables::TASKS.scope(),
+                    Some(tables::Scope::Scoped { column: "list_id", scope_table: "task_lists", .. })
+                ));
                 assert_eq!(tables::MIGRATIONS[0].version, 1);
                 assert!(tables::MIGRATIONS[0].sql.contains("CREATE TABLE sessions ("));
                 println!("ok {}", names.len());
@@ -51,7 +56,7 @@ import Testing
         #expect(build.status == 0, "rustc failed:\n\(build.output)")
         let run = try ProgramRun.execute(binary.path, [])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output == "ok 5\n")
+        #expect(run.output == "ok 6\n")
     }
 
     /// Every reference's Rust compiles without a warning, and its embedded migrations are the

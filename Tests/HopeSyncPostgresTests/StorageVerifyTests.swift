@@ -11,7 +11,7 @@ import Testing
 @Suite struct StorageVerifyTests {
     let verifier = SchemaVerifier(renderer: TestSchema.renderer)
     static let photos = TestSchema.projectSchema.table(named: "task_photos")!
-    static let schema = Schema(tables: [TestSchema.tasks, photos])
+    static let schema = Schema(tables: [TestSchema.tasks, TestSchema.taskLists, photos])
     static let migration = Migration(number: 1, name: "initial", changes: schema.tables.map(SchemaChange.createTable), schema: schema)
 
     private func migrated() throws -> (TestDatabase, Connection) {

@@ -51,7 +51,9 @@ import Testing
                     Column(name: "notes", type: .text, isNullable: true),
                     Column(name: "done", type: .bool, defaultValue: .bool(false)),
                     Column(name: "due_at", type: .timestamp, isNullable: true),
-                ]
+                    Column(name: "list_id", type: .uuid, isNullable: true, references: "task_lists"),
+                ],
+                sharing: .scoped(by: "list_id", scopeTable: "task_lists")
             ),
             Table(
                 name: "task_lists",
@@ -60,17 +62,20 @@ import Testing
                     Column(name: "name", type: .text),
                     Column(name: "position", type: .double, defaultValue: .double(0)),
                     Column(name: "icon", type: .bytes, isNullable: true),
-                ]
+                ],
+                sharing: .scope
             ),
             Table(
                 name: "task_photos",
                 conflict: .version(.timestamp),
                 columns: [
                     Column(name: "task_id", type: .uuid, references: "tasks"),
+                    Column(name: "list_id", type: .uuid, isNullable: true, references: "task_lists"),
                     Column(name: "photo", type: .file(bucket: "task-photos")),
                     Column(name: "caption", type: .text, isNullable: true),
                 ],
-                indexes: [Index(name: "task_photos_task_id_idx", columns: ["task_id"])]
+                indexes: [Index(name: "task_photos_task_id_idx", columns: ["task_id"])],
+                sharing: .follows(through: "task_id", column: "list_id", scopeTable: "task_lists")
             ),
         ])
         #expect(try Self.parse().schema == expected)
@@ -79,19 +84,21 @@ import Testing
     @Test func recordsWhereEachTableAndColumnIs() throws {
         let parsed = try Self.parse()
         let lines = try String(contentsOf: Self.url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        var places: [(name: String, location: HopeSyncSchema.SourceLocation?)] = []
+        var places: [(text: String, location: HopeSyncSchema.SourceLocation?)] = []
         for table in parsed.schema.tables {
-            places.append((table.name, parsed.locations.tables[table.name]))
-            places += table.columns.map { ($0.name, parsed.locations.columns["\(table.name).\($0.name)"]) }
+            places.append((table.name + ":", parsed.locations.tables[table.name]))
+            places += table.columns.map { column in
+                // A scope column hope-sync adds is placed where `scope:` names the reference.
+                let text = if case .follows(let through, column.name, _)? = table.sharing { through } else { column.name + ":" }
+                return (text, parsed.locations.columns["\(table.name).\(column.name)"])
+            }
         }
         #expect(places.count == parsed.locations.tables.count + parsed.locations.columns.count)
         // Each recorded place is the start of the key itself.
-        for (name, location) in places {
-            let location = try #require(location, "\(name) has no location")
+        for (text, location) in places {
+            let location = try #require(location, "\(text) has no location")
             #expect(location.file == "schema.yaml")
-            #expect(
-                lines[location.line - 1].dropFirst(location.column - 1).hasPrefix("\(name):"),
-                "\(name) at \(location.line):\(location.column)")
+            #expect(lines[location.line - 1].dropFirst(location.column - 1).hasPrefix(text), "\(text) at \(location.line):\(location.column)")
         }
     }
 }

@@ -62,11 +62,15 @@ struct GuardedReplay {
             }
             let outcome = ReplayOutcome(write, server: server)
             let lastSend = send == Self.maxSendsPerPass
-            if case .gone(deleted: nil) = outcome, write.table.scope != nil {
-                // A shared row is never removed, only hidden: the user's access to it ended (its
-                // scope's membership, or it moved out of reach). The write stays queued for the
-                // pull of this pass, which drops the row and puts the write on the rejected list
-                // saying so, instead of a resolver deciding about a row it is not told of.
+            if case .gone(deleted: nil) = outcome, write.table.scope != nil,
+                try await store.onWriter({ [write] store throws(SyncError) in
+                    try store.scope(ofRow: write.rowID.lowercasedString, in: write.table)
+                }) != nil
+            {
+                // A row of a scope is hidden, not gone: the user's access to it ended (the
+                // membership, or the row moved out of reach). The write stays queued for this
+                // pass's pull, which drops the row and puts the write on the rejected list saying
+                // so, instead of a resolver deciding about a row it is not told of.
                 return
             }
             switch outcome {

@@ -126,8 +126,17 @@ struct PullTransaction {
     /// names it. A scope of a table this build does not know is passed over.
     mutating func list(_ scopes: [String: PulledScope], arriving: Set<String>) throws {
         let known = try store.knownScopes(database)
-        for (id, scope) in known.sorted(by: { $0.key < $1.key }) where scopes[id] == nil {
-            applied.applied += try store.endScope(id, scopeTable: scope.scopeTable, database)
+        var ended = known.filter { scopes[$0.key] == nil }.mapValues(\.scopeTable)
+        // A scope row the server took from this device (clean) but no answer listed: made and
+        // deleted, or shared and left, between two pulls. It ends as a listed one would.
+        for table in store.schema.tables where table.scope?.kind == .scope {
+            let unlisted = try database.fetchAll(
+                "SELECT \(quoted(table.primaryKey)) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.clean.sql)"
+            ) { $0.text(at: 0) ?? "" }.filter { scopes[$0] == nil && ended[$0] == nil }
+            for id in unlisted { ended[id] = table.name }
+        }
+        for (id, scopeTable) in ended.sorted(by: { $0.key < $1.key }) {
+            applied.applied += try store.endScope(id, scopeTable: scopeTable, database)
             streams = streams.filter { $0.key.scope != id }
         }
         for (id, scope) in scopes.sorted(by: { $0.key < $1.key }) {

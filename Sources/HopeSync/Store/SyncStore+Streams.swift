@@ -38,6 +38,17 @@ extension SyncStore {
             uniquingKeysWith: { first, _ in first })
     }
 
+    /// The scope the local copy of row `id` of `table` is in; nil for an own row, or a row this
+    /// device does not hold.
+    func scope(ofRow id: String, in table: TableSchema) throws(SyncError) -> String? {
+        guard let column = table.scope?.column else { return nil }
+        return try withWriter { database in
+            try database.fetchOne(
+                "SELECT \(quoted(column)) FROM \(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?", [.text(id)]
+            ) { $0.text(at: 0) } ?? nil
+        }
+    }
+
     /// The user's role in `scope` as the last pull listed it; nil for a scope it did not list
     /// (one this device made and has not synced, or one the user does not belong to).
     func role(in scope: String, _ database: Database) throws -> MemberRole? {

@@ -1,0 +1,217 @@
+import Foundation
+import HopeSchema
+@_spi(Transport) @testable import HopeSync
+import HopeSyncModel
+import HopeSyncTestSupport
+import HopeSyncTesting
+import Testing
+
+/// Three users, two devices each, share task lists on the in-memory server (the project's
+/// schema: task_lists are scopes, tasks name theirs in list_id): they create lists and tasks,
+/// share lists with each other as owners, editors and viewers, change roles, remove members,
+/// leave, delete lists, edit and move tasks between lists and their own rows, through offline
+/// periods, lost answers and 5xx answers. Once the faults stop and every device has synced, each
+/// device holds exactly the rows of its user's own stream and current scopes, as the server holds
+/// them, and lists exactly the user's scopes with their roles; nothing waits to be pushed.
+/// Runs: SYNC_RANDOM_RUNS (default 60); seed offset: SYNC_RANDOM_SEED.
+@Suite struct SharingRandomTests {
+    @Test func everyDeviceEndsWithItsUsersOwnRowsAndCurrentScopes() async throws {
+        try await SeededRuns.recordFailures(defaultRuns: 60) { seed in try await SharingRun(seed: seed).run() }
+    }
+}
+
+private struct SharingRun {
+    let seed: UInt64
+    let users: [UUID]
+    let server: InMemoryServer
+    let serverClock = ManualClock()
+    static let shared = ["task_lists", "tasks", "task_lists_members"]
+
+    init(seed: UInt64) {
+        self.seed = seed
+        var generator = SeededGenerator(seed: seed)
+        users = (0..<3).map { _ in generator.uuid() }
+        server = InMemoryServer(tables: GeneratedSchema.tables, clock: serverClock.read)
+    }
+
+    func run() async throws -> [String] {
+        var random = SeededGenerator(seed: seed &* 6_151)
+        var devices: [TestDevice] = []
+        for (index, user) in users.enumerated() {
+            for name in ["phone", "desk"] {
+                devices.append(
+                    try TestDevice("u\(index)-\(name)", user: user, transport: server, schema: GeneratedSchema.app, clock: ManualClock(serverClock.read())))
+            }
+        }
+        defer {
+            for device in devices {
+                device.store.close()
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: device.path + suffix) }
+            }
+        }
+        let verbose = ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil
+        for step in 0..<60 {
+            let device = devices[random.below(devices.count)]
+            let action = random.below(100)
+            if verbose {
+                print("step \(step) \(device.deviceID) action \(action)")
+                if let id = ProcessInfo.processInfo.environment["SYNC_RANDOM_TRACE_ROW"] {
+                    let row = await server.rows(of: "tasks")[id]
+                    print("  server row: list \(row?["list_id"] ?? .null) seq \(row?["server_seq"] ?? .null) deleted \(row?["deleted_ms"] ?? .null)")
+                    for other in devices {
+                        if let local = try localRows(other, TaskItem.table)[id] {
+                            print("  \(other.deviceID): list \(local["list_id"] ?? .null) seq \(local["server_seq"] ?? .null)")
+                        }
+                    }
+                }
+            }
+            switch action {
+            case 0..<8: try await createList(on: device, &random)
+            case 8..<30: try await writeTask(on: device, &random)
+            case 30..<40: await changeMembership(from: device, &random)
+            case 40..<43: try await deleteList(on: device, &random)
+            case 43..<70:
+                do { try await device.sync() } catch { if verbose { print("  sync failed: \(error)") } }
+            case 70..<78: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
+            case 78..<84:
+                await server.failNextRequests(
+                    1 + random.below(2), with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
+            case 84..<90: await server.loseNextAnswers(1)
+            default:
+                let elapsed = Int64(random.below(2_000))
+                serverClock.advance(elapsed)
+                for device in devices { device.clock.advance(elapsed) }
+            }
+        }
+        await server.clearFaults()
+        for device in devices { await device.engine.setNetworkEnabled(true) }
+        // Refused writes are dismissed (a viewer's write the device could not refuse, a write to
+        // a list that ended); then every device syncs until nothing moves.
+        for _ in 0..<3 {
+            for device in devices {
+                _ = try? await device.sync()
+                for entry in try device.store.rejectedMutations() { try device.store.dismissRejectedMutation(id: entry.id) }
+                for entry in try device.store.conflictedMutations() { try device.store.resolveConflictedMutation(id: entry.id, resolution: .keepServer) }
+            }
+        }
+        for _ in 0..<2 {
+            for device in devices { try await device.sync() }
+        }
+        var problems: [String] = []
+        for device in devices { problems += try await differences(device) }
+        if verbose {
+            for device in devices {
+                print("\(device.deviceID) scopes \(try device.store.knownScopes().keys.sorted()) lists \(try localRows(device, TaskList.table).keys.sorted())")
+            }
+            for (id, row) in await server.rows(of: "tasks") { print("server task \(id) list \(row["list_id"] ?? .null) user \(row["user_id"] ?? .null) seq \(row["server_seq"] ?? .null) deleted \(row["deleted_ms"] ?? .null)") }
+            for (id, row) in await server.rows(of: "task_lists") { print("server list \(id) user \(row["user_id"] ?? .null) deleted \(row["deleted_ms"] ?? .null)") }
+            print("users \(users)")
+            if let id = ProcessInfo.processInfo.environment["SYNC_RANDOM_TRACE_ROW"] {
+                for (index, request) in await server.requestLog.enumerated() where "\(request)".contains(id) { print("request \(index) \(request)") }
+                print("exits \(await server.exits.filter { $0.id == id })")
+            }
+        }
+        return problems
+    }
+
+    // MARK: Actions
+
+    private func createList(on device: TestDevice, _ random: inout SeededGenerator) async throws {
+        let list = TaskList(id: random.uuid(), name: "list \(random.below(1_000))")
+        try await device.store.write { try $0.save(list) }
+    }
+
+    /// A new task (own, or in a list the device has), or an edit, move or delete of one it has.
+    /// A viewer's device refuses it (`.notAllowed`): then nothing was written.
+    private func writeTask(on device: TestDevice, _ random: inout SeededGenerator) async throws {
+        let lists = try await device.store.read { try $0.fetchAll(TaskList.self) }.map(\.id)
+        let tasks = try await device.store.read { try $0.fetchAll(TaskItem.self) }
+        let list: UUID? = lists.isEmpty || random.below(3) == 0 ? nil : lists[random.below(lists.count)]
+        let title = "task \(random.below(1_000))"
+        let id = random.uuid()
+        let pick = random.below(100)
+        do {
+            try await device.store.write { writer in
+                if tasks.isEmpty || pick < 40 {
+                    try writer.save(TaskItem(id: id, title: title, listId: list))
+                } else if pick < 75 {
+                    try writer.update(TaskItem.self, id: tasks[pick % tasks.count].id) { $0.title = title }
+                } else if pick < 90 {
+                    try writer.update(TaskItem.self, id: tasks[pick % tasks.count].id) { $0.listId = list }
+                } else {
+                    try writer.delete(TaskItem.self, id: tasks[pick % tasks.count].id)
+                }
+            }
+        } catch let error as SyncError where error.code == .notAllowed {
+            // A viewer's device refuses at the save.
+        }
+    }
+
+    /// An owner shares a list with another user, changes a role or removes a member; or a
+    /// member leaves. Any of them may be refused (not an owner any more, the last owner).
+    private func changeMembership(from device: TestDevice, _ random: inout SeededGenerator) async {
+        guard let scopes = try? device.store.sharedScopes(), !scopes.isEmpty else { return }
+        let scope = scopes[random.below(scopes.count)]
+        guard let list = try? await device.store.read({ try $0.fetchOne(TaskList.self, id: scope.id) }) else { return }
+        let other = users.filter { $0 != device.user }[random.below(users.count - 1)]
+        let roles: [MemberRole] = [.owner, .editor, .viewer]
+        let verbose = ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil
+        do {
+            switch random.below(10) {
+            case 0..<6:
+                let role = roles[random.below(roles.count)]
+                if verbose { print("  share \(list.id) with \(other) as \(role)") }
+                try await device.engine.share(list, with: other, as: role)
+            case 6..<8:
+                if verbose { print("  remove \(other) from \(list.id)") }
+                try await device.engine.removeMember(other, from: list)
+            default:
+                if verbose { print("  leave \(list.id)") }
+                try await device.engine.leave(list)
+            }
+        } catch {
+            if verbose { print("  refused: \(error)") }
+        }
+    }
+
+    private func deleteList(on device: TestDevice, _ random: inout SeededGenerator) async throws {
+        let lists = try await device.store.read { try $0.fetchAll(TaskList.self) }
+        guard !lists.isEmpty else { return }
+        let list = lists[random.below(lists.count)]
+        do {
+            try await device.store.write { try $0.delete(TaskList.self, id: list.id) }
+        } catch let error as SyncError where error.code == .notAllowed {}
+    }
+
+    // MARK: The oracle
+
+    /// The device's shared tables hold exactly what its user reads on the server (own rows and
+    /// the rows of the scopes they belong to now), its scopes list is theirs, and nothing waits.
+    private func differences(_ device: TestDevice) async throws -> [String] {
+        let user = device.user.uuidString.lowercased()
+        let memberships = await server.rows(of: "task_lists_members").values.filter { $0["deleted_ms"] == .null }
+        var roles: [String: String] = [:]
+        for row in memberships where row["user_id"]?.text == user {
+            roles[row["scope_id"]?.text ?? ""] = row["role"]?.text
+        }
+        var result: [String] = []
+        for name in Self.shared {
+            let table = try #require(GeneratedSchema.app.table(named: name))
+            let column = table.scope?.column ?? ""
+            let visible = await server.rows(of: name).filter { _, row in
+                if let scope = row[column]?.text { return roles[scope] != nil }
+                return row["user_id"]?.text == user
+            }
+            let local = try localRows(device, table)
+            for key in Set(local.keys).union(visible.keys) where local[key] != visible[key] {
+                result.append(
+                    "\(device.deviceID) \(name) \(key): local \(String(describing: local[key])) server \(String(describing: visible[key]))")
+            }
+        }
+        let listed = Dictionary(uniqueKeysWithValues: try device.store.sharedScopes().map { ($0.id.uuidString.lowercased(), $0.role.rawValue) })
+        if listed != roles { result.append("\(device.deviceID) scopes: local \(listed) server \(roles)") }
+        let waiting = try device.dirtyCount()
+        if waiting > 0 { result.append("\(device.deviceID): \(waiting) rows still wait to be pushed") }
+        return result
+    }
+}
