@@ -226,11 +226,13 @@ struct CountingPulls: ForwardingTransport {
         return try await base.pull(table, after: cursor, limit: limit, as: user)
     }
 
-    /// The pull function's one request counts as a pull of each table it names.
+    /// The pull function's one request counts as a pull of each table it reads: the own stream's
+    /// and, asked with scopes, every table a scope holds (a scope it does not name is read whole).
     func pull(
         _ cursors: PullCursors, since mark: Int64?, limit: Int, function: String, as user: Credentials
     ) async throws(SyncError) -> PulledTables {
-        for cursor in cursors.own { counts.add(cursor.table.name) }
+        let shared = cursors.scopes == nil ? [] : cursors.sharedTables.map(\.name)
+        for name in Set(cursors.own.map(\.table.name) + shared) { counts.add(name) }
         await gate?.pass()
         return try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
