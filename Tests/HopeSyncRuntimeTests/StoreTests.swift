@@ -26,7 +26,10 @@ import Testing
             }
         }
         let app = HopeFixture.app().migrations.map { "app \($0.version) \($0.name)" }
-        #expect(recorded == app + ["runtime 1 bookkeeping", "runtime 2 guarded_writes", "runtime 3 row_refresh", "runtime 4 files", "runtime 5 scopes"])
+        #expect(
+            recorded == app + [
+                "runtime 1 bookkeeping", "runtime 2 guarded_writes", "runtime 3 row_refresh", "runtime 4 files", "runtime 5 scopes",
+            ])
         let journal = try queue.read { db in try db.fetchOne("PRAGMA journal_mode") { $0.text(at: 0) } }
         #expect(journal == "wal")
     }

@@ -98,7 +98,8 @@ import Testing
         for (text, location) in places {
             let location = try #require(location, "\(text) has no location")
             #expect(location.file == "schema.yaml")
-            #expect(lines[location.line - 1].dropFirst(location.column - 1).hasPrefix(text), "\(text) at \(location.line):\(location.column)")
+            #expect(
+                lines[location.line - 1].dropFirst(location.column - 1).hasPrefix(text), "\(text) at \(location.line):\(location.column)")
         }
     }
 }

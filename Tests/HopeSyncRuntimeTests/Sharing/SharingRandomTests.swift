@@ -1,10 +1,11 @@
 import Foundation
 import HopeSchema
-@_spi(Transport) @testable import HopeSync
 import HopeSyncModel
 import HopeSyncTestSupport
 import HopeSyncTesting
 import Testing
+
+@_spi(Transport) @testable import HopeSync
 
 /// Three users, two devices each, share task lists on the in-memory server (the project's
 /// schema: task_lists are scopes, tasks name theirs in list_id): they create lists and tasks,
@@ -40,7 +41,9 @@ private struct SharingRun {
         for (index, user) in users.enumerated() {
             for name in ["phone", "desk"] {
                 devices.append(
-                    try TestDevice("u\(index)-\(name)", user: user, transport: server, schema: GeneratedSchema.app, clock: ManualClock(serverClock.read())))
+                    try TestDevice(
+                        "u\(index)-\(name)", user: user, transport: server, schema: GeneratedSchema.app,
+                        clock: ManualClock(serverClock.read())))
             }
         }
         defer {
@@ -53,18 +56,7 @@ private struct SharingRun {
         for step in 0..<60 {
             let device = devices[random.below(devices.count)]
             let action = random.below(100)
-            if verbose {
-                print("step \(step) \(device.deviceID) action \(action)")
-                if let id = ProcessInfo.processInfo.environment["SYNC_RANDOM_TRACE_ROW"] {
-                    let row = await server.rows(of: "tasks")[id]
-                    print("  server row: list \(row?["list_id"] ?? .null) seq \(row?["server_seq"] ?? .null) deleted \(row?["deleted_ms"] ?? .null)")
-                    for other in devices {
-                        if let local = try localRows(other, TaskItem.table)[id] {
-                            print("  \(other.deviceID): list \(local["list_id"] ?? .null) seq \(local["server_seq"] ?? .null)")
-                        }
-                    }
-                }
-            }
+            if verbose { print("step \(step) \(device.deviceID) action \(action)") }
             switch action {
             case 0..<8: try await createList(on: device, &random)
             case 8..<30: try await writeTask(on: device, &random)
@@ -75,7 +67,8 @@ private struct SharingRun {
             case 70..<78: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
             case 78..<84:
                 await server.failNextRequests(
-                    1 + random.below(2), with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
+                    1 + random.below(2),
+                    with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 84..<90: await server.loseNextAnswers(1)
             default:
                 let elapsed = Int64(random.below(2_000))
@@ -91,7 +84,9 @@ private struct SharingRun {
             for device in devices {
                 _ = try? await device.sync()
                 for entry in try device.store.rejectedMutations() { try device.store.dismissRejectedMutation(id: entry.id) }
-                for entry in try device.store.conflictedMutations() { try device.store.resolveConflictedMutation(id: entry.id, resolution: .keepServer) }
+                for entry in try device.store.conflictedMutations() {
+                    try device.store.resolveConflictedMutation(id: entry.id, resolution: .keepServer)
+                }
             }
         }
         for _ in 0..<2 {
@@ -99,18 +94,6 @@ private struct SharingRun {
         }
         var problems: [String] = []
         for device in devices { problems += try await differences(device) }
-        if verbose {
-            for device in devices {
-                print("\(device.deviceID) scopes \(try device.store.knownScopes().keys.sorted()) lists \(try localRows(device, TaskList.table).keys.sorted())")
-            }
-            for (id, row) in await server.rows(of: "tasks") { print("server task \(id) list \(row["list_id"] ?? .null) user \(row["user_id"] ?? .null) seq \(row["server_seq"] ?? .null) deleted \(row["deleted_ms"] ?? .null)") }
-            for (id, row) in await server.rows(of: "task_lists") { print("server list \(id) user \(row["user_id"] ?? .null) deleted \(row["deleted_ms"] ?? .null)") }
-            print("users \(users)")
-            if let id = ProcessInfo.processInfo.environment["SYNC_RANDOM_TRACE_ROW"] {
-                for (index, request) in await server.requestLog.enumerated() where "\(request)".contains(id) { print("request \(index) \(request)") }
-                print("exits \(await server.exits.filter { $0.id == id })")
-            }
-        }
         return problems
     }
 
@@ -208,7 +191,8 @@ private struct SharingRun {
                     "\(device.deviceID) \(name) \(key): local \(String(describing: local[key])) server \(String(describing: visible[key]))")
             }
         }
-        let listed = Dictionary(uniqueKeysWithValues: try device.store.sharedScopes().map { ($0.id.uuidString.lowercased(), $0.role.rawValue) })
+        let listed = Dictionary(
+            uniqueKeysWithValues: try device.store.sharedScopes().map { ($0.id.uuidString.lowercased(), $0.role.rawValue) })
         if listed != roles { result.append("\(device.deviceID) scopes: local \(listed) server \(roles)") }
         let waiting = try device.dirtyCount()
         if waiting > 0 { result.append("\(device.deviceID): \(waiting) rows still wait to be pushed") }
