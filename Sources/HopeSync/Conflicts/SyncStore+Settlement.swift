@@ -65,6 +65,22 @@ extension SyncStore {
         }
     }
 
+    /// The write's shared row is hidden from the user now (access to its scope ended, or it moved
+    /// where they cannot read it): the write goes to the rejected list with `message`, never to
+    /// be retried, and the row is fetched again at the next pass, which removes the copy the
+    /// server no longer shows.
+    func settleOutOfReach(_ write: QueuedMutation, message: String) throws(SyncError) {
+        try settle(write) { database, sql in
+            try restoreBase(of: write, sql, database)
+            let entry = RejectedEntry(
+                table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
+                body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
+                message: message, createdMs: write.createdMs, retryable: false)
+            try entry.record(for: userID, atMs: state.wallClock(), database)
+            try requestRefresh(table: write.table.name, rowID: write.rowID, database)
+        }
+    }
+
     /// Removes a queued write unsent (one the server keeps failing with 5xx, say), so the writes
     /// behind it go. The row shows again what the device saw before the write.
     public func discardPendingMutation(id: Int64) throws(SyncError) {

@@ -67,10 +67,14 @@ struct GuardedReplay {
                     try store.scope(ofRow: write.rowID.lowercasedString, in: write.table)
                 }) != nil
             {
-                // A row of a scope is hidden, not gone: the user's access to it ended (the
-                // membership, or the row moved out of reach). The write stays queued for this
-                // pass's pull, which drops the row and puts the write on the rejected list saying
-                // so, instead of a resolver deciding about a row it is not told of.
+                // A row of a scope is hidden, not gone (shared rows are only soft-deleted): access
+                // to it ended, or it moved where the user cannot read it. Not a conflict for the
+                // resolver: the write goes to the rejected list, and the copy is fetched again
+                // (and so removed) at the next pass, or goes with its scope at this pass's pull.
+                let message =
+                    "This change to \(write.table.name) was never accepted, and the row is out of your reach now: access to its scope ended, or it moved where you cannot read it."
+                try await store.onWriter { [write] store throws(SyncError) in try store.settleOutOfReach(write, message: message) }
+                report.rejected += 1
                 return
             }
             switch outcome {
