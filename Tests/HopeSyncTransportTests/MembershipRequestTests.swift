@@ -1,4 +1,5 @@
 import Foundation
+import HopeSchema
 import HopeSyncModel
 import Testing
 
@@ -10,22 +11,8 @@ import Testing
 @Suite(.serialized)
 struct MembershipRequestTests {
     static let host = "membershipsabcde.supabase.co"
-    static let members = TableSchema(
-        name: "task_lists_members",
-        columns: [
-            ColumnSchema("id", .uuid, role: .id),
-            ColumnSchema("scope_id", .uuid),
-            ColumnSchema("user_id", .uuid),
-            ColumnSchema("role", .enumeration(["owner", "editor", "viewer"])),
-            ColumnSchema("added_by", .uuid),
-            ColumnSchema("added_at", .timestamp),
-            ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
-            ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
-        ],
-        conflict: .version(.integer),
-        ordering: .exact,
-        scope: .membership(of: "task_lists", table: "task_lists_members")
-    )
+    /// The project's generated membership table.
+    static let members = TaskListMember.table
     static let listID = UUID(uuidString: "7A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D")!
     static let memberID = UUID(uuidString: "1C2D3E4F-5A6B-4C7D-8E9F-0A1B2C3D4E5F")!
     static let answerRow = """
