@@ -73,23 +73,14 @@ struct MutationQueue: GuardedWriteQueue {
                     retryable: false)
                 try entry.record(for: store.userID, atMs: now, database)
             }
-            let queued = try database.fetchAll(
-                "SELECT id, operation, body, base_version, base, filters, created_ms FROM _sync_mutations WHERE table_name = ? AND row_id = ? ORDER BY id",
-                [.text(sql.table.name), .text(id)]
-            ) { row in
-                (
-                    row.int64(at: 0), row.text(at: 1) ?? "", row.text(at: 2) ?? "[]", row.text(at: 3), row.text(at: 4),
-                    row.text(at: 5) ?? "[]", row.int64(at: 6)
-                )
-            }
-            for (mutation, operation, body, baseVersion, base, filters, created) in queued {
-                let entry = RejectedEntry(
-                    table: sql.table.name, operation: MutationOperation(rawValue: operation) ?? .update, rowID: id,
-                    body: try StoredValues.decode(body), baseVersion: baseVersion, base: try base.map(StoredValues.decode),
-                    filters: try StoredValues.decodeFilters(filters), message: reason, createdMs: created, retryable: false)
-                try entry.record(for: store.userID, atMs: now, database)
-                try database.execute("DELETE FROM _sync_mutations WHERE id = ?", [.integer(mutation)])
-            }
+        }
+        let rows = Set(ids)
+        let queued = try StoreReader(store: store, database: database).queuedMutations().filter {
+            $0.table.name == sql.table.name && rows.contains($0.rowID.lowercasedString)
+        }
+        for write in queued {
+            try RejectedEntry(write, message: reason, retryable: false).record(for: store.userID, atMs: now, database)
+            try database.execute("DELETE FROM _sync_mutations WHERE id = ?", [.integer(write.id)])
         }
     }
 }

@@ -50,3 +50,13 @@ struct RejectedEntry {
         try ListBounds.enforce(on: "_sync_rejected", textColumns: Self.textColumns, database)
     }
 }
+
+extension RejectedEntry {
+    /// The refusal of a queued guarded write, kept whole (its body, base and filters).
+    init(_ write: QueuedMutation, serverError: ServerError? = nil, message: String, retryable: Bool? = nil) {
+        self.init(
+            table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString, body: write.body,
+            baseVersion: write.baseVersion, base: write.base, filters: write.filters, serverError: serverError, message: message,
+            createdMs: write.createdMs, retryable: retryable)
+    }
+}

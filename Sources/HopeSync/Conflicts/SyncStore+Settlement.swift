@@ -57,11 +57,7 @@ extension SyncStore {
     func settleRejected(_ write: QueuedMutation, serverError: ServerError?, message: String) throws(SyncError) {
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
-            let entry = RejectedEntry(
-                table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
-                body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
-                serverError: serverError, message: message, createdMs: write.createdMs)
-            try entry.record(for: userID, atMs: state.wallClock(), database)
+            try RejectedEntry(write, serverError: serverError, message: message).record(for: userID, atMs: state.wallClock(), database)
         }
     }
 
@@ -72,11 +68,7 @@ extension SyncStore {
     func settleOutOfReach(_ write: QueuedMutation, message: String) throws(SyncError) {
         try settle(write) { database, sql in
             try restoreBase(of: write, sql, database)
-            let entry = RejectedEntry(
-                table: write.table.name, operation: write.operation, rowID: write.rowID.lowercasedString,
-                body: write.body, baseVersion: write.baseVersion, base: write.base, filters: write.filters,
-                message: message, createdMs: write.createdMs, retryable: false)
-            try entry.record(for: userID, atMs: state.wallClock(), database)
+            try RejectedEntry(write, message: message, retryable: false).record(for: userID, atMs: state.wallClock(), database)
             try requestRefresh(table: write.table.name, rowID: write.rowID, database)
         }
     }

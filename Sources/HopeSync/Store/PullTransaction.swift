@@ -129,10 +129,15 @@ struct PullTransaction {
         var ended = known.filter { scopes[$0.key] == nil }.mapValues(\.scopeTable)
         // A scope row the server took from this device (clean) but no answer listed: made and
         // deleted, or shared and left, between two pulls. It ends as a listed one would.
+        // Only scope rows no pull has listed are read (a known scope is settled above).
         for table in store.schema.tables where table.scope?.kind == .scope {
+            let key = quoted(table.primaryKey)
             let unlisted = try database.fetchAll(
-                "SELECT \(quoted(table.primaryKey)) FROM \(quoted(table.name)) WHERE _dirty = \(DirtyState.clean.sql)"
-            ) { $0.text(at: 0) ?? "" }.filter { scopes[$0] == nil && ended[$0] == nil }
+                """
+                SELECT \(key) FROM \(quoted(table.name))
+                WHERE _dirty = \(DirtyState.clean.sql) AND \(key) NOT IN (SELECT scope_id FROM _sync_scopes)
+                """
+            ) { $0.text(at: 0) ?? "" }.filter { scopes[$0] == nil }
             for id in unlisted { ended[id] = table.name }
         }
         for (id, scopeTable) in ended.sorted(by: { $0.key < $1.key }) {

@@ -88,8 +88,8 @@ extension SyncStore {
         state.notifyObservers()
     }
 
-    /// Test hook, until the pull fills `_sync_scopes` (the lead's work): the scopes listed,
-    /// replaced as a pull would replace them.
+    /// Test hook: the scopes listed, replaced as a pull would replace them, for tests of the
+    /// local reads that need no server.
     package func replaceSharedScopesForTesting(_ scopes: [SharedScope]) throws(SyncError) {
         try writeTransaction { database in
             try database.execute("DELETE FROM _sync_scopes")
