@@ -96,6 +96,9 @@ extension InMemoryServer {
         case .lww:
             if let existing, !(WriteStamp(pairOf: row) > WriteStamp(pairOf: existing.values)) { return [] }
         case .version(let kind):
+            // A write naming a version but the stored one is stale (a whole row pushed again
+            // after its first push's answer was lost): the stored row wins, as in the trigger.
+            if let existing, let sent = values[kind.columnName], sent != existing.values[kind.columnName] ?? .null { return [] }
             row[kind.columnName] = nextVersion(kind, after: existing?.values[kind.columnName])
         }
         if let existing { row[ReservedColumn.owner] = existing.values[ReservedColumn.owner] }

@@ -89,6 +89,38 @@ import Testing
         }
     }
 
+    /// A new row's push whose answer was lost, then Phone B's edits, then Phone A's retry: the
+    /// retried insert changes nothing on the server (the trigger keeps the stored row), A ends
+    /// with the server's row, and what A had written after its first push is on its rejected
+    /// list rather than gone.
+    @Test(arguments: [VersionedTable.tasks, .taskLists])
+    func aRetriedInsertNeverUndoesWhatFollowed(_ kind: VersionedTable) async throws {
+        let server = try TestServer()
+        let recorder = RecordingTransport(base: server.transport)
+        let a = try Device("a", user: user, transport: recorder)
+        let b = try Device("b", user: user, transport: server.transport)
+        let id = UUID()
+        let key = id.uuidString.lowercased()
+        try await a.save(kind.newRow(id, "Buy milk"))
+        recorder.loseNextPushAnswer()
+        await #expect { try await a.sync() } throws: { ($0 as? SyncError)?.isNetworkFailure == true }
+        try await b.sync()
+        try await b.edit(kind, id, ColumnValues(columns: [kind.text], values: [.text("Buy oat milk")]))
+        try await b.sync()
+        // Unsynced still, as far as A knows: its edit joins the row it pushes again.
+        try await a.edit(kind, id, ColumnValues(columns: [kind.other], values: [kind.otherValue]))
+        try await a.sync()
+
+        let held = try #require(try await server.rows(of: kind.table, for: user)[key])
+        #expect(held[kind.text] == .text("Buy oat milk"))
+        #expect(held[kind.other] != kind.otherValue)
+        #expect(try a.row(kind, id)?[kind.text] == .text("Buy oat milk"))
+        #expect(try a.dirtyCount() == 0)
+        let rejected = try a.store.rejectedMutations()
+        #expect(rejected.count == 1 && rejected.first?.isRetryable == false)
+        #expect(rejected.first?.body?[kind.other] == kind.otherValue)
+    }
+
     // MARK: UPDATE
 
     @Test func anUpdateMeetsEachOutcome() async throws {

@@ -7,7 +7,7 @@ import HopeSyncTestSupport
 import Testing
 
 /// The PostgreSQL transport with every guarded write and read by key recorded as the transport
-/// received it, with its answer, and a switch that loses the next guarded write's answer.
+/// received it, with its answer, and switches that lose the next guarded write's or push's answer.
 final class RecordingTransport: ForwardingTransport, Sendable {
     struct Send: Sendable {
         let id: UUID
@@ -28,6 +28,7 @@ final class RecordingTransport: ForwardingTransport, Sendable {
         var sends: [Send] = []
         var reads: [Read] = []
         var losesNextAnswer = false
+        var losesNextPushAnswer = false
         var failsReads = false
     }
 
@@ -51,6 +52,20 @@ final class RecordingTransport: ForwardingTransport, Sendable {
     }
 
     func loseNextAnswer() { record.withLock { $0.losesNextAnswer = true } }
+
+    /// The next push (upsert) reaches the server, and its answer is lost.
+    func loseNextPushAnswer() { record.withLock { $0.losesNextPushAnswer = true } }
+
+    @discardableResult
+    func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
+        let answer = try await base.upsert(rows, into: table, as: user)
+        let lost = record.withLock { record in
+            defer { record.losesNextPushAnswer = false }
+            return record.losesNextPushAnswer
+        }
+        if lost { throw SyncError(.connectivity, "The connection dropped before the answer arrived.") }
+        return answer
+    }
 
     /// Reads by key fail as the network does while set.
     var readsFail: Bool {

@@ -37,9 +37,12 @@ import Testing
             #expect(later == "t")
             previous = moved
         }
-        // A client-sent updated_at is overwritten too.
-        #expect(try updateTask("updated_at = '2100-01-01T00:00:00Z'") == 1)
-        #expect(try server.row("tasks", id)?["updated_at"]?.hasPrefix("2100-") == false)
+        // An update naming another updated_at is stale (a whole row pushed again after others
+        // wrote): it changes nothing. Naming the stored one, it goes, and the server moves it.
+        #expect(try updateTask("updated_at = '2100-01-01T00:00:00Z', title = 'stale'") == 0)
+        #expect(try server.row("tasks", id)?["title"] == "two" && server.row("tasks", id)?["updated_at"] == previous)
+        #expect(try updateTask("updated_at = $2, title = 'three'", [previous]) == 1)
+        #expect(try server.row("tasks", id)?["title"] == "three" && server.row("tasks", id)?["updated_at"] != previous)
     }
 
     @Test func theIntegerVersionBumpsByOneAndCannotBeSet() throws {
@@ -53,10 +56,16 @@ import Testing
             }
             #expect(try server.row("task_lists", id)?["version"] == expected)
         }
+        // An update naming another version is stale: it changes nothing. Naming the stored
+        // one (a whole row pushed by a device that knew it), it goes and the version moves.
         try server.connection.request(asUser: user) {
-            try $0.execute("update public.task_lists set version = 100 where id = $1", [id.text])
+            try $0.execute("update public.task_lists set version = 100, name = 'stale' where id = $1", [id.text])
         }
-        #expect(try server.row("task_lists", id)?["version"] == "4")
+        #expect(try server.row("task_lists", id)?["version"] == "3" && server.row("task_lists", id)?["name"] == "inbox!!")
+        try server.connection.request(asUser: user) {
+            try $0.execute("update public.task_lists set version = 3, name = 'whole row' where id = $1", [id.text])
+        }
+        #expect(try server.row("task_lists", id)?["version"] == "4" && server.row("task_lists", id)?["name"] == "whole row")
     }
 
     @Test func versionTablesStampServerSeqAndKeepTheOwner() throws {

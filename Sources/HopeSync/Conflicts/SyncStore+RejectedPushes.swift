@@ -22,6 +22,33 @@ extension SyncStore {
         }
     }
 
+    /// Rows of a version table pushed as new that the server held already (the answer to an
+    /// earlier push of them was lost, and the stored row wins: a retried insert must not undo
+    /// what was written since). The server's copy replaces the local row at once after this; a
+    /// value the device sent that the copy does not hold (an edit made after that first push,
+    /// a delete) is kept on the rejected list with the row's body, not retryable (sent again it
+    /// would change nothing): nothing the user wrote goes silently.
+    func keepValuesNotTaken(_ sent: [ColumnValues], server: [ColumnValues], in table: TableSchema) throws(SyncError) {
+        let followed = table.scope?.kind == .follows ? table.scope?.column : nil
+        let compared = table.columns.filter { ($0.role == .user || $0.role == .deletedMs) && $0.name != followed }.map(\.name)
+        let copies = Dictionary(server.map { ($0[table.primaryKey]?.text ?? "", $0) }, uniquingKeysWith: { _, last in last })
+        let lost = sent.filter { row in
+            guard let copy = copies[row[table.primaryKey]?.text ?? ""] else { return false }
+            return compared.contains { row[$0] != copy[$0] }
+        }
+        guard !lost.isEmpty else { return }
+        try writeTransaction { database in
+            for row in lost {
+                let entry = RejectedEntry(
+                    table: table.name, operation: .upsert, rowID: row[table.primaryKey]?.text ?? "", body: row,
+                    message:
+                        "This row was on the server already (an earlier push of it landed, its answer lost) and the server's copy is kept: these values of this device's were not taken.",
+                    createdMs: state.wallClock(), retryable: false)
+                try entry.record(for: userID, atMs: state.wallClock(), database)
+            }
+        }
+    }
+
     /// Takes a rejected upsert off the list; its row is pushed again (`.dirty`) or stops waiting.
     func setRejected(entryID: Int64, table: String, rowID: UUID, to dirty: DirtyState) throws(SyncError) {
         let sql = try tableSQL(table)

@@ -32,13 +32,23 @@ struct Pusher {
 
     /// Pushes every table; returns the schema drift refusals of the tables it passed over. A
     /// table the server fails goes on being retried; the other tables still go, and the first
-    /// failure is thrown once they have.
+    /// failure is thrown once they have. The exception: once a table of a scope did not land,
+    /// the scope's later tables wait for the next pass (or the clock's second attempt), since
+    /// the server would refuse their rows for its sake (a task whose new list failed with a 503
+    /// is not the editor's to write yet) and they would go to the rejected list for nothing.
     mutating func push(into report: inout SyncReport) async throws(SyncError) -> [ServerError] {
         var drifts: [ServerError] = []
         var failure: SyncError?
+        var waitingScopes: Set<String> = []
         for table in tables ?? store.schema.pushOrder {
+            let scope = table.scope?.scopeTable
+            if let scope, waitingScopes.contains(scope) {
+                if refusedForTheClock.contains(where: { $0.scope?.scopeTable == scope }) { refusedForTheClock.append(table) }
+                continue
+            }
             do {
                 try await push(table, into: &report)
+                continue
             } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {
                 refusedForTheClock.append(table)
             } catch let error where error.serverError.flatMap(SchemaDrift.init) != nil {
@@ -46,6 +56,7 @@ struct Pusher {
             } catch let error where error.code == .server {
                 failure = failure ?? error
             }
+            if let scope { waitingScopes.insert(scope) }
         }
         if let failure { throw failure }
         return drifts
@@ -143,6 +154,8 @@ struct Pusher {
             let ids = chunk.compactMap { $0[table.primaryKey]?.text.flatMap(UUID.init(text:)) }
             let copies = try await transport.fetch(table, ids: ids, columns: table.columnNames, as: credentials)
             try await store.onWriter { store throws(SyncError) in
+                // A version table's row left unchanged was there already (see the trigger).
+                if table.conflict.versionColumn != nil { try store.keepValuesNotTaken(chunk, server: copies, in: table) }
                 try store.settlePushed(chunk, server: copies, serverTimeMs: nil, in: table)
             }
         }

@@ -67,6 +67,14 @@ extension SyncStore {
                 let values = copy.columns == names ? copy.values : names.map { copy[$0] ?? .null }
                 if try currentPushedValues(of: id.databaseValue, sql, database) == row.values {
                     try replace.execute(values.map(\.databaseValue) + [.integer(DirtyState.clean.rawValue)])
+                } else if let version = table.conflict.versionColumn, let index = sql.index(of: version) {
+                    // Written again while the push was out: the row keeps its values and waits,
+                    // now at the version the server gave it, so that its next push is taken
+                    // only if nobody wrote in between (a whole row naming an older version
+                    // changes nothing on the server).
+                    try database.execute(
+                        "UPDATE \(sql.quotedName) SET \(quoted(version)) = ? \(sql.whereKey) AND _dirty = \(DirtyState.dirty.sql)",
+                        [values[index].databaseValue, id.databaseValue])
                 } else {
                     _ = try applyServerRow(values, sql, apply, database)
                 }

@@ -1399,8 +1399,8 @@ enum BuiltInTemplates {
         -- {{table}}: the server moves the version; a guarded edit of an old version changes nothing.
         select is((select version from public.{{table}} where id = '{{rowId}}'), 2::bigint, '{{table}}: an update bumps the version');
         {{versionSentUpdate}};
-        select is((select version from public.{{table}} where id = '{{rowId}}'), 3::bigint,
-          '{{table}}: the server sets the version, whatever the client sends');
+        select is((select version from public.{{table}} where id = '{{rowId}}'), 2::bigint,
+          '{{table}}: an update naming a version but the stored one changes nothing');
         select is_empty({{q}}{{staleUpdate}} returning id{{q}}, '{{table}}: an edit guarded by an old version changes nothing');
         {{/versionInteger}}
         {{#versionTimestamp}}
@@ -1709,6 +1709,24 @@ enum BuiltInTemplates {
               return null;
             end if;
         {{/lww}}
+        {{#versionInteger}}
+            -- An update never names a version but the stored one: a guarded edit leaves it alone, and
+            -- a whole row pushed again (its first push's answer lost: no version, or the one the
+            -- device pulled since) is stale once another write moved it. The stored row wins: a
+            -- retried push must not undo what followed it; the device fetches the row.
+            if new.version is distinct from old.version then
+              return null;
+            end if;
+        {{/versionInteger}}
+        {{#versionTimestamp}}
+            -- An update never names an updated_at but the stored one: a guarded edit leaves it alone,
+            -- and a whole row pushed again (its first push's answer lost: none, or the one the device
+            -- pulled since) is stale once another write moved it. The stored row wins: a retried push
+            -- must not undo what followed it; the device fetches the row.
+            if new.updated_at is distinct from old.updated_at then
+              return null;
+            end if;
+        {{/versionTimestamp}}
             new.user_id := old.user_id;
         {{#versionInteger}}
             new.version := old.version + 1;

@@ -25,8 +25,17 @@ import Testing
     // MARK: Requests
 
     func createList(_ id: UUID, name: String = "groceries", deleted: Int64? = nil, as user: Credentials) async throws {
-        try await server.upsert(
-            [SharingTables.list(id, name: name, by: user.userID, deleted: deleted)], into: SharingTables.lists, as: user)
+        let row = await knowingTheVersion(SharingTables.list(id, name: name, by: user.userID, deleted: deleted), in: SharingTables.lists)
+        try await server.upsert([row], into: SharingTables.lists, as: user)
+    }
+
+    /// `row` as a device that pulled the stored row pushes it: with the stored version (a push
+    /// naming another one is stale and changes nothing).
+    func knowingTheVersion(_ row: ColumnValues, in table: TableSchema) async -> ColumnValues {
+        guard let version = table.conflict.versionColumn, let id = row[ReservedColumn.id]?.text,
+            let stored = await server.rows(of: table.name)[id]?[version]
+        else { return row }
+        return ColumnValues(columns: row.columns, values: zip(row.columns, row.values).map { $0 == version ? stored : $1 })
     }
 
     @discardableResult
@@ -37,7 +46,8 @@ import Testing
 
     @discardableResult
     func writeTask(_ id: UUID = UUID(), title: String, list: UUID?, as user: Credentials) async throws -> UUID {
-        try await server.upsert([SharingTables.task(id, title: title, list: list, by: user.userID)], into: SharingTables.tasks, as: user)
+        let row = await knowingTheVersion(SharingTables.task(id, title: title, list: list, by: user.userID), in: SharingTables.tasks)
+        try await server.upsert([row], into: SharingTables.tasks, as: user)
         return id
     }
 
@@ -176,7 +186,7 @@ import Testing
         #expect(await refusal { try await createList(list, deleted: 5, as: editor) } == "42501 403", "only an owner deletes a list")
         #expect(await stored("task_lists", list)?["deleted_ms"] == .null)
         #expect(await server.members(of: list).count == 3, "nothing of the deletion stays")
-        try await server.upsert([SharingTables.list(list, name: "groceries", by: owner.userID, deleted: 5)], into: lists, as: owner)
+        try await createList(list, deleted: 5, as: owner)
         #expect(await stored("tasks", task)?["deleted_ms"] == .int(5))
         // The server's own last-writer-wins write: device id '', a pair past the stored one.
         let deleted = try #require(await stored("task_photos", photo))

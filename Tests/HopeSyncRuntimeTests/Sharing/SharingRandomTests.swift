@@ -13,7 +13,9 @@ import Testing
 /// leave, delete lists, edit and move tasks between lists and their own rows, through offline
 /// periods, lost answers and 5xx answers. Once the faults stop and every device has synced, each
 /// device holds exactly the rows of its user's own stream and current scopes, as the server holds
-/// them, and lists exactly the user's scopes with their roles; nothing waits to be pushed.
+/// them, and lists exactly the user's scopes with their roles; nothing waits to be pushed; and
+/// no write was lost: each is on the server (or replaced there by a later one) or on its device's
+/// conflicted or rejected list (SharingWriteLedger).
 /// Runs: SYNC_RANDOM_RUNS (default 60); seed offset: SYNC_RANDOM_SEED.
 @Suite struct SharingRandomTests {
     @Test func everyDeviceEndsWithItsUsersOwnRowsAndCurrentScopes() async throws {
@@ -53,15 +55,17 @@ private struct SharingRun {
             }
         }
         let verbose = ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil
+        var ledger = SharingWriteLedger()
+        let stores = devices.map { (id: $0.deviceID, store: $0.store) }
         for step in 0..<60 {
             let device = devices[random.below(devices.count)]
             let action = random.below(100)
             if verbose { print("step \(step) \(device.deviceID) action \(action)") }
             switch action {
-            case 0..<8: try await createList(on: device, &random)
-            case 8..<30: try await writeTask(on: device, &random)
+            case 0..<8: ledger.record(try await createList(on: device, step: step, &random), verbose: verbose)
+            case 8..<30: ledger.record(try await writeTask(on: device, step: step, &random), verbose: verbose)
             case 30..<40: await changeMembership(from: device, &random)
-            case 40..<43: try await deleteList(on: device, &random)
+            case 40..<43: ledger.record(try await deleteList(on: device, step: step, &random), verbose: verbose)
             case 43..<70:
                 do { try await device.sync() } catch { if verbose { print("  sync failed: \(error)") } }
             case 70..<78: await device.engine.setNetworkEnabled(!(await device.engine.isNetworkEnabled))
@@ -75,6 +79,7 @@ private struct SharingRun {
                 serverClock.advance(elapsed)
                 for device in devices { device.clock.advance(elapsed) }
             }
+            try ledger.observe(await serverRows(), stores)
         }
         await server.clearFaults()
         for device in devices { await device.engine.setNetworkEnabled(true) }
@@ -82,7 +87,8 @@ private struct SharingRun {
         // a list that ended); then every device syncs until nothing moves.
         for _ in 0..<3 {
             for device in devices {
-                _ = try? await device.sync()
+                do { try await device.sync() } catch { if verbose { print("  final sync \(device.deviceID) failed: \(error)") } }
+                try ledger.observe(await serverRows(), stores)
                 for entry in try device.store.rejectedMutations() { try device.store.dismissRejectedMutation(id: entry.id) }
                 for entry in try device.store.conflictedMutations() {
                     try device.store.resolveConflictedMutation(id: entry.id, resolution: .keepServer)
@@ -90,44 +96,56 @@ private struct SharingRun {
             }
         }
         for _ in 0..<2 {
-            for device in devices { try await device.sync() }
+            for device in devices {
+                try await device.sync()
+                try ledger.observe(await serverRows(), stores)
+            }
         }
-        var problems: [String] = []
+        var problems = ledger.problems(finalServer: await serverRows())
         for device in devices { problems += try await differences(device) }
         return problems
     }
 
     // MARK: Actions
 
-    private func createList(on device: TestDevice, _ random: inout SeededGenerator) async throws {
-        let list = TaskList(id: random.uuid(), name: "list \(random.below(1_000))")
+    private func createList(on device: TestDevice, step: Int, _ random: inout SeededGenerator) async throws -> SharingWriteLedger.Write {
+        let list = TaskList(id: random.uuid(), name: "list \(step)")
         try await device.store.write { try $0.save(list) }
+        return .init(device: device.deviceID, table: "task_lists", row: list.id.lowercasedString, value: list.name, step: step)
     }
 
-    /// A new task (own, or in a list the device has), or an edit, move or delete of one it has.
-    /// A viewer's device refuses it (`.notAllowed`): then nothing was written.
-    private func writeTask(on device: TestDevice, _ random: inout SeededGenerator) async throws {
+    /// A new task (own, or in a list the device has), or an edit, move or delete of one it has;
+    /// every new title is the step's. A viewer's device refuses it (`.notAllowed`): then nothing
+    /// was written.
+    private func writeTask(on device: TestDevice, step: Int, _ random: inout SeededGenerator) async throws -> SharingWriteLedger.Write? {
         let lists = try await device.store.read { try $0.fetchAll(TaskList.self) }.map(\.id)
         let tasks = try await device.store.read { try $0.fetchAll(TaskItem.self) }
         let list: UUID? = lists.isEmpty || random.below(3) == 0 ? nil : lists[random.below(lists.count)]
-        let title = "task \(random.below(1_000))"
+        let title = "task \(step)"
         let id = random.uuid()
         let pick = random.below(100)
+        let row = tasks.isEmpty || pick < 40 ? id : tasks[pick % tasks.count].id
         do {
             try await device.store.write { writer in
                 if tasks.isEmpty || pick < 40 {
                     try writer.save(TaskItem(id: id, title: title, listId: list))
                 } else if pick < 75 {
-                    try writer.update(TaskItem.self, id: tasks[pick % tasks.count].id) { $0.title = title }
+                    try writer.update(TaskItem.self, id: row) { $0.title = title }
                 } else if pick < 90 {
-                    try writer.update(TaskItem.self, id: tasks[pick % tasks.count].id) { $0.listId = list }
+                    try writer.update(TaskItem.self, id: row) {
+                        $0.listId = list
+                        $0.title = title
+                    }
                 } else {
-                    try writer.delete(TaskItem.self, id: tasks[pick % tasks.count].id)
+                    try writer.delete(TaskItem.self, id: row)
                 }
             }
         } catch let error as SyncError where error.code == .notAllowed {
             // A viewer's device refuses at the save.
+            return nil
         }
+        return .init(
+            device: device.deviceID, table: "tasks", row: row.lowercasedString, value: pick < 90 || tasks.isEmpty ? title : nil, step: step)
     }
 
     /// An owner shares a list with another user, changes a role or removes a member; or a
@@ -157,13 +175,23 @@ private struct SharingRun {
         }
     }
 
-    private func deleteList(on device: TestDevice, _ random: inout SeededGenerator) async throws {
+    private func deleteList(on device: TestDevice, step: Int, _ random: inout SeededGenerator) async throws -> SharingWriteLedger.Write? {
         let lists = try await device.store.read { try $0.fetchAll(TaskList.self) }
-        guard !lists.isEmpty else { return }
+        guard !lists.isEmpty else { return nil }
         let list = lists[random.below(lists.count)]
         do {
             try await device.store.write { try $0.delete(TaskList.self, id: list.id) }
-        } catch let error as SyncError where error.code == .notAllowed {}
+        } catch let error as SyncError where error.code == .notAllowed {
+            return nil
+        }
+        return .init(device: device.deviceID, table: "task_lists", row: list.id.lowercasedString, value: nil, step: step)
+    }
+
+    /// The server's rows of the tables the ledger follows.
+    private func serverRows() async -> [String: [String: ColumnValues]] {
+        var rows: [String: [String: ColumnValues]] = [:]
+        for table in SharingWriteLedger.valueColumn.keys { rows[table] = await server.rows(of: table) }
+        return rows
     }
 
     // MARK: The oracle

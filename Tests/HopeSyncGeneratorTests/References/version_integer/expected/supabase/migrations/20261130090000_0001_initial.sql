@@ -235,6 +235,13 @@ set search_path = ''
 as $$
 begin
   if tg_op = 'UPDATE' then
+    -- An update never names a version but the stored one: a guarded edit leaves it alone, and
+    -- a whole row pushed again (its first push's answer lost: no version, or the one the
+    -- device pulled since) is stale once another write moved it. The stored row wins: a
+    -- retried push must not undo what followed it; the device fetches the row.
+    if new.version is distinct from old.version then
+      return null;
+    end if;
     new.user_id := old.user_id;
     new.version := old.version + 1;
   else
