@@ -122,15 +122,21 @@ extension HabitAppTests {
                 == ["task: \(tasks[0]) title=Oat milk list=\(list) dirty=0", "task: \(tasks[1]) title=Bread list=\(list) dirty=0"].sorted())
 
         // Ben edits a task as an editor: a guarded PATCH; Ana reads it, and so does her client.
+        // An edit made while the first is in flight stays queued, on the version its answer gave.
         let edited = try await client("edit", bensFile, tasks[1], "Rye bread")
         #expect(edited.contains("task: \(tasks[1]) title=Rye bread list=\(list) dirty=1\n"), "\(edited)")
         #expect(edited.contains("next: PATCH /rest/v1/tasks?id=eq.\(tasks[1])&updated_at=eq."), "\(edited)")
+        #expect(try await client("edit", bensFile, tasks[1], "Sourdough").contains("edited: \(tasks[1])\n"))
         let pushed = try await answer(edited, as: ben, with: "push-answer", bensFile)
-        #expect(pushed.contains("pushed: tasks \(tasks[1])\n") && pushed.contains("push: nothing queued\n"), "\(pushed)")
-        #expect(pushed.contains("task: \(tasks[1]) title=Rye bread list=\(list) dirty=0\n"))
+        #expect(pushed.contains("pushed: tasks \(tasks[1])\n"), "\(pushed)")
+        #expect(pushed.contains("task: \(tasks[1]) title=Sourdough list=\(list) dirty=1\n"), "\(pushed)")
         #expect(try title(of: tasks[1]) == "Rye bread")
+        let second = try await answer(pushed, as: ben, with: "push-answer", bensFile)
+        #expect(second.contains("pushed: tasks \(tasks[1])\n") && second.contains("push: nothing queued\n"), "\(second)")
+        #expect(second.contains("task: \(tasks[1]) title=Sourdough list=\(list) dirty=0\n"), "\(second)")
+        #expect(try title(of: tasks[1]) == "Sourdough")
         let anasView = try #require(try await pull(anasFile, as: ana).last)
-        #expect(anasView.contains("task: \(tasks[1]) title=Rye bread list=\(list) dirty=0\n"), "\(anasView)")
+        #expect(anasView.contains("task: \(tasks[1]) title=Sourdough list=\(list) dirty=0\n"), "\(anasView)")
         #expect(anasView.contains("task: \(tasks[2]) title=Eggs list=none dirty=0\n"), "the moved task is her own: \(anasView)")
 
         // As a viewer, Ben's client refuses an edit at the save; an editor again, it queues one.

@@ -29,15 +29,16 @@ pub fn edit(conn: &Connection, table: &Table, id: &str, values: &Map<String, Jso
     let ConflictMode::Version { column: version } = table.conflict else {
         return Err(format!("{} is not a version table", table.name).into());
     };
+    let scope_column = streams::scope_column(table).map_or("NULL".to_string(), |column| format!("\"{column}\""));
     let (scope, base): (Option<String>, Option<Value>) = conn
         .query_row(
-            &format!("SELECT \"{}\", \"{version}\" FROM \"{}\" WHERE id = ?1", streams::scope_column(table).unwrap_or("NULL"), table.name),
+            &format!("SELECT {scope_column}, \"{version}\" FROM \"{}\" WHERE id = ?1", table.name),
             [id],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?
         .ok_or_else(|| format!("no row {id} in {}", table.name))?;
-    if let Some(scope) = scope.filter(|_| table.scope().is_some()) {
+    if let Some(scope) = scope {
         if streams::role(conn, &scope)?.as_deref() == Some("viewer") {
             return Err(format!("refused: a viewer of {scope} cannot edit its rows").into());
         }
@@ -86,15 +87,29 @@ pub fn next_push(conn: &Connection) -> rusqlite::Result<Option<String>> {
 
 /// Applies the server's answer to the first queued edit; says what became of it.
 pub fn apply_push_answer(conn: &Connection, status: u16, answer: &Json) -> Result<String, Box<dyn std::error::Error>> {
-    let (table, id, _, _) = first_queued(conn)?.ok_or("nothing was pushed")?;
+    let (table, id, _, body) = first_queued(conn)?.ok_or("nothing was pushed")?;
     if (200..300).contains(&status) {
         let Some(row) = answer.as_array().and_then(|rows| rows.first()).and_then(Json::as_object) else {
             // The row is not at the base version, or row-level security hides it: docs/CONFLICTS.md
             // reads it by key next to tell which. This client leaves the edit queued.
             return Ok(format!("unsettled: {} {id} did not match its base version", table.name));
         };
-        conn.execute("DELETE FROM _queued_edits WHERE table_name = ?1 AND row_id = ?2", (table.name, &id))?;
+        // What the edit set since this request was made stays queued, on the version the answer gave.
+        let later: Map<String, Json> = body.into_iter().filter(|(column, value)| row.get(column) != Some(value)).collect();
+        let ConflictMode::Version { column: version } = table.conflict else { return Err("not a version table".into()) };
+        match version_text(row.get(version)) {
+            Some(base) if !later.is_empty() => {
+                conn.execute(
+                    "UPDATE _queued_edits SET base = ?3, body = ?4 WHERE table_name = ?1 AND row_id = ?2",
+                    (table.name, &id, base, Json::Object(later).to_string()),
+                )?;
+            }
+            _ => {
+                conn.execute("DELETE FROM _queued_edits WHERE table_name = ?1 AND row_id = ?2", (table.name, &id))?;
+            }
+        }
         set_columns(conn, table, &id, row, false)?;
+        lay_queued_edit(conn, table, &id)?;
         return Ok(format!("pushed: {} {id}", table.name));
     }
     let code = answer["code"].as_str().unwrap_or("");
@@ -122,6 +137,15 @@ pub fn rejected(conn: &Connection) -> rusqlite::Result<Vec<[String; 4]>> {
     let mut statement = conn.prepare("SELECT table_name, row_id, body, reason FROM _rejected_edits ORDER BY rowid")?;
     let rows = statement.query_map([], |row| Ok([row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?]))?;
     rows.collect()
+}
+
+/// A version as the exact text the server sent (an integer version as its digits).
+fn version_text(value: Option<&Json>) -> Option<String> {
+    match value? {
+        Json::String(text) => Some(text.clone()),
+        Json::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 fn first_queued(conn: &Connection) -> rusqlite::Result<Option<(&'static Table, String, String, Map<String, Json>)>> {
