@@ -8,6 +8,8 @@ struct Cargo {
     static let client = SwiftPM.root.appendingPathComponent("Tests/Fixtures/RustClient")
     static let target = SwiftPM.root.appendingPathComponent(".build/fixtures/rust-target")
     static var binary: URL { target.appendingPathComponent("debug/habit-rust-client") }
+    /// The task lists' client, on the project's own tables.rs (shared lists).
+    static var listsBinary: URL { target.appendingPathComponent("debug/lists-rust-client") }
 
     /// `cargo build` with warnings denied for the client's own code (crates' lints are capped).
     static func build() async throws -> SwiftPM.Result {
@@ -24,6 +26,10 @@ struct Cargo {
 
     static func client(_ arguments: String...) async throws -> SwiftPM.Result {
         try await execute(binary.path, arguments, in: client)
+    }
+
+    static func listsClient(_ arguments: [String]) async throws -> SwiftPM.Result {
+        try await execute(listsBinary.path, arguments, in: client)
     }
 }
 

@@ -74,7 +74,8 @@ enum BuiltInTemplates {
 
         /// How a table's rows are shared between users (docs/decisions/0048-sharing-by-scope.md in
         /// hope-sync): a row's scope is a row of the scope table, whose members, listed in its
-        /// membership table (`members`), share it. The runtime does not sync shared rows yet.
+        /// membership table (`members`), share it. A client syncs them as docs/PROTOCOL.md in
+        /// hope-sync says ("Sharing (scopes)"): a cursor per (scope, table).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Scope {
             /// Each row is a scope (`scope: true`), named by its own id.

@@ -14,6 +14,7 @@
 #[path = "../../HabitApp/Generated/rust/tables.rs"]
 mod tables;
 
+mod cursors;
 mod merge;
 mod pull;
 mod store;
@@ -82,9 +83,9 @@ fn print_pull_state(conn: &rusqlite::Connection) -> Result<(), Box<dyn std::erro
         println!("check-in: {} of {}, note {note}", text(&row, "day"), text(&row, "habit_id"));
     }
     for table in tables::TABLES {
-        println!("cursor {}: {}", table.name, pull::cursor(conn, table)?);
+        println!("cursor {}: {}", table.name, cursors::cursor(conn, table)?);
     }
-    match pull::kept_mark(conn)? {
+    match cursors::kept_mark(conn, tables::TABLES)? {
         Some(mark) => println!("mark: {mark}"),
         None => println!("mark: none"),
     }

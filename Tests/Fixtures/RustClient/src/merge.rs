@@ -25,7 +25,7 @@ pub fn apply_pulled(conn: &Connection, table: &Table, pulled: &Json) -> Result<H
         .into_iter()
         .find(|row| matches!(row.get("id"), Some(Value::Text(text)) if text == id));
     let pulled_stamps = pulled["column_stamps"].as_object().cloned().unwrap_or_default();
-    let mut row: HashMap<String, Value> = table.columns.iter().map(|c| (c.name.to_string(), sqlite_value(&pulled[c.name], c.sqlite_type))).collect();
+    let mut row: HashMap<String, Value> = table.columns.iter().map(|c| (c.name.to_string(), store::sqlite_value(&pulled[c.name], c.sqlite_type))).collect();
     let Some(local) = local else {
         row.insert("column_stamps".into(), Value::Text(Json::Object(pulled_stamps).to_string()));
         store::upsert(conn, table, &row, false)?;
@@ -72,16 +72,4 @@ pub fn apply_pulled(conn: &Connection, table: &Table, pulled: &Json) -> Result<H
 fn with_dirty(mut row: HashMap<String, Value>, dirty: bool) -> HashMap<String, Value> {
     row.insert("_dirty".into(), Value::Integer(dirty as i64));
     row
-}
-
-/// A JSON value as SQLite stores it for the column's type (booleans as 0/1, JSON as text).
-fn sqlite_value(value: &Json, sqlite_type: &str) -> Value {
-    match value {
-        Json::Null => Value::Null,
-        Json::Bool(flag) => Value::Integer(*flag as i64),
-        Json::Number(number) if sqlite_type == "REAL" => Value::Real(number.as_f64().unwrap_or(0.0)),
-        Json::Number(number) => number.as_i64().map(Value::Integer).unwrap_or(Value::Real(number.as_f64().unwrap_or(0.0))),
-        Json::String(text) => Value::Text(text.clone()),
-        other => Value::Text(other.to_string()),
-    }
 }

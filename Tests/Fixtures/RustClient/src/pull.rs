@@ -2,9 +2,10 @@
 //! (`tables::PULL_FUNCTION`), and applying its answer: each table's page merged row by row and
 //! its cursor moved, the mark kept once the answer is applied whole and no page was full.
 
+use crate::cursors::{self, cursor, kept_mark, keep_mark, percent_encoded};
 use crate::merge;
-use crate::tables::{Table, PULL_FUNCTION, TABLES};
-use rusqlite::{Connection, OptionalExtension};
+use crate::tables::{PULL_FUNCTION, TABLES};
+use rusqlite::Connection;
 use serde_json::{Map, Value as Json};
 
 /// What applying one answer did.
@@ -27,7 +28,7 @@ pub fn next_request(conn: &Connection, page_limit: i64) -> rusqlite::Result<Stri
         cursors.insert(table.name.into(), ((cursor(conn, table)? - table.lookback).max(0)).into());
     }
     let mut url = format!("/rest/v1/rpc/{PULL_FUNCTION}?cursors={}", percent_encoded(&Json::Object(cursors).to_string()));
-    if let Some(mark) = kept_mark(conn)? {
+    if let Some(mark) = kept_mark(conn, TABLES)? {
         url += &format!("&since={mark}");
     }
     url += &format!("&page_limit={}", page_limit.clamp(1, 1_000));
@@ -41,7 +42,7 @@ pub fn next_request(conn: &Connection, page_limit: i64) -> rusqlite::Result<Stri
 /// (`"tables": {}`) changes nothing.
 pub fn apply_answer(conn: &mut Connection, answer: &Json) -> Result<Applied, Box<dyn std::error::Error>> {
     let mark = answer["mark"].as_i64().ok_or("the answer has no mark")?;
-    let since = kept_mark(conn)?;
+    let since = kept_mark(conn, TABLES)?;
     let pages = answer["tables"].as_object().cloned().unwrap_or_default();
     let mut applied = Applied { idle: Some(mark) == since && pages.is_empty(), tables: vec![], drifted: vec![], more: false };
     if applied.idle {
@@ -66,61 +67,13 @@ pub fn apply_answer(conn: &mut Connection, answer: &Json) -> Result<Applied, Box
             merge::apply_pulled(&tx, table, row)?;
         }
         if let Some(last) = rows.last().and_then(|row| row["server_seq"].as_i64()) {
-            tx.execute(
-                "INSERT INTO _sync_cursors (table_name, server_seq) VALUES (?1, ?2)
-                 ON CONFLICT (table_name) DO UPDATE SET server_seq = max(server_seq, excluded.server_seq)",
-                (table.name, last),
-            )?;
+            cursors::advance(&tx, table, last)?;
         }
         applied.more |= page["more"].as_bool().unwrap_or(false);
         applied.tables.push((table.name, rows.len()));
     }
     // `since` goes only with the mark of an answer applied whole whose pages all ended.
-    keep_mark(&tx, (applied.drifted.is_empty() && !applied.more).then_some(mark))?;
+    keep_mark(&tx, TABLES, (applied.drifted.is_empty() && !applied.more).then_some(mark))?;
     tx.commit()?;
     Ok(applied)
-}
-
-/// The table's cursor: the largest `server_seq` applied (0 before any).
-pub fn cursor(conn: &Connection, table: &Table) -> rusqlite::Result<i64> {
-    conn.query_row("SELECT server_seq FROM _sync_cursors WHERE table_name = ?1", [table.name], |row| row.get(0))
-        .optional()
-        .map(|seq| seq.unwrap_or(0))
-}
-
-/// The mark of the last answer applied whole, kept for this table list: a client whose list
-/// gained a table or a column sends no `since` (those it must read from the start, which an
-/// idle answer would skip).
-pub fn kept_mark(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    create_mark_table(conn)?;
-    conn.query_row("SELECT mark FROM _sync_pull_mark WHERE tables = ?1", [table_list()], |row| row.get(0)).optional()
-}
-
-/// Keeps `mark` (replacing the one kept); None forgets it.
-fn keep_mark(conn: &Connection, mark: Option<i64>) -> rusqlite::Result<()> {
-    create_mark_table(conn)?;
-    conn.execute("DELETE FROM _sync_pull_mark", [])?;
-    if let Some(mark) = mark {
-        conn.execute("INSERT INTO _sync_pull_mark (mark, tables) VALUES (?1, ?2)", (mark, table_list()))?;
-    }
-    Ok(())
-}
-
-fn create_mark_table(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch("CREATE TABLE IF NOT EXISTS _sync_pull_mark (mark INTEGER NOT NULL, tables TEXT NOT NULL)")
-}
-
-/// The tables and columns of this build's list, as the mark is kept with them.
-fn table_list() -> String {
-    TABLES.iter().map(|t| format!("{}({})", t.name, t.column_names().collect::<Vec<_>>().join(","))).collect::<Vec<_>>().join(";")
-}
-
-/// A query parameter's value: every byte but the unreserved ones as %XX.
-fn percent_encoded(text: &str) -> String {
-    text.bytes()
-        .map(|byte| match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
-            other => format!("%{other:02X}"),
-        })
-        .collect()
 }

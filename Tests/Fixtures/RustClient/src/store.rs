@@ -63,3 +63,16 @@ pub fn read_all(conn: &Connection, table: &Table) -> rusqlite::Result<Vec<HashMa
     })?;
     rows.collect()
 }
+
+/// A JSON value as SQLite stores it for the column's type (booleans as 0/1, JSON as text).
+pub fn sqlite_value(value: &serde_json::Value, sqlite_type: &str) -> Value {
+    use serde_json::Value as Json;
+    match value {
+        Json::Null => Value::Null,
+        Json::Bool(flag) => Value::Integer(*flag as i64),
+        Json::Number(number) if sqlite_type == "REAL" => Value::Real(number.as_f64().unwrap_or(0.0)),
+        Json::Number(number) => number.as_i64().map(Value::Integer).unwrap_or(Value::Real(number.as_f64().unwrap_or(0.0))),
+        Json::String(text) => Value::Text(text.clone()),
+        other => Value::Text(other.to_string()),
+    }
+}
