@@ -61,7 +61,7 @@ extension SyncStore {
         let placeholders = states.map { _ in "?" }.joined(separator: ", ")
         let cached = direction == .upload ? "cached = 1" : "cached = 0"
         return try withReader { database in
-            try database.fetchAll(
+            let due = try database.fetchAll(
                 """
                 SELECT bucket, name, state, attempts FROM _sync_files
                 WHERE state IN (\(placeholders)) AND \(cached) AND retry_ms <= ? ORDER BY created_ms, name LIMIT ?
@@ -71,15 +71,19 @@ extension SyncStore {
                     return nil
                 }
                 return (row.text(at: 0) ?? "", file, state, Int(row.int64(at: 3)))
-            }.compactMap { $0 }.map { bucket, file, state, attempts in
+            }.compactMap { $0 }
+            var folders: [String: [String: [UUID]]] = [:]
+            for bucket in Set(due.map { $0.0 }) {
+                folders[bucket] = try self.folders(naming: due.filter { $0.0 == bucket }.map { $0.1.name }, in: bucket, database)
+            }
+            return try due.map { bucket, file, state, attempts in
+                let named = folders[bucket]?[file.name] ?? []
                 guard direction == .upload else {
-                    return FileEntry(
-                        bucket: bucket, file: file, state: state, attempts: attempts,
-                        folders: try downloadFolders(of: file, in: bucket, database))
+                    return FileEntry(bucket: bucket, file: file, state: state, attempts: attempts, folders: downloadFolders(named))
                 }
-                let folders = try uploadFolders(of: file, in: bucket, database)
-                var entry = FileEntry(bucket: bucket, file: file, state: state, attempts: attempts, folders: folders)
-                entry.waitsForNewScope = try folders.contains { folder in
+                var entry = FileEntry(
+                    bucket: bucket, file: file, state: state, attempts: attempts, folders: try uploadFolders(named, database))
+                entry.waitsForNewScope = try entry.folders.contains { folder in
                     if folder == userID { return false }
                     return try role(in: folder.lowercasedString, database) == nil
                 }
@@ -96,7 +100,7 @@ extension SyncStore {
             }.map { bucket, state, attempts in
                 FileEntry(
                     bucket: bucket, file: file, state: state, attempts: attempts,
-                    folders: try downloadFolders(of: file, in: bucket, database))
+                    folders: downloadFolders(try folders(naming: [file.name], in: bucket, database)[file.name] ?? []))
             }
         }
     }

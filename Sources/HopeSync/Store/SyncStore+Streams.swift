@@ -70,7 +70,8 @@ extension SyncStore {
         // Following tables first: a row added here and not sent has no scope column yet (the
         // server fills it), so it is found through its parent, before the parent goes.
         let tables = schema.tables(sharedBy: scopeTable)
-        for table in tables.filter({ $0.scope?.kind == .follows }) + tables.filter({ $0.scope?.kind != .follows }) {
+        let followersFirst = tables.filter { $0.scope?.kind == .follows } + tables.filter { $0.scope?.kind != .follows }
+        for table in followersFirst {
             guard let column = table.scope?.column else { continue }
             var condition = "\(quoted(column)) = ?"
             var arguments: [DatabaseValue] = [.text(scope)]
