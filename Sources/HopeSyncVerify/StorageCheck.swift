@@ -35,8 +35,10 @@ struct StorageCheck {
                     try finding(bucket, in: schema, .bucket, "storage bucket \(bucket) is public: anyone with a file's name can read it"))
             }
             // The policies on storage.objects, named as the deparser's copy of that table is.
-            let rendered = RenderedObjects(parsing: try renderer.bucketSQL(bucket)).policies.filter { $0.table == "storage.objects" }
-                .map { RenderedObjects.Policy(name: $0.name, table: "objects", clauses: $0.clauses) }
+            let rendered = RenderedObjects(parsing: try renderer.bucketSQL(bucket, in: schema)).policies.filter {
+                $0.table == "storage.objects"
+            }
+            .map { RenderedObjects.Policy(name: $0.name, table: "objects", clauses: $0.clauses) }
             let wanted = try PolicyDeparser.deparse(rendered, tables: ["objects"], schema: "storage", on: connection)["objects"] ?? [:]
             for policy in rendered {
                 let name = Self.unquoted(policy.name)
@@ -62,7 +64,7 @@ struct StorageCheck {
         let column = schema.tables.lazy.flatMap { table in table.columns.map { (table.name, $0) } }.first { $0.1.type.bucket == bucket }
         return Finding(
             table: nil, kind: kind, message: message,
-            migration: column.flatMap { history.adding(column: $0.1.name, to: $0.0) }, fix: try renderer.bucketSQL(bucket))
+            migration: column.flatMap { history.adding(column: $0.1.name, to: $0.0) }, fix: try renderer.bucketSQL(bucket, in: schema))
     }
 
     static func unquoted(_ name: String) -> String {

@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(130);
+select plan(137);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -340,6 +340,35 @@ set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", 
 select is_empty($q$select name from storage.objects where bucket_id = 'task-photos'$q$, 'task-photos: Bob cannot see Alice''s object');
 select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', 'a11ce000-0000-4000-8000-000000000001/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$, '42501', null,
   'task-photos: Bob cannot write into Alice''s folder');
+set local role postgres;
+-- A scope's folder (decision 0048, "files of shared rows"): Alice owns scope 5c09e000-0000-4000-8000-000000000005 of
+-- task_lists, Bob edits it, Carol views it (access rows as the membership triggers write them).
+insert into public.sync_scope_access (user_id, scope_id, scope_table, role)
+  values ('a11ce000-0000-4000-8000-000000000001', '5c09e000-0000-4000-8000-000000000005', 'task_lists', 'owner'), ('b0b00000-0000-4000-8000-000000000002', '5c09e000-0000-4000-8000-000000000005', 'task_lists', 'editor'),
+    ('ca201000-0000-4000-8000-000000000003', '5c09e000-0000-4000-8000-000000000005', 'task_lists', 'viewer');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select lives_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000ab.bin')$q$,
+  'task-photos: an editor uploads into the scope''s folder');
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select isnt_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
+  'task-photos: the scope''s owner downloads a member''s upload');
+set local request.jwt.claims = '{"sub": "ca201000-0000-4000-8000-000000000003", "role": "authenticated"}';
+select isnt_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
+  'task-photos: a viewer downloads from the scope''s folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000cd.bin')$q$, '42501', null,
+  'task-photos: a viewer cannot upload into the scope''s folder');
+set local request.jwt.claims = '{"sub": "57a00000-0000-4000-8000-000000000004", "role": "authenticated"}';
+select is_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
+  'task-photos: a non-member cannot download from the scope''s folder');
+select throws_ok($q$insert into storage.objects (bucket_id, name) values ('task-photos', '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000cd.bin')$q$, '42501', null,
+  'task-photos: a non-member cannot upload into the scope''s folder');
+set local role postgres;
+delete from public.sync_scope_access where user_id = 'ca201000-0000-4000-8000-000000000003' and scope_id = '5c09e000-0000-4000-8000-000000000005';
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "ca201000-0000-4000-8000-000000000003", "role": "authenticated"}';
+select is_empty($q$select name from storage.objects where bucket_id = 'task-photos' and name = '5c09e000-0000-4000-8000-000000000005/00000000000000000000000000000000000000000000000000000000000000ab.bin'$q$,
+  'task-photos: a removed member cannot download from the scope''s folder any more');
 set local role postgres;
 
 -- task_lists: sharing (decision 0048), as three users. Alice creates a scope and owns it; she

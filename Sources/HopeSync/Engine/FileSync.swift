@@ -18,22 +18,31 @@ struct FileSync {
     static let batchSize = 64
 
     /// Uploads the files due that a row still names (one replaced before it went up never goes).
-    func upload(into report: inout SyncReport) async throws(SyncError) {
+    /// Before the push (`beforePush`), a file bound for the folder of a scope this device made
+    /// and has not sent waits: Storage lets the user into that folder once the push has made the
+    /// scope. Returns whether one waited, for a second round after the push.
+    func upload(into report: inout SyncReport, beforePush: Bool = false) async throws(SyncError) -> Bool {
         _ = try await store.onWriter { store throws(SyncError) in try store.reconcileFiles() }
-        try await move(.upload, into: &report)
+        return try await move(.upload, into: &report, deferringNewScopes: beforePush)
     }
 
     /// Brings the files in line with the rows just pulled (see ``SyncStore/reconcileFiles()``)
     /// and downloads those due.
     func download(into report: inout SyncReport) async throws(SyncError) {
         _ = try await store.onWriter { store throws(SyncError) in try store.reconcileFiles() }
-        try await move(.download, into: &report)
+        _ = try await move(.download, into: &report)
     }
 
-    private func move(_ direction: SyncFileTransfer.Direction, into report: inout SyncReport) async throws(SyncError) {
+    /// Returns whether a file waited for a new scope (`deferringNewScopes`).
+    private func move(_ direction: SyncFileTransfer.Direction, into report: inout SyncReport, deferringNewScopes: Bool = false)
+        async throws(SyncError) -> Bool
+    {
         while true {
-            let due = try await store.onReader { store throws(SyncError) in try store.filesDue(direction, limit: Self.batchSize) }
-            guard !due.isEmpty else { return }
+            let taken = try await store.onReader { store throws(SyncError) in try store.filesDue(direction, limit: Self.batchSize) }
+            let due = deferringNewScopes ? taken.filter { !$0.waitsForNewScope } : taken
+            // What waits comes again with every batch: the round ends with this one.
+            let waited = due.count < taken.count
+            guard !due.isEmpty else { return waited }
             for start in stride(from: 0, to: due.count, by: Self.parallelTransfers) {
                 let group = Array(due[start..<min(start + Self.parallelTransfers, due.count)])
                 let results = await withTaskGroup(of: Result<Void, SyncError>.self) { tasks in
@@ -50,7 +59,7 @@ struct FileSync {
                 }
             }
             // Every file taken was moved or now waits for its next attempt.
-            if due.count < Self.batchSize { return }
+            if taken.count < Self.batchSize || waited { return waited }
         }
     }
 
@@ -68,14 +77,17 @@ struct FileSync {
                     throw SyncError(.networkDisabled, "The network is switched off in this app; files wait.")
                 }
                 if direction == .upload {
-                    try await transport.upload(store.fileURL(of: entry), as: entry.object, for: user) { progress($0, nil) }
+                    // Into every folder a row naming it is in (a shared row's: its scope's).
+                    for object in entry.objects {
+                        try await transport.upload(store.fileURL(of: entry), as: object, for: user) { progress($0, nil) }
+                    }
                     try await store.onWriter { store throws(SyncError) in try store.fileUploaded(entry) }
                 } else if try await store.onWriter({ store throws(SyncError) in try store.fileAlreadyHere(entry) }) {
                     // Fetched by the transfer of this object that ended just before this one
                     // started (a read and a pass asking at once).
                 } else {
                     let destination = try store.incomingFileURL()
-                    try await transport.download(entry.object, to: destination, for: user, progress: progress)
+                    try await download(entry, with: transport, to: destination, progress: progress)
                     guard try await store.onWriter({ store throws(SyncError) in try store.fileDownloaded(entry, at: destination) }) else {
                         return .failure(SyncError(.decoding, "The downloaded bytes of \(entry.object.file.name) do not match its name"))
                     }
@@ -90,5 +102,26 @@ struct FileSync {
                 return .failure(error)
             }
         }
+    }
+
+    /// Fetches the object from the first of its folders that gives it (a row moved into a scope
+    /// by a device that could not copy its file leaves it in the folder it came from); the
+    /// first folder's failure when none does.
+    private func download(
+        _ entry: SyncStore.FileEntry, with transport: any SyncFileTransport, to destination: URL,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void
+    ) async throws(SyncError) {
+        var firstFailure: SyncError?
+        for object in entry.objects {
+            do throws(SyncError) {
+                try? FileManager.default.removeItem(at: destination)
+                try await transport.download(object, to: destination, for: user, progress: progress)
+                return
+            } catch {
+                guard error.isObjectNotFound else { throw error }
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
     }
 }

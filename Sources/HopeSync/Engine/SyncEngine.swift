@@ -191,9 +191,15 @@ public actor SyncEngine {
         try await pass.repullUpgradedTables()
         let functions = triesFunctions()
         let files = fileSync(for: pass.credentials)
-        try await pass.uploadFiles(files)
-        let pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+        let filesWaited = try await pass.uploadFiles(files)
+        var pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
         rowsFailingAlone = pushed.failingAlone
+        if filesWaited {
+            // Files of a scope this push just made: up now, then the rows naming them.
+            _ = try await pass.uploadFiles(files, beforePush: false)
+            pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+            rowsFailingAlone = pushed.failingAlone
+        }
         try await pass.replayGuarded()
         try await pass.refreshRows()
         let lacking = try await pass.pull(through: functions ? store.schema.pullFunction : nil)

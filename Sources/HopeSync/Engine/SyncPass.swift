@@ -42,9 +42,11 @@ struct SyncPass {
         }
     }
 
-    /// Uploads the files due. Before the push: the rows that name a file go only once it is up.
-    mutating func uploadFiles(_ files: FileSync) async throws(SyncError) {
-        try await files.upload(into: &report)
+    /// Uploads the files due. Before the push (`beforePush`): the rows that name a file go only
+    /// once it is up. Returns whether a file waited for a scope the push sends
+    /// (``FileSync/upload(into:beforePush:)``).
+    mutating func uploadFiles(_ files: FileSync, beforePush: Bool = true) async throws(SyncError) -> Bool {
+        try await files.upload(into: &report, beforePush: beforePush)
     }
 
     /// Pushes the dirty rows. Returns the pusher: the engine keeps what it learned of rows

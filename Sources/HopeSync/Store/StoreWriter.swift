@@ -45,11 +45,12 @@ public struct StoreWriter {
     }
 
     /// A record's values as a save stores them (checked, JSON and timestamps canonical), with
-    /// the files they name registered for upload.
+    /// the files they name registered for upload (again, when the row changes folder).
     func checkedValues<Record: SyncRecord>(of record: Record, _ sql: TableSQL) throws -> [SyncValue] {
         var values = try sql.columnValues(of: record)
         try ValueCheck.check(&values, sql.valueChecks, of: sql.table)
         try registerFiles(values, sql)
+        try requeueFilesOfMovedRow(values, sql)
         return values
     }
 

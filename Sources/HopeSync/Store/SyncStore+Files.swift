@@ -10,9 +10,26 @@ import HopeSyncSQLite
 extension SyncStore {
     /// One file the engine moves.
     struct FileEntry: Sendable {
+        /// The object in the first of `folders`.
         let object: FileObject
         let state: SyncFileState
         let attempts: Int
+        /// Where the object goes (an upload: each of them) or may be fetched from (a download:
+        /// the first that has it), as the rows naming it say (SyncStore+FileFolders.swift).
+        let folders: [UUID]
+        /// Whether one of the folders is a scope no pull listed yet: one this device made, whose
+        /// folder Storage opens to the user only once the push has sent the scope.
+        var waitsForNewScope = false
+
+        init(bucket: String, file: SyncFile, state: SyncFileState, attempts: Int, folders: [UUID]) {
+            object = FileObject(bucket: bucket, owner: folders[0], file: file)
+            self.state = state
+            self.attempts = attempts
+            self.folders = folders
+        }
+
+        /// The object in each folder, in order.
+        var objects: [FileObject] { folders.map { FileObject(bucket: object.bucket, owner: $0, file: object.file) } }
     }
 
     // MARK: The app's
@@ -44,19 +61,34 @@ extension SyncStore {
         let placeholders = states.map { _ in "?" }.joined(separator: ", ")
         let cached = direction == .upload ? "cached = 1" : "cached = 0"
         return try withReader { database in
-            try database.fetchAll(
+            let due = try database.fetchAll(
                 """
                 SELECT bucket, name, state, attempts FROM _sync_files
                 WHERE state IN (\(placeholders)) AND \(cached) AND retry_ms <= ? ORDER BY created_ms, name LIMIT ?
                 """, states.map { .text($0.stored) } + [.integer(state.wallClock()), .integer(Int64(limit))]
-            ) { row -> FileEntry? in
+            ) { row -> (String, SyncFile, SyncFileState, Int)? in
                 guard let file = SyncFile(name: row.text(at: 1) ?? ""), let state = SyncFileState(stored: row.text(at: 2) ?? "") else {
                     return nil
                 }
-                return FileEntry(
-                    object: FileObject(bucket: row.text(at: 0) ?? "", owner: userID, file: file), state: state,
-                    attempts: Int(row.int64(at: 3)))
+                return (row.text(at: 0) ?? "", file, state, Int(row.int64(at: 3)))
             }.compactMap { $0 }
+            var folders: [String: [String: [UUID]]] = [:]
+            for bucket in Set(due.map { $0.0 }) {
+                folders[bucket] = try self.folders(naming: due.filter { $0.0 == bucket }.map { $0.1.name }, in: bucket, database)
+            }
+            return try due.map { bucket, file, state, attempts in
+                let named = folders[bucket]?[file.name] ?? []
+                guard direction == .upload else {
+                    return FileEntry(bucket: bucket, file: file, state: state, attempts: attempts, folders: downloadFolders(named))
+                }
+                var entry = FileEntry(
+                    bucket: bucket, file: file, state: state, attempts: attempts, folders: try uploadFolders(named, database))
+                entry.waitsForNewScope = try entry.folders.contains { folder in
+                    if folder == userID { return false }
+                    return try role(in: folder.lowercasedString, database) == nil
+                }
+                return entry
+            }
         }
     }
 
@@ -64,9 +96,11 @@ extension SyncStore {
     func fileEntries(of file: SyncFile) throws(SyncError) -> [FileEntry] {
         try withReader { database in
             try database.fetchAll("SELECT bucket, state, attempts FROM _sync_files WHERE name = ?", [.text(file.name)]) { row in
+                (row.text(at: 0) ?? "", SyncFileState(stored: row.text(at: 1) ?? "") ?? .downloadQueued, Int(row.int64(at: 2)))
+            }.map { bucket, state, attempts in
                 FileEntry(
-                    object: FileObject(bucket: row.text(at: 0) ?? "", owner: userID, file: file),
-                    state: SyncFileState(stored: row.text(at: 1) ?? "") ?? .downloadQueued, attempts: Int(row.int64(at: 2)))
+                    bucket: bucket, file: file, state: state, attempts: attempts,
+                    folders: downloadFolders(try folders(naming: [file.name], in: bucket, database)[file.name] ?? []))
             }
         }
     }

@@ -59,16 +59,33 @@ extension SyncStore {
 
     /// The user's membership of `scope` ended (removed, left, or the scope deleted): its rows go
     /// from every table it holds, each unaccepted edit of them to the rejected list, and its
-    /// cursors with it. Its files go at the next reconcile (no row names them any more).
+    /// cursors with it. Its files go at the pass's reconcile, right after (SyncStore+Files.swift:
+    /// a copy no remaining row or unaccepted write names).
     /// Returns how many rows went.
     @discardableResult
     func endScope(_ scope: String, scopeTable: String, _ database: Database) throws -> Int {
         let reason =
             "Access to \(scopeTable) \(scope) ended before this change was accepted: the scope was deleted or you are no longer a member."
         var removed = 0
-        for table in schema.tables(sharedBy: scopeTable) {
+        // Following tables first: a row added here and not sent has no scope column yet (the
+        // server fills it), so it is found through its parent, before the parent goes.
+        let tables = schema.tables(sharedBy: scopeTable)
+        let followersFirst = tables.filter { $0.scope?.kind == .follows } + tables.filter { $0.scope?.kind != .follows }
+        for table in followersFirst {
             guard let column = table.scope?.column else { continue }
-            removed += try revokeRows(of: table, where: "\(quoted(column)) = ?", [.text(scope)], reason: reason, database)
+            var condition = "\(quoted(column)) = ?"
+            var arguments: [DatabaseValue] = [.text(scope)]
+            if let through = table.scope?.through {
+                for parent in tables where parent.scope?.kind == .scoped {
+                    guard let parentColumn = parent.scope?.column else { continue }
+                    condition += """
+                         OR (\(quoted(column)) IS NULL AND \(quoted(through)) IN \
+                        (SELECT \(quoted(parent.primaryKey)) FROM \(quoted(parent.name)) WHERE \(quoted(parentColumn)) = ?))
+                        """
+                    arguments.append(.text(scope))
+                }
+            }
+            removed += try revokeRows(of: table, where: "(\(condition))", arguments, reason: reason, database)
         }
         try database.execute("DELETE FROM _sync_stream_cursors WHERE scope_id = ?", [.text(scope)])
         try database.execute("DELETE FROM _sync_scopes WHERE scope_id = ?", [.text(scope)])

@@ -11,7 +11,7 @@ enum Checksums {
     static func serverCode(of schema: Schema, renderer: SupabaseRenderer) throws -> [String: String] {
         var checksums: [String: String] = [:]
         for table in schema.tables {
-            let buckets = try SupabaseRenderer.buckets(of: table).map(renderer.bucketSQL)
+            let buckets = try SupabaseRenderer.buckets(of: table).map { try renderer.bucketSQL($0, in: schema) }
             checksums[table.name] = SHA256.hex(
                 ([try renderer.triggersSQL(table, replacing: true, in: schema)] + buckets).joined(separator: "\n"))
         }

@@ -1,3 +1,5 @@
+import HopeSyncSchema
+
 /// `supabase/triggers.sql.mustache`.
 struct TriggersContext: TemplateContext {
     static let template = "supabase/triggers.sql.mustache"
@@ -143,6 +145,7 @@ struct BucketContext: TemplateContext {
     var literal: String
     var insertPolicy: String
     var selectPolicy: String
+    var scopeTables: String?
 
     static var fields: [TemplateField<Self>] {
         [
@@ -150,16 +153,24 @@ struct BucketContext: TemplateContext {
             .init("literal", "the name as an SQL string literal", \.literal),
             .init("insertPolicy", "the quoted name of the policy that lets the owner upload into their folder", \.insertPolicy),
             .init("selectPolicy", "the quoted name of the policy that lets the owner download from their folder", \.selectPolicy),
+            .init(
+                "scopeTables",
+                "when a shared table has a file column in the bucket, its scope tables as SQL literals (`'task_lists'`): their scopes' folders are the members'",
+                \.scopeTables),
         ]
     }
 }
 
 extension BucketContext {
-    /// Bucket names may hold '-', so the policies' names are quoted identifiers.
-    init(bucket: String) {
+    /// Bucket names may hold '-', so the policies' names are quoted identifiers. A bucket
+    /// holding a shared table's files also opens each scope's folder to its members.
+    init(bucket: String, in schema: Schema) {
+        let scopeTables = schema.tables.filter { table in table.columns.contains { $0.type.bucket == bucket } }
+            .compactMap(\.scopeTable).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         self.init(
             bucket: bucket, literal: SQLLiteral.string(bucket), insertPolicy: "\"\(bucket)_insert_own\"",
-            selectPolicy: "\"\(bucket)_select_own\"")
+            selectPolicy: "\"\(bucket)_select_own\"",
+            scopeTables: scopeTables.isEmpty ? nil : scopeTables.map(SQLLiteral.string).joined(separator: ", "))
     }
 }
 

@@ -26,7 +26,7 @@ package struct SupabaseRenderer: Sendable {
             SupabaseMigrationContext(
                 number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
                 sequence: try sequenceSQL(), sharing: try sharingSQL(migration.schema), steps: steps, pull: try pullSQL(migration.schema),
-                buckets: try bucketsSQL(Self.buckets(addedBy: migration))))
+                buckets: try bucketsSQL(Self.buckets(addedBy: migration), in: migration.schema)))
     }
 
     /// What every table shares, as a migration or schema.sql makes it: the checksum the
@@ -59,7 +59,7 @@ package struct SupabaseRenderer: Sendable {
         return try templates.render(
             SchemaContext(
                 sequence: try sequenceSQL(), sharing: try sharingSQL(schema), tables: tables, pull: try pullSQL(schema),
-                buckets: try bucketsSQL(schema.buckets)))
+                buckets: try bucketsSQL(schema.buckets, in: schema)))
     }
 
     /// The buckets whose file columns a migration adds, or whose table's server code it
@@ -84,8 +84,8 @@ package struct SupabaseRenderer: Sendable {
         columns.compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }
 
-    private func bucketsSQL(_ buckets: [String]) throws -> [RenderedSQL] {
-        try buckets.map { RenderedSQL(sql: try bucketSQL($0)) }
+    private func bucketsSQL(_ buckets: [String], in schema: Schema) throws -> [RenderedSQL] {
+        try buckets.map { RenderedSQL(sql: try bucketSQL($0, in: schema)) }
     }
 
     func changeSQL(_ change: SchemaChange, in schema: Schema? = nil) throws -> String {
@@ -163,9 +163,10 @@ package struct SupabaseRenderer: Sendable {
         try fragment(AccessContext(table: table.name, sharing: ServerSharing(table, in: nil)))
     }
 
-    /// A Storage bucket and the policies that keep each user in their own folder.
-    package func bucketSQL(_ bucket: String) throws -> String {
-        try fragment(BucketContext(bucket: bucket))
+    /// A Storage bucket and the policies that keep each user in their own folder (and a shared
+    /// scope's files in the scope's, for its members).
+    package func bucketSQL(_ bucket: String, in schema: Schema) throws -> String {
+        try fragment(BucketContext(bucket: bucket, in: schema))
     }
 
     /// `schema` names the tables that follow a shared table or that a scope holds.

@@ -270,15 +270,26 @@ enum BuiltInTemplates {
         -- or delete policy. Nobody else may read or write there. An upload's name must be exactly what
         -- the runtime writes: the user's id, a slash, 64 lowercase hex digits and an optional extension
         -- of 1 to 16 lowercase letters or digits (no `..`, no nested folder, no other name).
+        {{#scopeTables}}
+        -- A row in a shared scope keeps its files in the scope's folder (<scope_id>/<sha256>.<extension>,
+        -- decision 0048, "files of shared rows"): every member downloads there, its owners and editors
+        -- upload; a viewer, a removed member and anyone else cannot. The caller's scopes are read from
+        -- public.sync_scope_access once a statement (an InitPlan, as the caller): a removal holds from
+        -- the next request on, whatever token the request carries.
+        {{/scopeTables}}
         insert into storage.buckets (id, name, public) values ({{literal}}, {{literal}}, false)
           on conflict (id) do nothing;
         drop policy if exists {{insertPolicy}} on storage.objects;
         create policy {{insertPolicy}} on storage.objects for insert to authenticated
-          with check (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text)
+          with check (bucket_id = {{literal}} and {{#scopeTables}}({{/scopeTables}}(storage.foldername(name))[1] = (select auth.uid()::text){{#scopeTables}}
+            or (storage.foldername(name))[1] = any (array(select a.scope_id::text from public.sync_scope_access a
+              where a.user_id = (select auth.uid()) and a.scope_table in ({{scopeTables}}) and a.role <> 'viewer'))){{/scopeTables}}
             and name ~ '^[0-9a-f-]{36}/[0-9a-f]{64}(\.[0-9a-z]{1,16})?$');
         drop policy if exists {{selectPolicy}} on storage.objects;
         create policy {{selectPolicy}} on storage.objects for select to authenticated
-          using (bucket_id = {{literal}} and (storage.foldername(name))[1] = (select auth.uid()::text));
+          using (bucket_id = {{literal}} and {{#scopeTables}}({{/scopeTables}}(storage.foldername(name))[1] = (select auth.uid()::text){{#scopeTables}}
+            or (storage.foldername(name))[1] = any (array(select a.scope_id::text from public.sync_scope_access a
+              where a.user_id = (select auth.uid()) and a.scope_table in ({{scopeTables}})))){{/scopeTables}});
 
         """#,
         "supabase/bucket_tests.sql.mustache": #"""
@@ -309,6 +320,37 @@ enum BuiltInTemplates {
         select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{aliceObject}}'){{q}}, '42501', null,
           '{{bucket}}: Bob cannot write into Alice''s folder');
         set local role postgres;
+        {{#scopeTable}}
+        -- A scope's folder (decision 0048, "files of shared rows"): Alice owns scope {{scopeId}} of
+        -- {{scopeTable}}, Bob edits it, Carol views it (access rows as the membership triggers write them).
+        insert into public.sync_scope_access (user_id, scope_id, scope_table, role)
+          values ('{{alice}}', '{{scopeId}}', '{{scopeTable}}', 'owner'), ('{{bob}}', '{{scopeId}}', '{{scopeTable}}', 'editor'),
+            ('{{carol}}', '{{scopeId}}', '{{scopeTable}}', 'viewer');
+        set local role authenticated;
+        set local request.jwt.claims = '{{bobClaims}}';
+        select lives_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{scopeObject}}'){{q}},
+          '{{bucket}}: an editor uploads into the scope''s folder');
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select isnt_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{scopeObject}}'{{q}},
+          '{{bucket}}: the scope''s owner downloads a member''s upload');
+        set local request.jwt.claims = '{{carolClaims}}';
+        select isnt_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{scopeObject}}'{{q}},
+          '{{bucket}}: a viewer downloads from the scope''s folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{scopeId}}/{{otherObject}}'){{q}}, '42501', null,
+          '{{bucket}}: a viewer cannot upload into the scope''s folder');
+        set local request.jwt.claims = '{{strangerClaims}}';
+        select is_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{scopeObject}}'{{q}},
+          '{{bucket}}: a non-member cannot download from the scope''s folder');
+        select throws_ok({{q}}insert into storage.objects (bucket_id, name) values ({{literal}}, '{{scopeId}}/{{otherObject}}'){{q}}, '42501', null,
+          '{{bucket}}: a non-member cannot upload into the scope''s folder');
+        set local role postgres;
+        delete from public.sync_scope_access where user_id = '{{carol}}' and scope_id = '{{scopeId}}';
+        set local role authenticated;
+        set local request.jwt.claims = '{{carolClaims}}';
+        select is_empty({{q}}select name from storage.objects where bucket_id = {{literal}} and name = '{{scopeObject}}'{{q}},
+          '{{bucket}}: a removed member cannot download from the scope''s folder any more');
+        set local role postgres;
+        {{/scopeTable}}
 
         """#,
         "supabase/column.sql.mustache": #"""

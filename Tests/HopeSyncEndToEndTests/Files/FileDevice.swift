@@ -15,14 +15,12 @@ struct FileDevice: Sendable {
 
     init(
         _ name: String, user: UUID, server: TestServer, storage: StorageServer, clock: ManualClock = ManualClock(ManualClock.anHourAgo),
-        path: String? = nil
+        path: String? = nil, schema: AppSchema = AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations)
     ) throws {
         self.user = user
         self.clock = clock
         self.path = path ?? Self.temporaryPath(name)
-        store = try SyncStore(
-            path: self.path, schema: AppSchema(tables: GeneratedSchema.tables, migrations: GeneratedSchema.migrations), userID: user,
-            deviceID: name, wallClock: clock.read)
+        store = try SyncStore(path: self.path, schema: schema, userID: user, deviceID: name, wallClock: clock.read)
         let token = TestJWT.token(for: user)
         engine = SyncEngine(store: store, transport: server.transport, files: storage.transport(), configuration: Device.configuration) {
             Credentials(userID: user, accessToken: token)
@@ -59,13 +57,15 @@ struct FileDevice: Sendable {
 }
 
 extension TestServer {
-    /// Rows of task_photos that name an object Storage does not hold: there must never be one.
+    /// Rows of task_photos that name an object Storage does not hold in the row's folder (its
+    /// list's for a shared row, its owner's otherwise): there must never be one.
     func photoRowsWithoutTheirObject() throws -> Int {
         Int(
             try database.connect().execute(
                 """
                 select count(*) from public.task_photos p where not exists (
-                  select 1 from storage.objects o where o.bucket_id = 'task-photos' and o.name = p.user_id::text || '/' || p.photo)
+                  select 1 from storage.objects o
+                  where o.bucket_id = 'task-photos' and o.name = coalesce(p.list_id, p.user_id)::text || '/' || p.photo)
                 """
             ).scalar ?? "") ?? -1
     }

@@ -5,7 +5,8 @@ import HopeSyncModel
 /// (or the hash alone). The same bytes always have the same name, so a name never points at
 /// other bytes, two devices attaching the same photo make one Storage object, and a copy is
 /// checked against its name when it arrives. The object lives at `<user_id>/<name>` in the
-/// column's bucket (`objectPath(owner:)`); each device keeps its own copy in the store's folder.
+/// column's bucket (`objectPath(owner:)`), a shared row's at `<scope_id>/<name>`; each device
+/// keeps its own copy in the store's folder.
 public struct SyncFile: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `<64 lowercase hex digits>[.<1 to 16 lowercase letters or digits>]`.
     public let name: String

@@ -86,6 +86,13 @@ struct BucketTestsContext: TemplateContext {
     var bob: String
     var object: String
     var upperObject: String
+    var scopeTable: String?
+    var scopeId = ""
+    var carol = ""
+    var carolClaims = ""
+    var strangerClaims = ""
+    var scopeObject = ""
+    var otherObject = ""
 
     static var fields: [TemplateField<Self>] {
         [
@@ -100,6 +107,13 @@ struct BucketTestsContext: TemplateContext {
             .init("bob", "Bob's user id", \.bob),
             .init("object", "the object's name without a folder (`<sha256>.bin`)", \.object),
             .init("upperObject", "the same name with its hash in upper case", \.upperObject),
+            .init("scopeTable", "when a shared table keeps files in the bucket, the scope table whose folders the tests use", \.scopeTable),
+            .init("scopeId", "the id of the scope whose folder the tests use", \.scopeId),
+            .init("carol", "Carol's user id (the scope's viewer)", \.carol),
+            .init("carolClaims", "Carol's JWT claims (JSON)", \.carolClaims),
+            .init("strangerClaims", "the JWT claims of a user in no scope", \.strangerClaims),
+            .init("scopeObject", "an object name in the scope's folder (`<scope>/<sha256>.bin`)", \.scopeObject),
+            .init("otherObject", "another object's name without a folder", \.otherObject),
         ]
     }
 }

@@ -26,7 +26,7 @@ package struct SupabaseTestRenderer: Sendable {
             return RenderedSQL(sql: sql)
         }
         let buckets = try schema.buckets.map { bucket in
-            var sql = try templates.render(bucketContext(bucket, quote: quote))
+            var sql = try templates.render(bucketContext(bucket, quote: quote, in: schema))
             while sql.hasSuffix("\n") { sql.removeLast() }
             return RenderedSQL(sql: sql)
         }
@@ -43,14 +43,32 @@ package struct SupabaseTestRenderer: Sendable {
         return try templates.render(context)
     }
 
-    private func bucketContext(_ bucket: String, quote: String) -> BucketTestsContext {
+    private func bucketContext(_ bucket: String, quote: String, in schema: Schema) -> BucketTestsContext {
         let hash = String(repeating: "0", count: 62) + "ab"
         let name = hash + ".bin"
-        return BucketTestsContext(
+        var context = BucketTestsContext(
             bucket: bucket, literal: SQLLiteral.string(bucket), q: quote, aliceClaims: PgTAPTableScript.claims(Self.alice),
             bobClaims: PgTAPTableScript.claims(Self.bob), aliceObject: "\(Self.alice)/\(name)", bobObject: "\(Self.bob)/\(name)",
             alice: Self.alice, bob: Self.bob, object: name, upperObject: hash.uppercased() + ".bin")
+        // A shared table's files: the tests of a scope's folder, in the first such table's scope.
+        if let scopeTable = schema.tables.first(where: { table in
+            table.columns.contains { $0.type.bucket == bucket } && table.scopeTable != nil
+        })?
+        .scopeTable {
+            context.scopeTable = scopeTable
+            context.scopeId = Self.bucketScope
+            context.carol = Self.carol
+            context.carolClaims = PgTAPTableScript.claims(Self.carol)
+            context.strangerClaims = PgTAPTableScript.claims(Self.stranger)
+            context.scopeObject = "\(Self.bucketScope)/\(name)"
+            context.otherObject = String(repeating: "0", count: 62) + "cd.bin"
+        }
+        return context
     }
+
+    /// The scope whose Storage folder the bucket tests use (no row of it is needed: its access
+    /// rows are written as the membership triggers write them).
+    static let bucketScope = "5c09e000-0000-4000-8000-000000000005"
 
     /// A dollar quote no enum value contains (they are the only user text in the tests).
     static func dollarQuote(avoiding schema: Schema) -> String {

@@ -1740,12 +1740,21 @@ grant execute on function public.sync_pull(jsonb, bigint, integer) to authentica
 -- or delete policy. Nobody else may read or write there. An upload's name must be exactly what
 -- the runtime writes: the user's id, a slash, 64 lowercase hex digits and an optional extension
 -- of 1 to 16 lowercase letters or digits (no `..`, no nested folder, no other name).
+-- A row in a shared scope keeps its files in the scope's folder (<scope_id>/<sha256>.<extension>,
+-- decision 0048, "files of shared rows"): every member downloads there, its owners and editors
+-- upload; a viewer, a removed member and anyone else cannot. The caller's scopes are read from
+-- public.sync_scope_access once a statement (an InitPlan, as the caller): a removal holds from
+-- the next request on, whatever token the request carries.
 insert into storage.buckets (id, name, public) values ('task-photos', 'task-photos', false)
   on conflict (id) do nothing;
 drop policy if exists "task-photos_insert_own" on storage.objects;
 create policy "task-photos_insert_own" on storage.objects for insert to authenticated
-  with check (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text)
+  with check (bucket_id = 'task-photos' and ((storage.foldername(name))[1] = (select auth.uid()::text)
+    or (storage.foldername(name))[1] = any (array(select a.scope_id::text from public.sync_scope_access a
+      where a.user_id = (select auth.uid()) and a.scope_table in ('task_lists') and a.role <> 'viewer')))
     and name ~ '^[0-9a-f-]{36}/[0-9a-f]{64}(\.[0-9a-z]{1,16})?$');
 drop policy if exists "task-photos_select_own" on storage.objects;
 create policy "task-photos_select_own" on storage.objects for select to authenticated
-  using (bucket_id = 'task-photos' and (storage.foldername(name))[1] = (select auth.uid()::text));
+  using (bucket_id = 'task-photos' and ((storage.foldername(name))[1] = (select auth.uid()::text)
+    or (storage.foldername(name))[1] = any (array(select a.scope_id::text from public.sync_scope_access a
+      where a.user_id = (select auth.uid()) and a.scope_table in ('task_lists')))));
