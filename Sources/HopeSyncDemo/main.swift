@@ -4,11 +4,14 @@ import HopeSync
 
 /// `swift run sync-demo`: two devices of the time tracker, each starting a timer while offline,
 /// then coming back; after every sync it prints what each device sees, ending with the one
-/// running session both agree on.
+/// running session both agree on. `--shared`: two users share a task list, and one is removed
+/// while offline.
 let usage = """
-    USAGE: sync-demo [--database-url URL | --start-postgres]
+    USAGE: sync-demo [--shared] [--database-url URL | --start-postgres]
 
-      (no option)          sync through the in-memory server
+      --shared             Alice shares a task list with Bob; Bob's phone edits it offline while
+                           Alice removes him (four devices, two users)
+      (no other option)    sync through the in-memory server
       --database-url URL   sync through this PostgreSQL (libpq URL), which must already have the
                            Supabase roles and auth.uid() and the generated schema applied
                            (Generated/supabase/schema.sql or the migrations); the demo adds rows
@@ -17,7 +20,9 @@ let usage = """
                            Supabase prelude and Generated/supabase/schema.sql, stop it at the end
     """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+let shared = arguments.contains("--shared")
+arguments.removeAll { $0 == "--shared" }
 let schemaSQL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Generated/supabase/schema.sql")
@@ -40,6 +45,6 @@ do {
     exit(1)
 }
 
-let code = await TimeTrackerDemo(server: server).run()
+let code = shared ? await SharedListDemo(server: server).run() : await TimeTrackerDemo(server: server).run()
 server.stop()
 exit(code)
