@@ -24,6 +24,9 @@ let benchmarks = [
     Benchmark("files", "a 50 MiB file up and down through StorageTransport beside plain URLSession; its peak memory", FilesBenchmark.run),
     Benchmark("fleet", "200 devices of 50 users on the engine's schedule against one PostgreSQL, beside one alone", FleetBenchmark.run),
     Benchmark(
+        "share", "a member joining a 10k-row list beside an initial sync; idle member of 10 lists; writes above the floor",
+        ShareBenchmark.run),
+    Benchmark(
         "pokes", "save on A to applied on B with Realtime pokes beside polling only; idle requests per device-minute", PokeBenchmark.run),
 ]
 

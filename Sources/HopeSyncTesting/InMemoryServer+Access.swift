@@ -114,11 +114,20 @@ extension InMemoryServer {
     /// are uuids, unique across tables).
     func parentScope(of values: [String: SyncValue], _ table: TableSchema) -> SyncValue {
         guard let scope = table.scope, let through = scope.through, let parent = values[through]?.text?.lowercased() else { return .null }
-        for candidate in tables(sharedIn: scope.scopeTable)
-        where candidate.name != table.name && candidate.scope?.kind != .scope && candidate.scope?.column == scope.column {
+        for candidate in tables(sharedIn: scope.scopeTable) where Self.holdsScope(in: scope.column, candidate, besides: table) {
             if let row = stores[candidate.name]?[parent] { return row.values[scope.column] ?? .null }
         }
         return .null
+    }
+
+    /// Whether `candidate`, another table than `table`, names its rows' scope in `column` (a
+    /// scope table names none). Never inlined: Swift 6.3's release build crashes (an ownership
+    /// verifier error in CopyPropagation) where `candidate.scope?.kind` is compared in
+    /// parentScope's loop.
+    @inline(never)
+    private static func holdsScope(in column: String, _ candidate: TableSchema, besides table: TableSchema) -> Bool {
+        guard candidate.name != table.name, let scope = candidate.scope else { return false }
+        return scope.kind != .scope && scope.column == column
     }
 
     /// The tables that follow `table`'s rows: those whose scope comes through a reference.

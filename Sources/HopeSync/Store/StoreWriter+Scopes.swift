@@ -40,8 +40,8 @@ extension StoreWriter {
     /// The scope of the row a following table's row hangs from (a new row, whose scope column
     /// the server fills): found in the tables that hold a scope column of the same scope table.
     private func parentScope(of parent: String, _ scope: TableScope) throws -> [String] {
-        for table in store.schema.tables(sharedBy: scope.scopeTable) where table.scope?.kind == .scoped || table.scope?.kind == .scope {
-            guard let column = table.scope?.column else { continue }
+        for table in store.schema.tables(sharedBy: scope.scopeTable) {
+            guard let column = Self.scopeColumn(holdingScopesOf: table) else { continue }
             if let found = try database.fetchOne(
                 "SELECT \(quoted(column)) FROM \(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?", [.text(parent)],
                 { $0.text(at: 0) })
@@ -51,5 +51,15 @@ extension StoreWriter {
             }
         }
         return []
+    }
+
+    /// The column naming a row's scope in a table that holds one itself (a scope table, or a
+    /// table with `scope: <column>`); nil for the others. Never inlined: Swift 6.3's release
+    /// build crashes (an ownership verifier error in CopyPropagation) where `table.scope?.kind`
+    /// is compared inside parentScope's loop.
+    @inline(never)
+    private static func scopeColumn(holdingScopesOf table: TableSchema) -> String? {
+        guard let scope = table.scope, scope.kind == .scoped || scope.kind == .scope else { return nil }
+        return scope.column
     }
 }

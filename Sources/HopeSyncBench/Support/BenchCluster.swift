@@ -16,12 +16,14 @@ struct BenchCluster {
     }
 
     /// A new database with the prelude and, with `generatedSchema`, the project's
-    /// Generated/supabase/schema.sql pasted as a project would.
-    func createDatabase(_ name: String, generatedSchema: Bool) throws -> BenchDatabase {
+    /// Generated/supabase/schema.sql pasted as a project would; with `realtime`, Supabase's
+    /// realtime schema before it, so that writes poke as they do on Supabase.
+    func createDatabase(_ name: String, generatedSchema: Bool, realtime: Bool = false) throws -> BenchDatabase {
         try postgres.execute("create database \(name)")
         let url = cluster.url(database: name)
         let admin = try Connection(url: url)
         try admin.execute(script: SupabasePrelude.database)
+        if realtime { try admin.execute(script: SupabasePrelude.realtime) }
         if generatedSchema {
             try admin.execute(
                 script: String(contentsOf: Repository.root.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))

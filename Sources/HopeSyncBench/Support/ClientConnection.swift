@@ -27,8 +27,8 @@ struct ClientConnection {
     }
 
     /// `sql` as one request of `user`, with its rows.
-    func query(_ sql: String, _ parameters: [String?], as user: UUID) throws -> QueryResult {
-        try request(as: user) { connection in try connection.execute(sql, parameters) }
+    func query(_ sql: String, _ parameters: [String?], as user: UUID, announcingPokes: Bool = false) throws -> QueryResult {
+        try request(as: user, announcingPokes: announcingPokes) { connection in try connection.execute(sql, parameters) }
     }
 
     private func request<T>(as user: UUID, announcingPokes: Bool = false, _ body: (Connection) throws -> T) throws -> T {
@@ -48,16 +48,27 @@ struct ClientConnection {
         repetitions: Int, rows: Int, targets: [TableSchema], announcing: [Bool]? = nil, as user: UUID,
         batches: (_ ids: [String], UpsertPhase, _ target: Int) -> [[ColumnValues]]
     ) throws -> [UpsertPhase: [[UpsertCost]]] {
+        try requestCosts(repetitions: repetitions, rows: rows, targets: targets.count, announcing: announcing, as: user) {
+            ids, phase, target in try batches(ids, phase, target).map { try PostgresStatement.upsert($0, into: targets[target]) }
+        }
+    }
+
+    /// The same for any requests: `statements` are one phase's requests for a target, built
+    /// (untimed) after the phase before it ran for every target.
+    func requestCosts(
+        repetitions: Int, rows: Int, targets: Int, announcing: [Bool]? = nil, as user: UUID,
+        statements: (_ ids: [String], UpsertPhase, _ target: Int) throws -> [PostgresStatement]
+    ) throws -> [UpsertPhase: [[UpsertCost]]] {
         var costs: [UpsertPhase: [[UpsertCost]]] = [:]
         for _ in 0..<repetitions {
             let ids = (0..<rows).map { _ in UUID().uuidString.lowercased() }
             for phase in UpsertPhase.allCases {
-                let runs = try targets.indices.map { target in
-                    let statements = try batches(ids, phase, target).map { try PostgresStatement.upsert($0, into: targets[target]) }
+                let runs = try (0..<targets).map { target in
+                    let requests = try statements(ids, phase, target)
                     let cpuBefore = serverCPUSeconds()
                     let announced = announcing?[target] ?? false
                     let wall = try Measure.seconds {
-                        for statement in statements { try send(statement, as: user, announcingPokes: announced) }
+                        for statement in requests { try send(statement, as: user, announcingPokes: announced) }
                     }
                     return UpsertCost(wall: wall, serverCPU: serverCPUSeconds() - cpuBefore)
                 }

@@ -19,6 +19,8 @@ struct WatchedRequest: Sendable {
     let end: UInt64
     /// How many rows the answer held (a pull's received count), or why it failed.
     let outcome: Result<Int, SyncError>
+    /// A pull function's answer that was the mark alone: nothing changed, no page, no scope list.
+    var idleAnswer = false
 
     var seconds: Double { Double(end - start) / 1e9 }
 }
@@ -66,25 +68,26 @@ struct WatchedTransport: SyncTransport {
         -> PulledTables
     {
         guard usesFunctions, let first = cursors.own.first else { throw .lacksFunction(function) }
-        return try await watched(.pullTables, first.table, user, count: \.receivedCount) { () async throws(SyncError) in
+        return try await watched(.pullTables, first.table, user, count: \.receivedCount, idle: \.isIdleAnswer) {
+            () async throws(SyncError) in
             try await base.pull(cursors, since: mark, limit: limit, function: function, as: user)
         }
     }
 
     private func watched<Answer>(
         _ kind: WatchedRequest.Kind, _ table: TableSchema, _ user: Credentials, sent: [ColumnValues] = [], id: UUID? = nil,
-        count: (Answer) -> Int, _ request: () async throws(SyncError) -> Answer
+        count: (Answer) -> Int, idle: (Answer) -> Bool = { _ in false }, _ request: () async throws(SyncError) -> Answer
     ) async throws(SyncError) -> Answer {
         let start = DispatchTime.now().uptimeNanoseconds
-        func report(_ outcome: Result<Int, SyncError>) {
+        func report(_ outcome: Result<Int, SyncError>, idle: Bool = false) {
             watch(
                 WatchedRequest(
                     kind: kind, table: table, user: user, sent: sent, id: id, start: start, end: DispatchTime.now().uptimeNanoseconds,
-                    outcome: outcome))
+                    outcome: outcome, idleAnswer: idle))
         }
         do throws(SyncError) {
             let answer = try await request()
-            report(.success(count(answer)))
+            report(.success(count(answer)), idle: idle(answer))
             return answer
         } catch {
             report(.failure(error))
@@ -146,4 +149,7 @@ extension SyncTransport {
 extension PulledTables {
     /// The rows of every table's page, as a table pull's received count counts them.
     var receivedCount: Int { pages.values.reduce(0) { $0 + $1.receivedCount } }
+
+    /// The mark alone: no page, and no scope list (which every other answer has when asked).
+    var isIdleAnswer: Bool { pages.isEmpty && scopes == nil }
 }

@@ -35,14 +35,17 @@ extension AppSchema {
     /// it), tables that follow a parent's scope last (their parent first); the others in schema
     /// order. The membership tables are written by the server alone, and left out.
     package var pushOrder: [TableSchema] {
-        let rank: (TableSchema) -> Int = { table in
-            switch table.scope?.kind {
-            case .scope?: 0
-            case .follows?: 2
-            default: 1
-            }
-        }
-        return tables.filter { !$0.isWrittenByServer }.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
-            .map(\.element)
+        let ranked = tables.enumerated().compactMap { index, table in Self.pushRank(table).map { (rank: $0, index: index) } }
+        return ranked.sorted { ($0.rank, $0.index) < ($1.rank, $1.index) }.map { tables[$0.index] }
+    }
+
+    /// A table's place in the push order; nil for a table the server alone writes. Never
+    /// inlined: Swift 6.3's release build crashes (an ownership verifier error in
+    /// CopyPropagation) where `table.scope?.kind` is read inside pushOrder's closures.
+    @inline(never)
+    private static func pushRank(_ table: TableSchema) -> Int? {
+        guard !table.isWrittenByServer else { return nil }
+        guard let kind = table.scope?.kind else { return 1 }
+        return kind == .scope ? 0 : kind == .follows ? 2 : 1
     }
 }
