@@ -25,6 +25,10 @@ let benchmarks = [
     Benchmark("fleet", "200 devices of 50 users on the engine's schedule against one PostgreSQL, beside one alone", FleetBenchmark.run),
     Benchmark(
         "pokes", "save on A to applied on B with Realtime pokes beside polling only; idle requests per device-minute", PokeBenchmark.run),
+    Benchmark(
+        "share-pokes",
+        "pokes to a shared list's members: fan-out beside a topic per list; a removed member's list gone, pokes beside polling",
+        SharePokeBenchmark.run),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
