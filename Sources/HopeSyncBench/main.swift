@@ -28,6 +28,10 @@ let benchmarks = [
         ShareBenchmark.run),
     Benchmark(
         "pokes", "save on A to applied on B with Realtime pokes beside polling only; idle requests per device-minute", PokeBenchmark.run),
+    Benchmark(
+        "share-pokes",
+        "pokes to a shared list's members: fan-out beside a topic per list; a removed member's list gone, pokes beside polling",
+        SharePokeBenchmark.run),
 ]
 
 let arguments = CommandLine.arguments.dropFirst()

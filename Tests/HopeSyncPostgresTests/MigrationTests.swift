@@ -89,7 +89,7 @@ import Testing
         #expect(first.hasPrefix("-- Migration 2: sessions_add_tag\n"))
         // Re-created triggers may call a shared function that is new: the migration makes what
         // tables share first. A migration that only adds an index does not.
-        #expect(first.contains("create or replace function public.sync_poke("))
+        #expect(first.contains("create or replace function public.sync_poke_users("))
         let indexOnly = Migration(
             number: 3, name: "sessions_add_index_tag", changes: [.addIndex(TestSchema.tagIndex, on: TestSchema.sessionsWithTag)],
             schema: TestSchema.current)
@@ -108,7 +108,7 @@ import Testing
         #expect(
             functions.map { $0[0] } == [
                 "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_mark_users",
-                "sync_mark_written", "sync_poke", "sync_poke_written", "sync_pull", "sync_scope_role", "sync_wait_for_owner",
+                "sync_mark_written", "sync_poke_users", "sync_poke_written", "sync_pull", "sync_scope_role", "sync_wait_for_owner",
                 "sync_wait_for_scope", "sync_written_owners", "task_lists_before_write", "task_lists_creator_owner", "task_lists_deleted",
                 "task_lists_members_access", "task_lists_members_before_write", "task_lists_members_written",
                 "task_lists_written_streams", "tasks_before_write", "tasks_moved", "tasks_written_streams",

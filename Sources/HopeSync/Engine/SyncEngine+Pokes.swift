@@ -58,7 +58,8 @@ extension SyncEngine {
     /// The pull the pokes heard since the last pass want, forgetting them: each named table
     /// whose cursor is behind the server_seq its poke said (a device that pulled since has the
     /// write already), or everything when a poke named no table or a table is still to be
-    /// pulled again from the start after an upgrade (the full pass finishes that). A table
+    /// pulled again from the start after an upgrade (the full pass finishes that) or a poke named
+    /// a membership table. A table
     /// whose commits may land out of order (a lookback) is pulled whatever its cursor: a
     /// transaction can commit a server_seq below rows the device has already pulled.
     func pokedPull() throws(SyncError) -> PokedPull {
@@ -66,6 +67,11 @@ extension SyncEngine {
         if pokedEverything { return .everything }
         guard !pokedTables.isEmpty else { return .nothing }
         if !(try store.tablesAwaitingRepull()).isEmpty { return .everything }
+        // A membership changed (the user added, removed, the scope deleted): only a whole pass's
+        // answer lists the scopes the user reads now, so a scope that ended leaves at once.
+        if store.schema.tables.contains(where: { $0.scope?.kind == .membership && pokedTables.keys.contains($0.name) }) {
+            return .everything
+        }
         var tables: [TableSchema] = []
         for table in store.schema.tables {
             guard let poked = pokedTables[table.name] else { continue }

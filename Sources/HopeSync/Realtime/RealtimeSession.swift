@@ -155,7 +155,7 @@ struct RealtimeSession {
     }
 
     /// A client broadcast of `poke` to the topic's other channels: what the generated SQL's
-    /// `sync_poke` sends, from the device.
+    /// `sync_poke_users` sends, from the device.
     static func broadcast(_ poke: PokeEvent) -> JSONValue {
         var body: [(String, JSONValue)] = []
         if let table = poke.table { body.append(("table", .string(table))) }

@@ -5,15 +5,15 @@ import HopeSyncSchema
 /// the snapshot keeps them, so the next run can tell a shipped migration edited by hand and a
 /// table whose server code renders differently now.
 enum Checksums {
-    /// Per table, the SHA-256 of its server functions and triggers, and of its file columns'
-    /// buckets with their Storage policies, as the templates render them (what
-    /// `MigrationPlanner` compares with the snapshot's `serverCode`).
+    /// Per table, the SHA-256 of its server functions and triggers (a scope's membership
+    /// table's with them), and of its file columns' buckets with their Storage policies, as the
+    /// templates render them (what `MigrationPlanner` compares with the snapshot's `serverCode`).
     static func serverCode(of schema: Schema, renderer: SupabaseRenderer) throws -> [String: String] {
         var checksums: [String: String] = [:]
         for table in schema.tables {
             let buckets = try SupabaseRenderer.buckets(of: table).map { try renderer.bucketSQL($0, in: schema) }
             checksums[table.name] = SHA256.hex(
-                ([try renderer.triggersSQL(table, replacing: true, in: schema)] + buckets).joined(separator: "\n"))
+                ([try renderer.replacedServerCodeSQL(table, in: schema)] + buckets).joined(separator: "\n"))
         }
         return checksums
     }

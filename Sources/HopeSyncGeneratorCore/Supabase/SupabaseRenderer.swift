@@ -94,9 +94,16 @@ package struct SupabaseRenderer: Sendable {
         case .addColumn(let column, let table): try addColumnSQL(column, to: table)
         case .addIndex(let index, let table): try indexSQL(index, on: table)
         case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
-        case .replaceTriggers(let table): try triggersSQL(table, replacing: true, in: schema)
+        case .replaceTriggers(let table): try replacedServerCodeSQL(table, in: schema)
         case .shareTable(let table): try shareTableSQL(table, in: schema)
         }
+    }
+
+    /// A table's server code re-created: its triggers, and a scope's membership table, whose
+    /// functions and triggers are that scope's too (membership.sql is safe over itself).
+    package func replacedServerCodeSQL(_ table: Table, in schema: Schema?) throws -> String {
+        let triggers = try triggersSQL(table, replacing: true, in: schema)
+        return table.sharing == .scope ? triggers + "\n" + (try membershipSQL(table)) : triggers
     }
 
     /// What a shipped table needs to start being shared, safe over the state before: its

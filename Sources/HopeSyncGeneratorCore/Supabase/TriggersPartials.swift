@@ -33,7 +33,7 @@ enum ColumnStampsPartial: TriggersPartial {
 
 enum PokeTriggersPartial: TriggersPartial {
     static let template = "supabase/poke_triggers.sql.mustache"
-    static let summary = "the statement triggers that poke the owners a write reached (public.sync_poke)"
+    static let summary = "an unshared table's statement triggers that poke the owners a write reached (public.sync_poke_users)"
 }
 
 /// The partial of supabase/sequence.sql.mustache: what every table shares for pokes.

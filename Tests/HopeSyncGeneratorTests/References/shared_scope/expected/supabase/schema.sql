@@ -141,51 +141,82 @@ $$;
 revoke all on function public.sync_mark_written(uuid) from public, anon, authenticated;
 grant execute on function public.sync_mark_written(uuid) to service_role;
 
--- Pokes: after a statement writes an owner's rows, one message on the owner's private Realtime
--- topic, sync:<owner>, tells the owner's devices to pull now. It carries no row data, only the
--- table and a server_seq the write reached: rows arrive by the pull alone, so a lost poke costs
--- time, never a row. Realtime delivers it after the commit (Broadcast from Database). Without
--- Supabase's realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for
--- it: realtime.send turns its own failures into warnings. One poke per owner, table and
+-- Pokes: after a statement writes rows, one message on the private Realtime topic sync:<user>
+-- of each user who reads them (an own row's owner; every member of a shared row's scope)
+-- tells that user's devices to pull now. It carries no row data, only the table and a
+-- server_seq the write reached: rows arrive by the pull alone, so a lost poke costs time, never
+-- a row. Realtime delivers it after the commit (Broadcast from Database). Without Supabase's
+-- realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for it:
+-- realtime.send turns its own failures into warnings. One poke per user, table and
 -- transaction: an upsert that inserts and updates fires both statement triggers, and the
--- second poke would tell a device nothing new.
-create or replace function public.sync_poke(owner uuid, table_name text, high_seq bigint)
+-- second poke would tell a device nothing new (sync.poked lists who had one).
+--
+-- A request with the header `X-Sync-Pokes: client` (PostgREST hands it over in
+-- request.headers) spares the writer's own topic only: that device broadcasts the poke on its
+-- joined channel once the server took the rows, a third of a one-row write's cost. Anyone may
+-- send the header: it never silences another user's poke.
+--
+-- Security definer: the users a write reaches are other users (a scope's members), whose
+-- topics the writer may not send on; executable by no API role, only by the trigger functions.
+create or replace function public.sync_poke_users(users uuid[], table_name text, high_seq bigint)
 returns void
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
-  poke text := pg_catalog.txid_current()::text || ' ' || owner::text || ' ' || table_name;
+  spared uuid := case
+    when (nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-pokes') = 'client' then auth.uid()
+  end;
+  -- This transaction's pokes so far, as the keys `table:user` of a jsonb object (a lookup per
+  -- user): a statement on another table in between must not make a second poke look new.
+  transaction_id text := pg_catalog.txid_current()::text;
+  poked jsonb := '{}';
+  fresh uuid[];
+  reader uuid;
 begin
-  if owner is null or pg_catalog.current_setting('sync.poked', true) is not distinct from poke
-      or pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+  if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
     return;
   end if;
-  perform pg_catalog.set_config('sync.poked', poke, true);
-  perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
-    'sync:' || owner::text, true);
+  if pg_catalog.current_setting('sync.poked_in', true) is not distinct from transaction_id then
+    poked := pg_catalog.current_setting('sync.poked', true)::jsonb;
+  end if;
+  fresh := array(select distinct u.id from pg_catalog.unnest(users) u(id)
+    where u.id is not null and u.id is distinct from spared and not poked ? (table_name || ':' || u.id::text));
+  if pg_catalog.cardinality(fresh) = 0 then
+    return;
+  end if;
+  perform pg_catalog.set_config('sync.poked_in', transaction_id, true),
+    pg_catalog.set_config('sync.poked', (poked || (select pg_catalog.jsonb_object_agg(table_name || ':' || f.id::text, true)
+      from pg_catalog.unnest(fresh) f(id)))::text, true);
+  foreach reader in array fresh loop
+    perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
+      'sync:' || reader::text, true);
+  end loop;
 end
 $$;
--- Called by the statement triggers' function as the writing role (realtime.send inserts the
--- poke as that user, under the send policy below).
-revoke all on function public.sync_poke(uuid, text, bigint) from public, anon;
-grant execute on function public.sync_poke(uuid, text, bigint) to authenticated, service_role;
+revoke all on function public.sync_poke_users(uuid[], text, bigint) from public, anon, authenticated, service_role;
+-- Before pokes reached other users, the writer sent them through this one, as themselves.
+do $retired$
+begin
+  if pg_catalog.to_regprocedure('public.sync_poke(uuid,text,bigint)') is not null then
+    drop function public.sync_poke(uuid, text, bigint);
+  end if;
+end
+$retired$;
 
--- The statement triggers' function: a poke for each owner whose rows the statement wrote,
--- unless the request says its device announces the write itself (header `X-Sync-Pokes:
--- client`, which PostgREST hands over in request.headers): that device broadcasts the poke on
--- its joined channel once the server took the rows, and the write skips realtime.send, a third
--- of a one-row write's cost. Anyone may send the header: it only spares their own pokes.
+-- An unshared table's statement triggers' function: a poke for each owner whose rows the
+-- statement wrote (a shared table's written_streams function pokes the readers it marks).
+-- Security definer, to call public.sync_poke_users.
 create or replace function public.sync_poke_written()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
-  if (nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-pokes') = 'client' then
-    return null;
-  end if;
-  perform public.sync_poke(written.user_id, tg_table_name, max(written.server_seq)) from written group by written.user_id;
+  perform public.sync_poke_users(array(select distinct written.user_id from written), tg_table_name,
+    (select max(written.server_seq) from written));
   return null;
 end
 $$;
@@ -193,7 +224,8 @@ revoke all on function public.sync_poke_written() from public, anon, authenticat
 
 -- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
 -- the user when a device joins a private channel, and when a message is sent. A signed-in user
--- joins, reads and sends on their own topic only (sync_poke sends as the writing user).
+-- joins, reads and sends on their own topic only (a device announcing its own write sends there;
+-- the database's pokes are sent by its owner, past these policies).
 do $pokes$
 begin
   if pg_catalog.to_regclass('realtime.messages') is null then
@@ -407,17 +439,21 @@ create or replace trigger task_lists_before_write
 create or replace trigger task_lists_lock_owner
   before insert or update on public.task_lists
   for each statement execute function public.sync_lock_owner();
--- The marks of a statement's writes: the owner of each own row (a scope row has none) and every member of
--- each scope written. Security definer (users only read marks), executable by no API role.
+-- The marks and pokes of a statement's writes: the owner of each own row (a scope row has none) and every
+-- member of each scope written, each poked on their own topic (decision 0048, "Amendment:
+-- pokes to members"). Security definer (users only read marks), executable by no API role.
 create or replace function public.task_lists_written_streams()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  readers uuid[] := array(
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.id from written w));
 begin
-  perform public.sync_mark_users(array(
-    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.id from written w)));
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'task_lists', (select max(w.server_seq) from written w));
   return null;
 end
 $$;
@@ -487,15 +523,9 @@ create or replace trigger task_lists_written_update
   after update on public.task_lists
   referencing new table as written
   for each statement execute function public.task_lists_written_streams();
--- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
-create or replace trigger task_lists_poke_inserts
-  after insert on public.task_lists
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
-create or replace trigger task_lists_poke_updates
-  after update on public.task_lists
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
+-- task_lists_written_streams pokes its readers (members too): the owners' triggers would poke twice.
+drop trigger if exists task_lists_poke_inserts on public.task_lists;
+drop trigger if exists task_lists_poke_updates on public.task_lists;
 drop trigger if exists task_lists_after_write on public.task_lists;
 drop function if exists public.task_lists_after_write();
 
@@ -630,19 +660,23 @@ create or replace trigger task_lists_members_access
   after insert or update on public.task_lists_members
   for each row execute function public.task_lists_members_access();
 
--- A membership change marks the scope's members and the user concerned (a removed member too),
--- so their next pull is not idle.
+-- A membership change marks and pokes the scope's members and the user concerned (added, role
+-- changed, removed, left, or the scope deleted: a removed member is no longer in the access
+-- table, so they are named from the membership row), so their devices pull at once.
 create or replace function public.task_lists_members_written()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
-begin
-  perform public.sync_mark_users(array(
+declare
+  readers uuid[] := array(
     select w.user_id from written w
     union
-    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.scope_id from written w)));
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.scope_id from written w));
+begin
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'task_lists_members', (select max(w.server_seq) from written w));
   return null;
 end
 $$;
@@ -768,26 +802,30 @@ create or replace trigger tasks_before_write
 create or replace trigger tasks_lock_owner
   before insert or update on public.tasks
   for each statement execute function public.sync_lock_owner();
--- The marks of a statement's writes: the owner of each own row and every member of
--- each scope written. Security definer (users only read marks), executable by no API role.
+-- The marks and pokes of a statement's writes: the owner of each own row and every
+-- member of each scope written, each poked on their own topic (decision 0048, "Amendment:
+-- pokes to members"). Security definer (users only read marks), executable by no API role.
 create or replace function public.tasks_written_streams()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
-begin
-  perform public.sync_mark_users(array(
+declare
+  readers uuid[] := array(
     select w.user_id from written w where w.list_id is null
     union
-    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w)));
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w));
+begin
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'tasks', (select max(w.server_seq) from written w));
   return null;
 end
 $$;
 revoke all on function public.tasks_written_streams() from public, anon, authenticated, service_role;
 
 -- A row that changed streams leaves an exit in the one it left, stamped under that stream's
--- lock (the write trigger took both), and that stream's readers are marked. The rows that
+-- lock (the write trigger took both), and that stream's readers are marked and poked. The rows that
 -- follow it move with it (their write trigger takes the scope from it; a last-writer-wins row
 -- by a write of the server's own, as a deleted scope's rows are). Security definer:
 -- users only read exits.
@@ -797,11 +835,15 @@ language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  readers uuid[];
 begin
   insert into public.sync_exits (server_seq, scope, owner, table_name, row_id)
     values (pg_catalog.nextval('public.sync_server_seq'), old.list_id, old.user_id, 'tasks', old.id);
-  perform public.sync_mark_users(case when old.list_id is null then array[old.user_id]
-    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end);
+  readers := case when old.list_id is null then array[old.user_id]
+    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end;
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'tasks', new.server_seq);
   update public.task_photos f set list_id = new.list_id,
     column_stamps = pg_catalog.jsonb_build_object('list_id', pg_catalog.lpad((f.updated_ms + 1)::text, 15, '0') || ':')
     where f.task_id = new.id and f.list_id is not distinct from old.list_id;
@@ -823,15 +865,9 @@ create or replace trigger tasks_written_update
   after update on public.tasks
   referencing new table as written
   for each statement execute function public.tasks_written_streams();
--- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
-create or replace trigger tasks_poke_inserts
-  after insert on public.tasks
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
-create or replace trigger tasks_poke_updates
-  after update on public.tasks
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
+-- tasks_written_streams pokes its readers (members too): the owners' triggers would poke twice.
+drop trigger if exists tasks_poke_inserts on public.tasks;
+drop trigger if exists tasks_poke_updates on public.tasks;
 -- A new Supabase project has the extension available, not enabled.
 create extension if not exists moddatetime with schema extensions;
 create or replace trigger tasks_updated_at
@@ -1257,26 +1293,30 @@ create or replace trigger task_photos_before_write
 create or replace trigger task_photos_lock_owner
   before insert or update on public.task_photos
   for each statement execute function public.sync_lock_owner();
--- The marks of a statement's writes: the owner of each own row and every member of
--- each scope written. Security definer (users only read marks), executable by no API role.
+-- The marks and pokes of a statement's writes: the owner of each own row and every
+-- member of each scope written, each poked on their own topic (decision 0048, "Amendment:
+-- pokes to members"). Security definer (users only read marks), executable by no API role.
 create or replace function public.task_photos_written_streams()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
-begin
-  perform public.sync_mark_users(array(
+declare
+  readers uuid[] := array(
     select w.user_id from written w where w.list_id is null
     union
-    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w)));
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w));
+begin
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'task_photos', (select max(w.server_seq) from written w));
   return null;
 end
 $$;
 revoke all on function public.task_photos_written_streams() from public, anon, authenticated, service_role;
 
 -- A row that changed streams leaves an exit in the one it left, stamped under that stream's
--- lock (the write trigger took both), and that stream's readers are marked. Security definer:
+-- lock (the write trigger took both), and that stream's readers are marked and poked. Security definer:
 -- users only read exits.
 create or replace function public.task_photos_moved()
 returns trigger
@@ -1284,11 +1324,15 @@ language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  readers uuid[];
 begin
   insert into public.sync_exits (server_seq, scope, owner, table_name, row_id)
     values (pg_catalog.nextval('public.sync_server_seq'), old.list_id, old.user_id, 'task_photos', old.id);
-  perform public.sync_mark_users(case when old.list_id is null then array[old.user_id]
-    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end);
+  readers := case when old.list_id is null then array[old.user_id]
+    else array(select a.user_id from public.sync_scope_access a where a.scope_id = old.list_id) end;
+  perform public.sync_mark_users(readers);
+  perform public.sync_poke_users(readers, 'task_photos', new.server_seq);
   return null;
 end
 $$;
@@ -1307,15 +1351,9 @@ create or replace trigger task_photos_written_update
   after update on public.task_photos
   referencing new table as written
   for each statement execute function public.task_photos_written_streams();
--- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
-create or replace trigger task_photos_poke_inserts
-  after insert on public.task_photos
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
-create or replace trigger task_photos_poke_updates
-  after update on public.task_photos
-  referencing new table as written
-  for each statement execute function public.sync_poke_written();
+-- task_photos_written_streams pokes its readers (members too): the owners' triggers would poke twice.
+drop trigger if exists task_photos_poke_inserts on public.task_photos;
+drop trigger if exists task_photos_poke_updates on public.task_photos;
 drop trigger if exists task_photos_after_write on public.task_photos;
 drop function if exists public.task_photos_after_write();
 

@@ -136,51 +136,82 @@ $$;
 revoke all on function public.sync_mark_written(uuid) from public, anon, authenticated;
 grant execute on function public.sync_mark_written(uuid) to service_role;
 
--- Pokes: after a statement writes an owner's rows, one message on the owner's private Realtime
--- topic, sync:<owner>, tells the owner's devices to pull now. It carries no row data, only the
--- table and a server_seq the write reached: rows arrive by the pull alone, so a lost poke costs
--- time, never a row. Realtime delivers it after the commit (Broadcast from Database). Without
--- Supabase's realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for
--- it: realtime.send turns its own failures into warnings. One poke per owner, table and
+-- Pokes: after a statement writes rows, one message on the private Realtime topic sync:<user>
+-- of each user who reads them (an own row's owner; every member of a shared row's scope)
+-- tells that user's devices to pull now. It carries no row data, only the table and a
+-- server_seq the write reached: rows arrive by the pull alone, so a lost poke costs time, never
+-- a row. Realtime delivers it after the commit (Broadcast from Database). Without Supabase's
+-- realtime schema (a plain PostgreSQL) it does nothing, and no write ever fails for it:
+-- realtime.send turns its own failures into warnings. One poke per user, table and
 -- transaction: an upsert that inserts and updates fires both statement triggers, and the
--- second poke would tell a device nothing new.
-create or replace function public.sync_poke(owner uuid, table_name text, high_seq bigint)
+-- second poke would tell a device nothing new (sync.poked lists who had one).
+--
+-- A request with the header `X-Sync-Pokes: client` (PostgREST hands it over in
+-- request.headers) spares the writer's own topic only: that device broadcasts the poke on its
+-- joined channel once the server took the rows, a third of a one-row write's cost. Anyone may
+-- send the header: it never silences another user's poke.
+--
+-- Security definer: the users a write reaches are other users (a scope's members), whose
+-- topics the writer may not send on; executable by no API role, only by the trigger functions.
+create or replace function public.sync_poke_users(users uuid[], table_name text, high_seq bigint)
 returns void
 language plpgsql
+security definer
 set search_path = ''
 as $$
 declare
-  poke text := pg_catalog.txid_current()::text || ' ' || owner::text || ' ' || table_name;
+  spared uuid := case
+    when (nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-pokes') = 'client' then auth.uid()
+  end;
+  -- This transaction's pokes so far, as the keys `table:user` of a jsonb object (a lookup per
+  -- user): a statement on another table in between must not make a second poke look new.
+  transaction_id text := pg_catalog.txid_current()::text;
+  poked jsonb := '{}';
+  fresh uuid[];
+  reader uuid;
 begin
-  if owner is null or pg_catalog.current_setting('sync.poked', true) is not distinct from poke
-      or pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+  if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
     return;
   end if;
-  perform pg_catalog.set_config('sync.poked', poke, true);
-  perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
-    'sync:' || owner::text, true);
+  if pg_catalog.current_setting('sync.poked_in', true) is not distinct from transaction_id then
+    poked := pg_catalog.current_setting('sync.poked', true)::jsonb;
+  end if;
+  fresh := array(select distinct u.id from pg_catalog.unnest(users) u(id)
+    where u.id is not null and u.id is distinct from spared and not poked ? (table_name || ':' || u.id::text));
+  if pg_catalog.cardinality(fresh) = 0 then
+    return;
+  end if;
+  perform pg_catalog.set_config('sync.poked_in', transaction_id, true),
+    pg_catalog.set_config('sync.poked', (poked || (select pg_catalog.jsonb_object_agg(table_name || ':' || f.id::text, true)
+      from pg_catalog.unnest(fresh) f(id)))::text, true);
+  foreach reader in array fresh loop
+    perform realtime.send(pg_catalog.jsonb_build_object('table', table_name, 'server_seq', high_seq), 'poke',
+      'sync:' || reader::text, true);
+  end loop;
 end
 $$;
--- Called by the statement triggers' function as the writing role (realtime.send inserts the
--- poke as that user, under the send policy below).
-revoke all on function public.sync_poke(uuid, text, bigint) from public, anon;
-grant execute on function public.sync_poke(uuid, text, bigint) to authenticated, service_role;
+revoke all on function public.sync_poke_users(uuid[], text, bigint) from public, anon, authenticated, service_role;
+-- Before pokes reached other users, the writer sent them through this one, as themselves.
+do $retired$
+begin
+  if pg_catalog.to_regprocedure('public.sync_poke(uuid,text,bigint)') is not null then
+    drop function public.sync_poke(uuid, text, bigint);
+  end if;
+end
+$retired$;
 
--- The statement triggers' function: a poke for each owner whose rows the statement wrote,
--- unless the request says its device announces the write itself (header `X-Sync-Pokes:
--- client`, which PostgREST hands over in request.headers): that device broadcasts the poke on
--- its joined channel once the server took the rows, and the write skips realtime.send, a third
--- of a one-row write's cost. Anyone may send the header: it only spares their own pokes.
+-- An unshared table's statement triggers' function: a poke for each owner whose rows the
+-- statement wrote (a shared table's written_streams function pokes the readers it marks).
+-- Security definer, to call public.sync_poke_users.
 create or replace function public.sync_poke_written()
 returns trigger
 language plpgsql
+security definer
 set search_path = ''
 as $$
 begin
-  if (nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-pokes') = 'client' then
-    return null;
-  end if;
-  perform public.sync_poke(written.user_id, tg_table_name, max(written.server_seq)) from written group by written.user_id;
+  perform public.sync_poke_users(array(select distinct written.user_id from written), tg_table_name,
+    (select max(written.server_seq) from written));
   return null;
 end
 $$;
@@ -188,7 +219,8 @@ revoke all on function public.sync_poke_written() from public, anon, authenticat
 
 -- Who may join a poke topic: row-level security on realtime.messages, which Realtime checks as
 -- the user when a device joins a private channel, and when a message is sent. A signed-in user
--- joins, reads and sends on their own topic only (sync_poke sends as the writing user).
+-- joins, reads and sends on their own topic only (a device announcing its own write sends there;
+-- the database's pokes are sent by its owner, past these policies).
 do $pokes$
 begin
   if pg_catalog.to_regclass('realtime.messages') is null then
