@@ -1613,6 +1613,9 @@ enum BuiltInTemplates {
                   and (new.{{end}} is not null or new.deleted_ms is not null){{/openRow}} then
                 {{> supabase/lock_owner.sql.mustache}}
                 new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        {{#sharing}}
+                new.updated_by := coalesce(auth.uid(), old.updated_by);
+        {{/sharing}}
                 return new;
               end if;
             elsif new.column_stamps = old.column_stamps then
@@ -1645,6 +1648,9 @@ enum BuiltInTemplates {
                 new.user_id := old.user_id;
                 {{> supabase/lock_owner.sql.mustache}}
                 new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        {{#sharing}}
+                new.updated_by := coalesce(auth.uid(), old.updated_by);
+        {{/sharing}}
                 newest := greatest({{#stamped}}s_{{name}} collate "C"{{^@last}}, {{/@last}}{{/stamped}});
                 new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
                 new.device_id := pg_catalog.substr(newest, 17);
@@ -1793,6 +1799,11 @@ enum BuiltInTemplates {
         {{/sharing}}
           {{> supabase/lock_owner.sql.mustache}}
           new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        {{#sharing}}
+          -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+          -- editor) keeps the last one. Whatever the sender put there is overwritten.
+          new.updated_by := coalesce(auth.uid(), old.updated_by);
+        {{/sharing}}
         {{#openRow}}
           -- One open row per owner: an open row that arrives after a later-started open row of its
           -- owner is closed at that row's start. Ties on the start go to the larger id.{{#lww}} The close is
