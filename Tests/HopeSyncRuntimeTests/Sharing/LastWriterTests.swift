@@ -109,6 +109,36 @@ import Testing
         #expect(try await alicePhone.store.read { try $0.fetchOne(TaskItem.self, id: task.id) }?.updatedBy == bob)
     }
 
+    /// Alice's new task lands but its answer is lost; Bob edits it; Alice's push of her whole row
+    /// again changes nothing (the server's copy is kept), and the values it did not take are on
+    /// her rejected list naming Bob, whose write the kept copy holds.
+    @Test func aRejectedWholeRowNamesTheUserWhoseCopyTheServerKept() async throws {
+        let server = InMemoryServer(tables: GeneratedSchema.tables)
+        let (alice, bob) = (UUID(), UUID())
+        let alicePhone = try device("alice-phone", alice, server)
+        let bobPhone = try device("bob-phone", bob, server)
+        let list = TaskList(name: "Groceries")
+        try await alicePhone.store.write { try $0.save(list) }
+        try await alicePhone.sync()
+        try await alicePhone.engine.share(list, with: bob, as: .editor)
+
+        var task = TaskItem(title: "Milk", listId: list.id)
+        try await alicePhone.store.write { [task] in try $0.save(task) }
+        await server.loseNextAnswers(1)
+        _ = try? await alicePhone.sync()
+        try await bobPhone.sync()
+        try await bobPhone.store.write { [task] in _ = try $0.update(TaskItem.self, id: task.id) { $0.title = "Soy milk" } }
+        try await bobPhone.sync()
+        task.title = "Oat milk"
+        try await alicePhone.store.write { [task] in try $0.save(task) }
+        try await alicePhone.sync()
+
+        let rejected = try #require(try alicePhone.store.rejectedMutations().first { $0.rowID == task.id })
+        #expect(rejected.body?["title"] == .text("Oat milk"))
+        #expect(rejected.changedBy == bob)
+        #expect(await server.rows(of: "tasks")[task.id.uuidString.lowercased()]?["title"] == .text("Soy milk"))
+    }
+
     /// The same conflict in a table that is not shared: it has no updated_by, and names nobody.
     @Test func anUnsharedTablesConflictNamesNobody() async throws {
         let server = InMemoryServer(tables: [Note.table])
