@@ -1225,7 +1225,8 @@ create table if not exists public.tasks (
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
   server_seq bigint,
-  list_id uuid
+  list_id uuid,
+  updated_by uuid
 );
 alter table public.tasks add column if not exists user_id uuid not null default auth.uid();
 alter table public.tasks add column if not exists title text not null;
@@ -1236,6 +1237,7 @@ alter table public.tasks add column if not exists deleted_ms bigint;
 alter table public.tasks add column if not exists updated_at timestamptz not null default now();
 alter table public.tasks add column if not exists server_seq bigint;
 alter table public.tasks add column if not exists list_id uuid;
+alter table public.tasks add column if not exists updated_by uuid;
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
 -- members read it, its editors and owners write it, and nobody writes a row into a scope they
@@ -1313,6 +1315,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -1407,7 +1412,8 @@ create table if not exists public.task_lists (
   icon bytea,
   deleted_ms bigint,
   version bigint not null default 1,
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 alter table public.task_lists add column if not exists user_id uuid not null default auth.uid();
 alter table public.task_lists add column if not exists name text not null;
@@ -1416,6 +1422,7 @@ alter table public.task_lists add column if not exists icon bytea;
 alter table public.task_lists add column if not exists deleted_ms bigint;
 alter table public.task_lists add column if not exists version bigint not null default 1;
 alter table public.task_lists add column if not exists server_seq bigint;
+alter table public.task_lists add column if not exists updated_by uuid;
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
 -- Each row is a scope: its members read it, its editors and owners write it, anyone signed in
 -- creates one (and owns it). There is no delete: clients delete by setting deleted_ms.
@@ -1467,6 +1474,9 @@ begin
     perform public.sync_wait_for_scope(new.id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -1746,7 +1756,8 @@ create table if not exists public.task_photos (
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
   server_seq bigint,
-  list_id uuid
+  list_id uuid,
+  updated_by uuid
 );
 alter table public.task_photos add column if not exists user_id uuid not null default auth.uid();
 alter table public.task_photos add column if not exists task_id uuid not null;
@@ -1756,6 +1767,7 @@ alter table public.task_photos add column if not exists deleted_ms bigint;
 alter table public.task_photos add column if not exists updated_at timestamptz not null default now();
 alter table public.task_photos add column if not exists server_seq bigint;
 alter table public.task_photos add column if not exists list_id uuid;
+alter table public.task_photos add column if not exists updated_by uuid;
 create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
 create index if not exists task_photos_task_id_idx on public.task_photos (task_id);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
@@ -1836,6 +1848,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;

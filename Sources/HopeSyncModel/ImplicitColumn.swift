@@ -24,6 +24,10 @@ public struct ImplicitColumn: SyncColumn, Hashable, Sendable {
     /// Null on a device until the server has numbered the row.
     public static let serverSeq = ImplicitColumn(ReservedColumn.serverSeq, .int, nullable: true, role: .serverSeq)
 
+    /// A shared table's last writer: null on a device until a pull or a push answer brings it,
+    /// and on the server until a user's write (not the service role's) lands.
+    public static let updatedBy = ImplicitColumn(ReservedColumn.updatedBy, .uuid, nullable: true, role: .updatedBy)
+
     /// A version table's version column.
     public static func version(_ kind: VersionKind) -> ImplicitColumn {
         ImplicitColumn(kind.columnName, kind.columnType, role: .version)

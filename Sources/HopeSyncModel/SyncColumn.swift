@@ -14,6 +14,12 @@ extension ColumnRole {
     public var isStamped: Bool { self == .user || self == .deletedMs }
 }
 
+extension ColumnRole {
+    /// Whether only the server writes a column of this role (server_seq, updated_by): a device
+    /// never sends it nor sets it in a local save; pulls and push answers bring it.
+    public var isWrittenByServerOnly: Bool { self == .serverSeq || self == .updatedBy }
+}
+
 extension Sequence where Element: SyncColumn {
     /// The registers of a column-merge table, in table order.
     public var stampedColumns: [Element] { filter { $0.role.isStamped } }

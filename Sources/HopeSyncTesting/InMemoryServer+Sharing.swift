@@ -67,6 +67,12 @@ extension InMemoryServer {
     {
         var taken = write(values, into: table)
         let key = values[ReservedColumn.id]?.text ?? ""
+        if table.scope != nil, !taken.isEmpty {
+            // The write trigger's updated_by: the signed-in user, or (none) the row's last one;
+            // never what the request sent.
+            stores[table.name]?[key]?.values[ReservedColumn.updatedBy] =
+                writer.map(SyncValue.text) ?? old?[ReservedColumn.updatedBy] ?? .null
+        }
         guard let scope = table.scope, !taken.isEmpty, var stored = stores[table.name]?[key] else { return taken }
         if scope.kind == .scope {
             if old == nil { taken += addCreator(of: key, stored.values, table) }

@@ -50,7 +50,9 @@ import Testing
         // 4. The read by key finds the row at T2.
         let read = try #require(recorder.reads.first)
         #expect(recorder.reads.count == 1)
-        #expect(read.id == id && read.columns == ["id", kind.version, kind.text, kind.other, "deleted_ms"])
+        // Both tables are shared: it also asks whose write the row holds (phone B's user's own).
+        #expect(read.id == id && read.columns == ["id", kind.version, kind.text, kind.other, "deleted_ms", "updated_by"])
+        #expect(read.answer?["updated_by"]?.text == user.uuidString.lowercased())
         #expect(read.answer?[kind.version]?.versionText == t2 && read.answer?[kind.text] == .text("Buy almond milk"))
 
         // 5. Both columns changed on the server, only the text conflicts: held and parked.

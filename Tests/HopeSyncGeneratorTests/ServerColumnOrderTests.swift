@@ -20,8 +20,10 @@ import Testing
         // order), and as the snapshot records it.
         let derived = ServerColumnOrder(recorded: nil, snapshot.migrations, in: snapshot.schema)
         #expect(derived.columns(of: activities).map(\.name) == Self.project)
-        // tasks.list_id came with migration 0010 (task lists shared): last on the server.
-        #expect(derived.columns(of: tasks).map(\.name) == tasks.syncedColumns.map(\.name).filter { $0 != "list_id" } + ["list_id"])
+        // tasks.list_id came with migration 0010 (task lists shared), updated_by with 0013: last on
+        // the server, in that order.
+        let later = ["list_id", "updated_by"]
+        #expect(derived.columns(of: tasks).map(\.name) == tasks.syncedColumns.map(\.name).filter { !later.contains($0) } + later)
         #expect(snapshot.serverColumns?["activities"] == Self.project)
     }
 

@@ -41,8 +41,12 @@ import Testing
         let second = try generate(Self.shared, existing: first.tree)
         let migration = try #require(second.newMigration)
         #expect(migration.number == 2)
-        // The diff's changes (the server's triggers of tasks, re-rendered for the new column, follow).
-        #expect(second.snapshot.migrations.last?.changes.prefix(3) == ["sharing lists", "sharing tasks", "column tasks.list_id"])
+        // The diff's changes (the server's triggers of tasks, re-rendered for the new column, follow):
+        // each table starting to be shared gets updated_by too.
+        #expect(
+            second.snapshot.migrations.last?.changes.prefix(5) == [
+                "column lists.updated_by", "sharing lists", "column tasks.updated_by", "sharing tasks", "column tasks.list_id",
+            ])
         let local = try #require(second.tree["sqlite/\(migration.fileStem).sql"])
         #expect(
             Set(second.tree.files.keys).subtracting(first.tree.files.keys).filter { $0.hasPrefix("sqlite/") } == [
@@ -55,6 +59,9 @@ import Testing
         let column = try #require(local.range(of: "ALTER TABLE tasks ADD COLUMN list_id TEXT;"))
         let index = try #require(local.range(of: "CREATE INDEX tasks__scope_idx ON tasks (list_id);"))
         #expect(column.upperBound < index.lowerBound)
+        #expect(
+            local.contains("ALTER TABLE lists ADD COLUMN updated_by TEXT;")
+                && local.contains("ALTER TABLE tasks ADD COLUMN updated_by TEXT;"))
 
         // Every local migration applies in order, and the membership table takes a server row.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hope-\(UUID().uuidString).sqlite").path
@@ -94,6 +101,33 @@ import Testing
                 "            \"tasks\" => Some(Scope::Scoped { column: \"list_id\", scope_table: \"lists\", members: \"lists_members\" }),")
         )
         #expect(rust.contains("            \"lists_members\" => Some(Scope::Membership { scope_table: \"lists\" }),"))
+    }
+
+    /// A project shared before hope-sync recorded a shared row's last writer: its snapshot's
+    /// server columns lack updated_by. The next run adds it to each shared table in one migration
+    /// (a real upgrade also re-creates their triggers, whose code changed; here it did not); the
+    /// run after that has nothing to do.
+    @Test func aProjectSharedBeforeUpdatedByGetsItInOneMigration() throws {
+        let current = try generate(Self.shared)
+        var older = current.snapshot
+        older.serverColumns = older.serverColumns?.mapValues { $0.filter { $0 != "updated_by" } }
+        var tree = current.tree
+        tree[Snapshot.fileName] = try older.encoded()
+        let upgraded = try generate(Self.shared, existing: tree)
+        let migration = try #require(upgraded.newMigration)
+        #expect(migration.number == 2)
+        let changes = try #require(upgraded.snapshot.migrations.last?.changes)
+        #expect(changes == ["column lists.updated_by", "column tasks.updated_by"])
+        #expect(!changes.contains { $0.hasPrefix("sharing") || $0.hasPrefix("table") })
+        let local = try #require(upgraded.tree["sqlite/\(migration.fileStem).sql"])
+        #expect(
+            local.contains("ALTER TABLE lists ADD COLUMN updated_by TEXT;")
+                && local.contains("ALTER TABLE tasks ADD COLUMN updated_by TEXT;"))
+        let server = try #require(
+            upgraded.tree.files.first { $0.key.hasPrefix("supabase/migrations/") && $0.key.contains(migration.fileStem) }?.value)
+        #expect(server.contains("alter table public.tasks add column if not exists updated_by uuid;"))
+        #expect(upgraded.snapshot.serverColumns?["tasks"]?.last == "updated_by")
+        #expect(try generate(Self.shared, existing: upgraded.tree).newMigration == nil)
     }
 
     @Test func generateSaysWhichColumnItAddsAndTheOutputsSayItToo() throws {

@@ -122,7 +122,11 @@ import Testing
             "tables:\n  lists: { scope: true, columns: { name: text } }\n  tasks: { swift_name: TaskItem, scope: list_id, columns: { title: text, list_id: { type: uuid, nullable: true, references: lists } } }"
         )
         let changes = try SchemaDiff.changes(from: unshared, to: shared)
-        #expect(changes.map(\.recorded) == ["sharing lists", "sharing tasks", "column tasks.list_id"])
+        // A table starting to be shared also gets updated_by (who made a row's last write).
+        #expect(
+            changes.map(\.recorded) == [
+                "column lists.updated_by", "sharing lists", "column tasks.updated_by", "sharing tasks", "column tasks.list_id",
+            ])
         #expect(changes.compactMap { SchemaChange(recorded: $0.recorded, in: shared.schema) } == changes)
 
         let moved = try SchemaParser.parse(

@@ -14,8 +14,11 @@ struct ReplayRequestTests {
     static let t2 = "2026-10-18T13:04:00.000001+00:00"
     static let t3 = "2026-10-18T13:05:00.000002+00:00"
 
+    /// Phone B's user, whose write the server's row holds (updated_by: tasks are shared).
+    static let phoneBUser = "5f1d2c3b-4a59-4e68-9d7c-0b1a2c3d4e5f"
+
     func taskJSON(_ title: String, _ version: String) -> String {
-        #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"\#(version)","title":"\#(title)","done":true,"deleted_ms":null}]"#
+        #"[{"id":"0b5e2c4a-9d11-4f0e-a1b2-c3d4e5f60042","updated_at":"\#(version)","title":"\#(title)","done":true,"deleted_ms":null,"updated_by":"\#(Self.phoneBUser)"}]"#
     }
 
     /// The pull function's answer with no row of any table (the pass's pull after the replay).
@@ -38,6 +41,7 @@ struct ReplayRequestTests {
                         "id": .text(key), "user_id": .text(Fixtures.userID.uuidString.lowercased()), "title": .text("Buy milk"),
                         "notes": .null, "done": .bool(false), "due_at": .null, "deleted_ms": .null,
                         "updated_at": .text(Fixtures.versionT1), "server_seq": .int(7),
+                        "updated_by": .text(Fixtures.userID.uuidString.lowercased()),
                     ])
                 ], receivedCount: 1, lastServerSeq: 7), to: TaskItem.table)
         try await store.write { writer in
@@ -59,12 +63,13 @@ struct ReplayRequestTests {
         let engine = SyncEngine(store: store, transport: Fixtures.transport(first), configuration: configuration) { Fixtures.user }
         let report = try await engine.syncNow()
         #expect(report.conflicted.map(\.conflictingColumns) == [["title"]])
+        #expect(report.conflicted.map(\.serverChangedBy) == [UUID(uuidString: Self.phoneBUser)])
         // The same bytes as the transport's own golden request (which uses another host).
         let patch = try #require(first.requests.first).goldenText.replacingOccurrences(of: Self.host, with: RequestGoldenTests.host)
         try expectGolden(patch, named: "guarded-update-tasks")
         let read = try #require(first.requests.dropFirst().first)
         #expect(read.method == "GET")
-        #expect(read.url == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&limit=1&select=id,updated_at,title,done,deleted_ms")
+        #expect(read.url == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&limit=1&select=id,updated_at,title,done,deleted_ms,updated_by")
 
         // Keep mine: the same write, preconditioned on T2, and the row back at T3.
         let second = StubServer(

@@ -7,6 +7,8 @@ struct ConflictedEntry {
     var changedOnServer: [String] = []
     var conflictingColumns: [String] = []
     var message: String
+    /// The last writer of the server's row as read (``ConflictedMutation/serverChangedBy``).
+    var serverChangedBy: UUID? = nil
 
     /// What the list's size is counted over.
     static let textColumns = ["body", "base", "server", "message"]
@@ -17,8 +19,8 @@ struct ConflictedEntry {
         try database.execute(
             """
             INSERT INTO _sync_conflicted (id, user_id, table_name, operation, row_id, body, base, filters, server,
-                server_version, changed_on_server, conflicting_columns, message, created_ms, conflicted_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                server_version, changed_on_server, conflicting_columns, message, created_ms, conflicted_ms, server_changed_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(write.id), .text(userID.lowercasedString), .text(write.table.name), .text(write.operation.rawValue),
@@ -28,6 +30,7 @@ struct ConflictedEntry {
                 server?[write.versionColumn]?.versionText.map(DatabaseValue.text) ?? .null,
                 .text(StoredValues.encodeList(changedOnServer)), .text(StoredValues.encodeList(conflictingColumns)),
                 .text(ListBounds.clipped(message)), .integer(write.createdMs), .integer(nowMs),
+                serverChangedBy.map { .text($0.lowercasedString) } ?? .null,
             ])
         try ListBounds.enforce(on: "_sync_conflicted", textColumns: Self.textColumns, database)
     }

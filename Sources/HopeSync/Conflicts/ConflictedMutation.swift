@@ -14,6 +14,10 @@ public struct ConflictedMutation: Sendable, Equatable, Identifiable {
     public let serverVersion: String?
     public let changedOnServer: [String]
     public let conflictingColumns: [String]
+    /// The user whose write the server's row held when the replay read it (its `updated_by`):
+    /// another member's, or this user's from another device. Nil for a table that is not
+    /// shared, a row that was gone, or a server older than the column.
+    public let serverChangedBy: UUID?
     /// Why it was parked.
     public let message: String
     public let createdAtMs: Int64

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A queued write whose row moved on the server, as the resolver is shown it.
 public struct MutationConflict: Sendable, Equatable {
     public let mutationID: Int64
@@ -15,11 +17,16 @@ public struct MutationConflict: Sendable, Equatable {
     public let changedOnServer: [String]
     /// Of those, the ones the write sets to another value than the server's.
     public let conflictingColumns: [String]
+    /// The user whose write the server's row holds (its `updated_by`), so a resolver can decide
+    /// by user; a soft-deleted row's is the user who deleted it. Nil for a table that is not
+    /// shared, a row that is gone, or a server older than the column.
+    public let serverChangedBy: UUID?
 
     /// A conflict as a replay makes it (public so apps can test their resolvers).
     public init(
         mutationID: Int64, table: String, operation: MutationOperation, rowKey: [String: String], base: ColumnValues,
-        local: ColumnValues?, server: ColumnValues?, changedOnServer: [String], conflictingColumns: [String]
+        local: ColumnValues?, server: ColumnValues?, changedOnServer: [String], conflictingColumns: [String],
+        serverChangedBy: UUID? = nil
     ) {
         self.mutationID = mutationID
         self.table = table
@@ -30,5 +37,6 @@ public struct MutationConflict: Sendable, Equatable {
         self.server = server
         self.changedOnServer = changedOnServer
         self.conflictingColumns = conflictingColumns
+        self.serverChangedBy = serverChangedBy
     }
 }

@@ -15,7 +15,7 @@ struct MutationQueue: GuardedWriteQueue {
             let version = current.row[versionColumn], let baseVersion = version.versionText,
             current.dirty != DirtyState.dirty.rawValue, current.dirty != DirtyState.rejected.rawValue
         else { return false }
-        let settable = sql.table.columns.filter { ![.id, .owner, .version, .serverSeq].contains($0.role) }
+        let settable = sql.table.columns.filter { ![.id, .owner, .version].contains($0.role) && !$0.role.isWrittenByServerOnly }
         let changed = settable.map(\.name).filter { name in values[sql.index(of: name)!] != current.row[name] }
         guard !changed.isEmpty else { return true }
         let body = ColumnValues(columns: changed, values: changed.map { values[sql.index(of: $0)!] })

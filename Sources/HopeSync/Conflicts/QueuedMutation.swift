@@ -27,14 +27,20 @@ struct QueuedMutation: Sendable {
         [table.primaryKey, versionColumn] + (operation == .update ? body.columns : [])
     }
 
-    /// What the read by key asks for: `returning`, the filter columns, and `deleted_ms` (an
-    /// update of a soft-deleted row meets it as gone).
+    /// What the read by key asks for: `returning`, the filter columns, `deleted_ms` (an update
+    /// of a soft-deleted row meets it as gone) and a shared table's `updated_by` (who wrote it).
     var readColumns: [String] {
         var names = returning
-        for name in filters.map(\.column) + [ReservedColumn.deletedMs] where !names.contains(name) && table.column(named: name) != nil {
+        for name in filters.map(\.column) + [ReservedColumn.deletedMs, ReservedColumn.updatedBy]
+        where !names.contains(name) && table.column(named: name) != nil {
             names.append(name)
         }
         return names
+    }
+
+    /// The user whose write `server` (the row as read) holds; nil without the column.
+    static func lastWriter(of server: ColumnValues?) -> UUID? {
+        server?[ReservedColumn.updatedBy]?.text.flatMap(UUID.init(text:))
     }
 
     var rowKey: [String: String] { [table.primaryKey: rowID.lowercasedString] }

@@ -15,6 +15,8 @@ struct RejectedEntry {
     var createdMs: Int64
     /// Whether Retry may send it again; nil: an upsert, or a write whose body is kept, may.
     var retryable: Bool? = nil
+    /// The user whose write the server kept instead (``RejectedMutation/changedBy``).
+    var changedBy: UUID? = nil
 
     /// What the list's size is counted over.
     static let textColumns = ["body", "base", "message", "details", "hint"]
@@ -33,8 +35,8 @@ struct RejectedEntry {
         try database.execute(
             """
             INSERT INTO _sync_rejected (user_id, table_name, operation, row_id, body, base_version, base, filters,
-                retryable, status, code, message, details, hint, created_ms, rejected_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                retryable, status, code, message, details, hint, created_ms, rejected_ms, changed_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(userID.lowercasedString), .text(table), .text(operation.rawValue), .text(rowID),
@@ -45,7 +47,7 @@ struct RejectedEntry {
                 .text(ListBounds.clipped(error?.message ?? message)),
                 ListBounds.clipped(error?.details).map(DatabaseValue.text) ?? .null,
                 ListBounds.clipped(error?.hint).map(DatabaseValue.text) ?? .null,
-                .integer(createdMs), .integer(nowMs),
+                .integer(createdMs), .integer(nowMs), changedBy.map { .text($0.lowercasedString) } ?? .null,
             ])
         try ListBounds.enforce(on: "_sync_rejected", textColumns: Self.textColumns, database)
     }

@@ -11,6 +11,10 @@ public struct RejectedMutation: Sendable, Equatable, Identifiable {
     /// The server's answer; nil when a policy silently refused a guarded write.
     public let serverError: ServerError?
     public let message: String
+    /// The user whose write the server kept instead, when the refusal met one: a version
+    /// table's row pushed again whose server copy is kept (its `updated_by`). Nil otherwise,
+    /// and when access ended: a device is not told who removed it, nor who moved a row away.
+    public let changedBy: UUID?
     /// False when the body was too long to keep.
     public let isRetryable: Bool
     public let createdAtMs: Int64

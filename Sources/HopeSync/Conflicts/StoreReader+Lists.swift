@@ -16,7 +16,7 @@ extension StoreReader {
         try database.fetchAll(
             """
             SELECT id, table_name, operation, row_id, body, base, server, server_version, changed_on_server,
-                conflicting_columns, message, created_ms, conflicted_ms
+                conflicting_columns, message, created_ms, conflicted_ms, server_changed_by
             FROM _sync_conflicted WHERE user_id = ? ORDER BY id
             """, [.text(store.userID.lowercasedString)]
         ) { row in
@@ -28,6 +28,7 @@ extension StoreReader {
                 server: try row.text(at: 6).map(StoredValues.decode), serverVersion: row.text(at: 7),
                 changedOnServer: StoredValues.decodeList(row.text(at: 8) ?? "[]"),
                 conflictingColumns: StoredValues.decodeList(row.text(at: 9) ?? "[]"),
+                serverChangedBy: row.text(at: 13).flatMap(UUID.init(text:)),
                 message: row.text(at: 10) ?? "", createdAtMs: row.int64(at: 11), conflictedAtMs: row.int64(at: 12)
             )
         }
@@ -41,7 +42,7 @@ extension StoreReader {
         try database.fetchAll(
             """
             SELECT id, table_name, operation, row_id, body, status, code, message, details, hint, retryable,
-                created_ms, rejected_ms
+                created_ms, rejected_ms, changed_by
             FROM _sync_rejected WHERE user_id IN (?, '') ORDER BY id
             """, [.text(store.userID.lowercasedString)]
         ) { row in
@@ -56,7 +57,8 @@ extension StoreReader {
                         status: Int(row.int64(at: 5)), code: row.text(at: 6), message: row.text(at: 7) ?? "",
                         details: row.text(at: 8), hint: row.text(at: 9)
                     ),
-                message: row.text(at: 7) ?? "", isRetryable: row.int64(at: 10) != 0,
+                message: row.text(at: 7) ?? "", changedBy: row.text(at: 13).flatMap(UUID.init(text:)),
+                isRetryable: row.int64(at: 10) != 0,
                 createdAtMs: row.isNull(at: 11) ? row.int64(at: 12) : row.int64(at: 11), rejectedAtMs: row.int64(at: 12)
             )
         }

@@ -43,7 +43,8 @@ extension SyncStore {
                     table: table.name, operation: .upsert, rowID: row[table.primaryKey]?.text ?? "", body: row,
                     message:
                         "This row was on the server already (an earlier push of it landed, its answer lost) and the server's copy is kept: these values of this device's were not taken.",
-                    createdMs: state.wallClock(), retryable: false)
+                    createdMs: state.wallClock(), retryable: false,
+                    changedBy: QueuedMutation.lastWriter(of: copies[row[table.primaryKey]?.text ?? ""]))
                 try entry.record(for: userID, atMs: state.wallClock(), database)
             }
         }

@@ -61,6 +61,9 @@ struct GuardedReplay {
                 throw Self.stopped(error, write)
             }
             let outcome = ReplayOutcome(write, server: server)
+            // Whose write the row holds (a soft-deleted row's: who deleted it), for the resolver
+            // and the conflicted list.
+            let changedBy = QueuedMutation.lastWriter(of: server)
             let lastSend = send == Self.maxSendsPerPass
             if case .gone(deleted: nil) = outcome, write.table.scope != nil,
                 try await store.onWriter({ [write] store throws(SyncError) in
@@ -97,15 +100,16 @@ struct GuardedReplay {
                 return
             case .staleBase(let row) where !lastSend:
                 // Typically this device's own earlier write: resent at the new version unasked.
-                guard write.rebase(on: row) else { return try await park(write, Self.unversioned(row), &report) }
+                guard write.rebase(on: row) else { return try await park(write, Self.unversioned(row), changedBy, &report) }
             case .staleBase(let row):
-                return try await park(write, Self.stillMoving(row, outcome), &report)
+                return try await park(write, Self.stillMoving(row, outcome), changedBy, &report)
             case .moved(let row, _, _) where lastSend:
-                return try await park(write, Self.stillMoving(row, outcome), &report)
+                return try await park(write, Self.stillMoving(row, outcome), changedBy, &report)
             case .gone where lastSend:
-                return try await park(write, ConflictedEntry(server: nil, message: "The row is gone from the server"), &report)
+                return try await park(
+                    write, ConflictedEntry(server: nil, message: "The row is gone from the server"), changedBy, &report)
             case .gone, .moved:
-                guard let resend = try await resolve(write, outcome, &report) else { return }
+                guard let resend = try await resolve(write, outcome, changedBy, &report) else { return }
                 write = resend
                 settledConflict = true
             }
@@ -114,14 +118,16 @@ struct GuardedReplay {
 
     /// Asks the resolver about a row that moved or is gone, and settles its answer: the write to
     /// send again, or nil when it left the queue (kept server, or parked).
-    private func resolve(_ write: QueuedMutation, _ outcome: ReplayOutcome, _ report: inout SyncReport) async throws(SyncError)
+    private func resolve(
+        _ write: QueuedMutation, _ outcome: ReplayOutcome, _ changedBy: UUID?, _ report: inout SyncReport
+    ) async throws(SyncError)
         -> QueuedMutation?
     {
         let server: ColumnValues? = if case .moved(let row, _, _) = outcome { row } else { nil }
         let conflict = MutationConflict(
             mutationID: write.id, table: write.table.name, operation: write.operation, rowKey: write.rowKey,
             base: write.base, local: write.operation == .update ? write.body : nil, server: server,
-            changedOnServer: Self.changedColumns(outcome), conflictingColumns: Self.conflicting(outcome)
+            changedOnServer: Self.changedColumns(outcome), conflictingColumns: Self.conflicting(outcome), serverChangedBy: changedBy
         )
         let parked = ConflictedEntry(
             server: server, changedOnServer: conflict.changedOnServer, conflictingColumns: conflict.conflictingColumns,
@@ -130,7 +136,7 @@ struct GuardedReplay {
         var resend = write
         switch try await resolver.resolve(conflict) {
         case .hold:
-            try await park(write, parked, &report)
+            try await park(write, parked, changedBy, &report)
             return nil
         case .keepServer:
             let deleted: ColumnValues? = if case .gone(let row) = outcome { row } else { nil }
@@ -139,30 +145,34 @@ struct GuardedReplay {
             return nil
         case .keepLocal:
             guard let server else {
-                try await park(write, parked, &report)
+                try await park(write, parked, changedBy, &report)
                 return nil
             }
             guard resend.rebase(on: server) else {
-                try await park(write, Self.unversioned(server), &report)
+                try await park(write, Self.unversioned(server), changedBy, &report)
                 return nil
             }
         case .apply(let columns):
             guard let server, write.operation == .update, !columns.columns.isEmpty else {
-                try await park(write, parked, &report)
+                try await park(write, parked, changedBy, &report)
                 return nil
             }
             resend.body = columns
             resend.base = resend.base.merging(server.subset(columns.columns))
             guard resend.rebase(on: server) else {
-                try await park(write, Self.unversioned(server), &report)
+                try await park(write, Self.unversioned(server), changedBy, &report)
                 return nil
             }
         }
         return resend
     }
 
-    private func park(_ write: QueuedMutation, _ conflict: ConflictedEntry, _ report: inout SyncReport) async throws(SyncError) {
-        try await store.onWriter { store throws(SyncError) in try store.settleParked(write, conflict) }
+    private func park(
+        _ write: QueuedMutation, _ conflict: ConflictedEntry, _ changedBy: UUID?, _ report: inout SyncReport
+    ) async throws(SyncError) {
+        var conflict = conflict
+        conflict.serverChangedBy = changedBy
+        try await store.onWriter { [conflict] store throws(SyncError) in try store.settleParked(write, conflict) }
         if let entry = try await store.onReader({ store throws(SyncError) in try store.conflictedMutations() }).first(where: {
             $0.id == write.id
         }) {

@@ -5,7 +5,7 @@ import HopeSyncSQLite
 /// all; the layers above own what goes in them (the queue and the lists are the conflicts
 /// layer's). Append only: a shipped migration is never edited.
 enum RuntimeMigrations {
-    static let all = [bookkeeping, guardedWrites, rowRefresh, files, scopes]
+    static let all = [bookkeeping, guardedWrites, rowRefresh, files, scopes, changedBy]
 
     /// Metadata (device id, owner, clock) and the first rejected list.
     static let bookkeeping = LocalMigration(
@@ -147,6 +147,15 @@ enum RuntimeMigrations {
                 server_seq INTEGER NOT NULL,
                 PRIMARY KEY (scope_id, table_name)
             );
+            """)
+
+    /// Which user's change a conflicted or rejected write met (a shared row's `updated_by`,
+    /// docs/CONFLICTS.md): null in the entries recorded before.
+    static let changedBy = LocalMigration(
+        version: 6, name: "changed_by",
+        sql: """
+            ALTER TABLE _sync_conflicted ADD COLUMN server_changed_by TEXT;
+            ALTER TABLE _sync_rejected ADD COLUMN changed_by TEXT;
             """)
 
     /// Empties this user's queue, lists and files (sign-out).

@@ -45,6 +45,7 @@ extension StoreWriter {
         if let stored { return try writeColumns(new.values, over: stored, sql) }
         merge.stamping(&new, with: WriteStamp(ms: store.state.nextStamp(), deviceID: store.deviceID))
         merge.setValue(.null, ReservedColumn.serverSeq, in: &new)
+        if sql.indexByName[ReservedColumn.updatedBy] != nil { merge.setValue(.null, ReservedColumn.updatedBy, in: &new) }
         merge.settle(&new)
         let written = try sql.write(new, dirty: .dirty, database)
         flags.wroteLocally = true

@@ -30,7 +30,8 @@ public struct StoreWriter {
     }
 
     /// Inserts or updates `record` and returns it stamped (user_id, updated_ms, device_id). The
-    /// server-owned columns (server_seq, the version) keep their stored values on an update.
+    /// server-owned columns (server_seq, updated_by, the version) keep their stored values on an
+    /// update.
     @discardableResult
     public func save<Record: SyncRecord>(_ record: Record) throws -> Record {
         try SyncError.reportingSQLite {

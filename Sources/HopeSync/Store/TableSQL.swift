@@ -9,7 +9,8 @@ final class TableSQL: Sendable {
     let names: [String]
     /// Column indexes by name, for decoding and for the roles below.
     let indexByName: [String: Int]
-    /// Every column but server_seq, in table order: what a push sends.
+    /// Every column but those only the server writes (server_seq, updated_by), in table order:
+    /// what a push sends and a local save writes.
     let pushedColumns: [ColumnSchema]
     /// Where each pushed column sits in the table's columns.
     let pushedIndexes: [Int]
@@ -46,8 +47,8 @@ final class TableSQL: Sendable {
         self.table = table
         names = table.columnNames
         indexByName = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-        pushedColumns = table.columns.filter { $0.role != .serverSeq }
-        pushedIndexes = table.columns.indices.filter { table.columns[$0].role != .serverSeq }
+        pushedColumns = table.columns.filter { !$0.role.isWrittenByServerOnly }
+        pushedIndexes = table.columns.indices.filter { !table.columns[$0].role.isWrittenByServerOnly }
         fileColumns = table.columns.enumerated().compactMap { index, column in column.type.bucket.map { (index, column, $0) } }
         valueChecks = table.columns.map(ValueCheck.Column.init)
         let t = quoted(table.name)
@@ -60,11 +61,10 @@ final class TableSQL: Sendable {
         select = "SELECT \(list) FROM \(t)"
         selectByID = "\(select) \(whereKey)"
 
-        // A local save never moves server-owned columns (server_seq, the version).
-        let serverOwned: Set<ColumnRole> = [.serverSeq, .version]
-        let saved = table.columns.filter { $0.role != .serverSeq }
+        // A local save never moves server-owned columns (server_seq, updated_by, the version).
+        let saved = pushedColumns
         let savedList = saved.map { quoted($0.name) }.joined(separator: ", ")
-        let savedUpdates = saved.filter { $0.role != .id && !serverOwned.contains($0.role) }
+        let savedUpdates = saved.filter { $0.role != .id && $0.role != .version }
             .map { "\(quoted($0.name)) = excluded.\(quoted($0.name))" }
         saveLocal = """
             INSERT INTO \(t) (\(savedList), _dirty) VALUES (\(placeholders(saved.count)), \(dirty))

@@ -1,3 +1,4 @@
+import HopeSyncModel
 import HopeSyncSchema
 
 /// Turns the difference between the newest migration's schema and schema.yaml into at most one
@@ -11,6 +12,7 @@ package enum MigrationPlanner {
     ) throws(SchemaError) -> Migration? {
         let previous = snapshot?.schema ?? Schema(tables: [])
         var changes = try SchemaDiff.changes(from: previous, to: parsed)
+        changes += lastWriterColumns(shipped: snapshot, in: parsed.schema)
         for table in parsed.schema.tables {
             guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
                 !changes.contains(.replaceTriggers(table)), !changes.contains(.createTable(table))
@@ -37,6 +39,18 @@ package enum MigrationPlanner {
             return shipped.indexes.filter { index in
                 index.isUnique && table.indexes.contains(index) && !perOwner.contains("\(table.name).\(index.name)")
             }.map { .replaceServerIndex($0, on: table) }
+        }
+    }
+
+    /// `updated_by` for the tables shared before hope-sync recorded who wrote a shared row last:
+    /// the shipped server columns do not list it (a snapshot recording no order predates it).
+    static func lastWriterColumns(shipped snapshot: Snapshot?, in schema: Schema) -> [SchemaChange] {
+        guard let snapshot else { return [] }
+        return snapshot.schema.tables.compactMap { shipped -> SchemaChange? in
+            guard shipped.sharing != nil, let table = schema.table(named: shipped.name), table.sharing != nil,
+                snapshot.serverColumns?[table.name]?.contains(ReservedColumn.updatedBy) != true
+            else { return nil }
+            return .addColumn(SyncedColumn(.updatedBy), to: table)
         }
     }
 

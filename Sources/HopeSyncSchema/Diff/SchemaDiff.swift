@@ -43,7 +43,8 @@ public enum SchemaDiff {
             }
             if oldTable.sharing != table.sharing {
                 if oldTable.sharing == nil {
-                    changes.append(.shareTable(table))
+                    // A shared table's rows say who wrote them last (updated_by), from now on.
+                    changes += [.addColumn(SyncedColumn(.updatedBy), to: table), .shareTable(table)]
                 } else {
                     problems.append(
                         Diagnostic(

@@ -30,10 +30,12 @@ public struct SyncedColumn: SyncColumn, Equatable, Sendable {
 
 extension Table {
     /// Every column the server and the device share, in table order: id, owner, the user's
-    /// columns, the conflict columns, server_seq.
+    /// columns, the conflict columns, server_seq, and for a shared table updated_by (a
+    /// membership table lists its own columns).
     public var syncedColumns: [SyncedColumn] {
         ImplicitColumn.leading.map(SyncedColumn.init) + columns.map(SyncedColumn.init(user:))
             + ImplicitColumn.trailing(conflict: conflict, merge: merge).map(SyncedColumn.init)
+            + (sharing == nil ? [] : [SyncedColumn(.updatedBy)])
     }
 
     /// Whether the server and the devices keep a stamp per column (`column_stamps`).

@@ -55,7 +55,8 @@ import Testing
         // 4. The read by key finds the row at T2.
         let reads = await scene.fetches()
         #expect(reads.map(\.id) == [task.id])
-        #expect(reads.first?.columns == ["id", "updated_at", "title", "done", "deleted_ms"])
+        // tasks are shared: it also asks whose write the row holds.
+        #expect(reads.first?.columns == ["id", "updated_at", "title", "done", "deleted_ms", "updated_by"])
 
         // 5. The resolver is shown the conflict: title and done changed on the server, only the
         // title disagrees (both phones ticked it done). It holds it.

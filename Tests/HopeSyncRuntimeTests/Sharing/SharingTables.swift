@@ -20,6 +20,7 @@ enum SharingTables {
             ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             ColumnSchema("version", .int, role: .version),
             ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .version(.integer), ordering: .exact, scope: .scope("task_lists", members: "task_lists_members"))
 
@@ -38,6 +39,7 @@ enum SharingTables {
             ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             ColumnSchema("updated_at", .timestamp, role: .version),
             ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .version(.timestamp), ordering: .exact, scope: .scoped(by: "list_id", in: "task_lists", members: "task_lists_members"))
 
@@ -55,6 +57,7 @@ enum SharingTables {
             ColumnSchema("device_id", .text, role: .deviceId),
             ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .lww, ordering: .exact,
         scope: .follows(through: "task_id", column: "list_id", in: "task_lists", members: "task_lists_members"))
@@ -69,6 +72,7 @@ enum SharingTables {
             ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             ColumnSchema("device_id", .text, role: .deviceId),
             ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .lww, ordering: .exact, scope: .scope("boards", members: "boards_members"))
 
@@ -93,7 +97,7 @@ enum SharingTables {
             conflict: .version(.integer), ordering: .exact, scope: .membership(of: scopeTable, table: "\(scopeTable)_members"))
     }
 
-    // MARK: Rows as a device pushes them (every column but server_seq)
+    // MARK: Rows as a device pushes them (every column but server_seq and updated_by)
 
     static func list(_ id: UUID, name: String, by user: UUID, deleted: Int64? = nil) -> ColumnValues {
         row(lists, ["id": id.syncText, "user_id": user.syncText, "name": .text(name), "position": .double(0), "deleted_ms": int(deleted)])
@@ -120,9 +124,9 @@ enum SharingTables {
 
     private static func int(_ value: Int64?) -> SyncValue { value.map(SyncValue.int) ?? .null }
 
-    /// Every column but server_seq, in table order; a column not given is null.
+    /// Every column but those only the server writes, in table order; a column not given is null.
     private static func row(_ table: TableSchema, _ values: [String: SyncValue]) -> ColumnValues {
-        let columns = table.columnNames.filter { $0 != ReservedColumn.serverSeq }
+        let columns = table.columns.filter { !$0.role.isWrittenByServerOnly }.map(\.name)
         return ColumnValues(columns: columns, values: columns.map { values[$0] ?? .null })
     }
 }

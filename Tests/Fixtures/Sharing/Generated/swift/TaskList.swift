@@ -13,6 +13,7 @@ public struct TaskList: HopeSync.SyncRecord {
     public var deletedMs: Swift.Int64?
     public var version: Swift.Int64?
     public var serverSeq: Swift.Int64?
+    public var updatedBy: Foundation.UUID?
 
     public init(
         id: Foundation.UUID = Foundation.UUID(),
@@ -22,7 +23,8 @@ public struct TaskList: HopeSync.SyncRecord {
         icon: Foundation.Data? = nil,
         deletedMs: Swift.Int64? = nil,
         version: Swift.Int64? = nil,
-        serverSeq: Swift.Int64? = nil
+        serverSeq: Swift.Int64? = nil,
+        updatedBy: Foundation.UUID? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -32,6 +34,7 @@ public struct TaskList: HopeSync.SyncRecord {
         self.deletedMs = deletedMs
         self.version = version
         self.serverSeq = serverSeq
+        self.updatedBy = updatedBy
     }
 
     enum CodingKeys: Swift.String, Swift.CodingKey {
@@ -43,6 +46,7 @@ public struct TaskList: HopeSync.SyncRecord {
         case deletedMs = "deleted_ms"
         case version
         case serverSeq = "server_seq"
+        case updatedBy = "updated_by"
     }
 
     /// The row's values in table order, as the store writes them.
@@ -56,12 +60,13 @@ public struct TaskList: HopeSync.SyncRecord {
             self.deletedMs.columnValue,
             self.version.columnValue,
             self.serverSeq.columnValue,
+            self.updatedBy.columnValue,
         ]
     }
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 8)
+        let row = try HopeSync.ColumnRow(values, count: 9)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.name = try row.value(2, CodingKeys.name)
@@ -70,6 +75,7 @@ public struct TaskList: HopeSync.SyncRecord {
         self.deletedMs = try row.value(5, CodingKeys.deletedMs)
         self.version = try row.value(6, CodingKeys.version)
         self.serverSeq = try row.value(7, CodingKeys.serverSeq)
+        self.updatedBy = try row.value(8, CodingKeys.updatedBy)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -83,6 +89,7 @@ public struct TaskList: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("version", .int, role: .version),
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            HopeSync.ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .version(.integer),
         ordering: .exact,

@@ -113,6 +113,7 @@ pub const TASK_LISTS: Table = Table {
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
         Column { name: "version", sqlite_type: "INTEGER", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
+        Column { name: "updated_by", sqlite_type: "TEXT", nullable: true },
     ],
     conflict: ConflictMode::Version { column: "version" },
     lookback: 0,
@@ -148,6 +149,7 @@ pub const TASKS: Table = Table {
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
         Column { name: "updated_at", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
+        Column { name: "updated_by", sqlite_type: "TEXT", nullable: true },
     ],
     conflict: ConflictMode::Version { column: "updated_at" },
     lookback: 0,
@@ -168,6 +170,7 @@ pub const TASK_PHOTOS: Table = Table {
         Column { name: "device_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "column_stamps", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
+        Column { name: "updated_by", sqlite_type: "TEXT", nullable: true },
     ],
     conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["task_id", "list_id", "photo", "deleted_ms"] },
     lookback: 0,
@@ -221,6 +224,7 @@ CREATE TABLE task_lists (
     deleted_ms INTEGER,
     version INTEGER,
     server_seq INTEGER,
+    updated_by TEXT,
     _dirty INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX task_lists__dirty_idx ON task_lists (_dirty) WHERE _dirty = 1;
@@ -248,6 +252,7 @@ CREATE TABLE tasks (
     deleted_ms INTEGER,
     updated_at TEXT,
     server_seq INTEGER,
+    updated_by TEXT,
     _dirty INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX tasks__scope_idx ON tasks (list_id);
@@ -265,6 +270,7 @@ CREATE TABLE task_photos (
     device_id TEXT NOT NULL,
     column_stamps TEXT,
     server_seq INTEGER,
+    updated_by TEXT,
     _dirty INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX task_photos__scope_idx ON task_photos (list_id);

@@ -369,13 +369,15 @@ create table if not exists public.task_lists (
   name text not null,
   deleted_ms bigint,
   version bigint not null default 1,
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 alter table public.task_lists add column if not exists user_id uuid not null default auth.uid();
 alter table public.task_lists add column if not exists name text not null;
 alter table public.task_lists add column if not exists deleted_ms bigint;
 alter table public.task_lists add column if not exists version bigint not null default 1;
 alter table public.task_lists add column if not exists server_seq bigint;
+alter table public.task_lists add column if not exists updated_by uuid;
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
 -- Each row is a scope: its members read it, its editors and owners write it, anyone signed in
 -- creates one (and owns it). There is no delete: clients delete by setting deleted_ms.
@@ -427,6 +429,9 @@ begin
     perform public.sync_wait_for_scope(new.id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -705,7 +710,8 @@ create table if not exists public.tasks (
   list_id uuid,
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 alter table public.tasks add column if not exists user_id uuid not null default auth.uid();
 alter table public.tasks add column if not exists title text not null;
@@ -713,6 +719,7 @@ alter table public.tasks add column if not exists list_id uuid;
 alter table public.tasks add column if not exists deleted_ms bigint;
 alter table public.tasks add column if not exists updated_at timestamptz not null default now();
 alter table public.tasks add column if not exists server_seq bigint;
+alter table public.tasks add column if not exists updated_by uuid;
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
 -- members read it, its editors and owners write it, and nobody writes a row into a scope they
@@ -790,6 +797,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -887,7 +897,8 @@ create table if not exists public.task_photos (
   deleted_ms bigint,
   device_id text not null,
   column_stamps jsonb,
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 alter table public.task_photos add column if not exists user_id uuid not null default auth.uid();
 alter table public.task_photos add column if not exists task_id uuid not null;
@@ -898,6 +909,7 @@ alter table public.task_photos add column if not exists deleted_ms bigint;
 alter table public.task_photos add column if not exists device_id text not null;
 alter table public.task_photos add column if not exists column_stamps jsonb;
 alter table public.task_photos add column if not exists server_seq bigint;
+alter table public.task_photos add column if not exists updated_by uuid;
 create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
 -- members read it, its editors and owners write it, and nobody writes a row into a scope they
@@ -1011,6 +1023,7 @@ begin
           end if;
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        new.updated_by := coalesce(auth.uid(), old.updated_by);
         return new;
       end if;
     elsif new.column_stamps = old.column_stamps then
@@ -1098,6 +1111,7 @@ begin
           end if;
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        new.updated_by := coalesce(auth.uid(), old.updated_by);
         newest := greatest(s_task_id collate "C", s_list_id collate "C", s_photo collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
@@ -1267,6 +1281,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   -- The row's pair is its newest column's.
   newest := greatest(s_task_id collate "C", s_list_id collate "C", s_photo collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)

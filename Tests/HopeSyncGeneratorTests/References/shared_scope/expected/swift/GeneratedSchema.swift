@@ -33,6 +33,7 @@ public enum GeneratedSchema {
                     deleted_ms INTEGER,
                     version INTEGER,
                     server_seq INTEGER,
+                    updated_by TEXT,
                     _dirty INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX task_lists__dirty_idx ON task_lists (_dirty) WHERE _dirty = 1;
@@ -60,6 +61,7 @@ public enum GeneratedSchema {
                     deleted_ms INTEGER,
                     updated_at TEXT,
                     server_seq INTEGER,
+                    updated_by TEXT,
                     _dirty INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX tasks__scope_idx ON tasks (list_id);
@@ -77,6 +79,7 @@ public enum GeneratedSchema {
                     device_id TEXT NOT NULL,
                     column_stamps TEXT,
                     server_seq INTEGER,
+                    updated_by TEXT,
                     _dirty INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX task_photos__scope_idx ON task_photos (list_id);

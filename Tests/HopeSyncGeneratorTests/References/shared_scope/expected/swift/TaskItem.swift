@@ -12,6 +12,7 @@ public struct TaskItem: HopeSync.SyncRecord {
     public var deletedMs: Swift.Int64?
     public var updatedAt: Swift.String?
     public var serverSeq: Swift.Int64?
+    public var updatedBy: Foundation.UUID?
 
     public init(
         id: Foundation.UUID = Foundation.UUID(),
@@ -20,7 +21,8 @@ public struct TaskItem: HopeSync.SyncRecord {
         listId: Foundation.UUID? = nil,
         deletedMs: Swift.Int64? = nil,
         updatedAt: Swift.String? = nil,
-        serverSeq: Swift.Int64? = nil
+        serverSeq: Swift.Int64? = nil,
+        updatedBy: Foundation.UUID? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -29,6 +31,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         self.deletedMs = deletedMs
         self.updatedAt = updatedAt
         self.serverSeq = serverSeq
+        self.updatedBy = updatedBy
     }
 
     enum CodingKeys: Swift.String, Swift.CodingKey {
@@ -39,6 +42,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         case deletedMs = "deleted_ms"
         case updatedAt = "updated_at"
         case serverSeq = "server_seq"
+        case updatedBy = "updated_by"
     }
 
     /// The row's values in table order, as the store writes them.
@@ -51,12 +55,13 @@ public struct TaskItem: HopeSync.SyncRecord {
             self.deletedMs.columnValue,
             self.updatedAt.columnValue,
             self.serverSeq.columnValue,
+            self.updatedBy.columnValue,
         ]
     }
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 7)
+        let row = try HopeSync.ColumnRow(values, count: 8)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.title = try row.value(2, CodingKeys.title)
@@ -64,6 +69,7 @@ public struct TaskItem: HopeSync.SyncRecord {
         self.deletedMs = try row.value(4, CodingKeys.deletedMs)
         self.updatedAt = try row.value(5, CodingKeys.updatedAt)
         self.serverSeq = try row.value(6, CodingKeys.serverSeq)
+        self.updatedBy = try row.value(7, CodingKeys.updatedBy)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -76,6 +82,7 @@ public struct TaskItem: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("updated_at", .timestamp, role: .version),
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            HopeSync.ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .version(.timestamp),
         ordering: .exact,

@@ -11,6 +11,7 @@ public struct TaskList: HopeSync.SyncRecord {
     public var deletedMs: Swift.Int64?
     public var version: Swift.Int64?
     public var serverSeq: Swift.Int64?
+    public var updatedBy: Foundation.UUID?
 
     public init(
         id: Foundation.UUID = Foundation.UUID(),
@@ -18,7 +19,8 @@ public struct TaskList: HopeSync.SyncRecord {
         name: Swift.String,
         deletedMs: Swift.Int64? = nil,
         version: Swift.Int64? = nil,
-        serverSeq: Swift.Int64? = nil
+        serverSeq: Swift.Int64? = nil,
+        updatedBy: Foundation.UUID? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -26,6 +28,7 @@ public struct TaskList: HopeSync.SyncRecord {
         self.deletedMs = deletedMs
         self.version = version
         self.serverSeq = serverSeq
+        self.updatedBy = updatedBy
     }
 
     enum CodingKeys: Swift.String, Swift.CodingKey {
@@ -35,6 +38,7 @@ public struct TaskList: HopeSync.SyncRecord {
         case deletedMs = "deleted_ms"
         case version
         case serverSeq = "server_seq"
+        case updatedBy = "updated_by"
     }
 
     /// The row's values in table order, as the store writes them.
@@ -46,18 +50,20 @@ public struct TaskList: HopeSync.SyncRecord {
             self.deletedMs.columnValue,
             self.version.columnValue,
             self.serverSeq.columnValue,
+            self.updatedBy.columnValue,
         ]
     }
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 6)
+        let row = try HopeSync.ColumnRow(values, count: 7)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.name = try row.value(2, CodingKeys.name)
         self.deletedMs = try row.value(3, CodingKeys.deletedMs)
         self.version = try row.value(4, CodingKeys.version)
         self.serverSeq = try row.value(5, CodingKeys.serverSeq)
+        self.updatedBy = try row.value(6, CodingKeys.updatedBy)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -69,6 +75,7 @@ public struct TaskList: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("version", .int, role: .version),
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            HopeSync.ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .version(.integer),
         ordering: .exact,

@@ -16,6 +16,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
     public var deletedMs: Swift.Int64?
     public var deviceId: Swift.String
     public var serverSeq: Swift.Int64?
+    public var updatedBy: Foundation.UUID?
 
     public init(
         id: Foundation.UUID = Foundation.UUID(),
@@ -26,7 +27,8 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         updatedMs: Swift.Int64 = 0,
         deletedMs: Swift.Int64? = nil,
         deviceId: Swift.String = "",
-        serverSeq: Swift.Int64? = nil
+        serverSeq: Swift.Int64? = nil,
+        updatedBy: Foundation.UUID? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -37,6 +39,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         self.deletedMs = deletedMs
         self.deviceId = deviceId
         self.serverSeq = serverSeq
+        self.updatedBy = updatedBy
     }
 
     enum CodingKeys: Swift.String, Swift.CodingKey {
@@ -49,6 +52,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
         case serverSeq = "server_seq"
+        case updatedBy = "updated_by"
     }
 
     /// The row's values in table order, as the store writes them.
@@ -64,12 +68,13 @@ public struct TaskPhoto: HopeSync.SyncRecord {
             self.deviceId.columnValue,
             HopeSync.SyncValue.null, // column_stamps, which the runtime keeps
             self.serverSeq.columnValue,
+            self.updatedBy.columnValue,
         ]
     }
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 10)
+        let row = try HopeSync.ColumnRow(values, count: 11)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.taskId = try row.value(2, CodingKeys.taskId)
@@ -79,6 +84,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
         self.deletedMs = try row.value(6, CodingKeys.deletedMs)
         self.deviceId = try row.value(7, CodingKeys.deviceId)
         self.serverSeq = try row.value(9, CodingKeys.serverSeq)
+        self.updatedBy = try row.value(10, CodingKeys.updatedBy)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -94,6 +100,7 @@ public struct TaskPhoto: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("device_id", .text, role: .deviceId),
             HopeSync.ColumnSchema("column_stamps", .json, nullable: true, role: .columnStamps),
             HopeSync.ColumnSchema("server_seq", .int, nullable: true, role: .serverSeq),
+            HopeSync.ColumnSchema("updated_by", .uuid, nullable: true, role: .updatedBy),
         ],
         conflict: .lww,
         ordering: .exact,

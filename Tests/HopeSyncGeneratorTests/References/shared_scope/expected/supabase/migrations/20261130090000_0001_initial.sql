@@ -364,7 +364,8 @@ create table if not exists public.task_lists (
   name text not null,
   deleted_ms bigint,
   version bigint not null default 1,
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 create index if not exists task_lists_user_id_server_seq_idx on public.task_lists (user_id, server_seq);
 -- Each row is a scope: its members read it, its editors and owners write it, anyone signed in
@@ -417,6 +418,9 @@ begin
     perform public.sync_wait_for_scope(new.id);
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -690,7 +694,8 @@ create table if not exists public.tasks (
   list_id uuid,
   deleted_ms bigint,
   updated_at timestamptz not null default now(),
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 create index if not exists tasks_user_id_server_seq_idx on public.tasks (user_id, server_seq);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
@@ -769,6 +774,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   return new;
 end
 $$;
@@ -861,7 +869,8 @@ create table if not exists public.task_photos (
   deleted_ms bigint,
   device_id text not null,
   column_stamps jsonb,
-  server_seq bigint
+  server_seq bigint,
+  updated_by uuid
 );
 create index if not exists task_photos_user_id_server_seq_idx on public.task_photos (user_id, server_seq);
 -- A row is its owner's alone (list_id null) or its scope's (task_lists): the scope's
@@ -976,6 +985,7 @@ begin
           end if;
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        new.updated_by := coalesce(auth.uid(), old.updated_by);
         return new;
       end if;
     elsif new.column_stamps = old.column_stamps then
@@ -1063,6 +1073,7 @@ begin
           end if;
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        new.updated_by := coalesce(auth.uid(), old.updated_by);
         newest := greatest(s_task_id collate "C", s_list_id collate "C", s_photo collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
@@ -1232,6 +1243,9 @@ begin
     end if;
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The user whose write the row holds now; a write of no user's (the service role, the SQL
+  -- editor) keeps the last one. Whatever the sender put there is overwritten.
+  new.updated_by := coalesce(auth.uid(), old.updated_by);
   -- The row's pair is its newest column's.
   newest := greatest(s_task_id collate "C", s_list_id collate "C", s_photo collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
