@@ -6,26 +6,10 @@ import HopeSync
 /// grocery list with Bob as an editor; Bob's phone goes offline and edits the list; Alice removes
 /// Bob meanwhile. When Bob's phone comes back the list leaves it, and the edits nobody accepted
 /// are on its rejected list, saying why, instead of gone.
-struct SharedListDemo {
+struct SharedListDemo: DemoStory {
     let server: DemoServer
 
-    func run() async -> Int32 {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-demo-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try await tell(directory: directory)
-            return 0
-        } catch let error as SyncError {
-            print("sync-demo failed: \(error.message)")
-            return 1
-        } catch {
-            print("sync-demo failed: \(error)")
-            return 1
-        }
-    }
-
-    private func tell(directory: URL) async throws {
+    func tell(directory: URL) async throws {
         let (alice, bob) = (UUID(), UUID())
         func open(_ name: String, _ user: UUID) async throws -> DemoDevice {
             try await DemoDevice.open(
@@ -79,13 +63,9 @@ struct SharedListDemo {
             print("\nAlice's devices agree on her list; Bob's hold none of it; his two unsent edits wait on his rejected list.")
         } else {
             print("\nThe devices disagree: Alice \(aliceLists), Bob \(bobLists), \(rejected.count) rejected.")
-            throw DemoFailure()
+            throw DemoFailure(description: "the devices did not end as the story says")
         }
         for device in devices { await device.client.stop() }
-    }
-
-    private struct DemoFailure: Error, CustomStringConvertible {
-        var description: String { "the devices did not end as the story says" }
     }
 
     private func show(_ devices: [DemoDevice]) throws {

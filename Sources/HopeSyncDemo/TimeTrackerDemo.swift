@@ -4,28 +4,12 @@ import HopeSync
 
 /// The story: a desk and a phone of one user. Both start a timer while offline, the desk first;
 /// both come back; the server and both devices keep only the later timer running.
-struct TimeTrackerDemo {
+struct TimeTrackerDemo: DemoStory {
     let server: DemoServer
     /// 2026-11-30 09:00 UTC: fixed, so the output is the same every run.
     static let nineOClock: Int64 = 1_796_029_200_000
 
-    func run() async -> Int32 {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-demo-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try await tell(directory: directory)
-            return 0
-        } catch let error as SyncError {
-            print("sync-demo failed: \(error.message)")
-            return 1
-        } catch {
-            print("sync-demo failed: \(error)")
-            return 1
-        }
-    }
-
-    private func tell(directory: URL) async throws {
+    func tell(directory: URL) async throws {
         let user = UUID()
         let desk = try await DemoDevice.open(
             "desk", user: user, directory: directory, transport: server.transport, startingAt: Self.nineOClock)
@@ -69,14 +53,10 @@ struct TimeTrackerDemo {
             print("\nBoth agree: one running session, \(session.source.rawValue)'s, started at \(Self.clock(session.startedMs)).")
         } else {
             print("\nThe devices disagree: desk runs \(running[0].count) session(s), phone \(running[1].count).")
-            throw DemoFailure()
+            throw DemoFailure(description: "the devices did not converge")
         }
         await desk.client.stop()
         await phone.client.stop()
-    }
-
-    private struct DemoFailure: Error, CustomStringConvertible {
-        var description: String { "the devices did not converge" }
     }
 
     private func show(_ devices: [DemoDevice], work: Activity) throws {
