@@ -49,8 +49,10 @@ struct SharingWriteLedger {
             for (table, rowID, operation, body) in conflicted + rejected {
                 let row = rowID.lowercasedString
                 if operation == .upsert {
-                    // A refused new row keeps its values in the table, not in the entry.
+                    // A refused new row keeps its values in the table, not in the entry: the
+                    // entry stands for every write of the row, a delete included.
                     listed.insert("\(device) \(table) \(row) *")
+                    listed.insert("\(device) \(table) \(row)")
                 } else if let column = Self.valueColumn[table], let value = body?[column]?.text {
                     listed.insert("\(device) \(table) \(row) \(value)")
                 }
