@@ -66,13 +66,26 @@ import Foundation
             request.setValue("false", forHTTPHeaderField: "x-upsert")
             request.setValue("max-age=31536000", forHTTPHeaderField: "cache-control")
             let (data, response) = try await exchange {
-                try await configuration.session.upload(
-                    for: request, fromFile: source, delegate: TransferProgress(sent: progress))
+                // A file small enough goes from memory: Linux Foundation's file body source can
+                // trap (a `try!` in its EasyHandle) when the server answers before the body is
+                // read, as Storage does for an object that exists.
+                if let bytes = Self.inMemoryBody(source) {
+                    return try await configuration.session.upload(for: request, from: bytes, delegate: TransferProgress(sent: progress))
+                }
+                return try await configuration.session.upload(for: request, fromFile: source, delegate: TransferProgress(sent: progress))
             }
             return StorageAnswer(response, body: data)
         }
         // The name is the bytes' hash: an object already there holds these bytes.
         guard answer.isSuccess || answer.alreadyExists else { throw answer.failure(for: object) }
+    }
+
+    /// Files up to this size are uploaded from memory.
+    static let inMemoryUploadLimit = 16 << 20
+
+    private static func inMemoryBody(_ source: URL) -> Data? {
+        let size = (try? source.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? Int.max
+        return size <= inMemoryUploadLimit ? try? Data(contentsOf: source) : nil
     }
 
     public func download(
