@@ -43,23 +43,23 @@ extension SyncStore {
             return pulled.stamps[register].map { mine > $0 } ?? true
         }
         let dirty: DirtyState = local.dirty == .dirty && !holdsMore ? .clean : local.dirty
-        let serverSeq = merge.value(ReservedColumn.serverSeq, in: pulled) ?? .null
-        // A shared table's last writer comes with the row, as server_seq does (nil: no such column).
-        let updatedBy = merge.value(ReservedColumn.updatedBy, in: pulled)
+        // The columns only the server writes (server_seq, a shared table's updated_by) are the
+        // pulled row's, whatever the merge makes of the others.
+        let serverWritten = sql.table.columns.filter(\.role.isWrittenByServerOnly).map {
+            ($0.name, merge.value($0.name, in: pulled) ?? .null)
+        }
         guard var merged = merge.merge(pulled, into: local.row) else {
             // Nothing newer that this build holds (this device's own write coming back, or a
             // newer schema's column): the sequence number, the row's pair and whether the row
             // still waits can change.
             var row = local.row
-            merge.setValue(serverSeq, ReservedColumn.serverSeq, in: &row)
-            if let updatedBy { merge.setValue(updatedBy, ReservedColumn.updatedBy, in: &row) }
+            for (name, value) in serverWritten { merge.setValue(value, name, in: &row) }
             Self.keepNewestPair(&row, pulled, merge)
             guard dirty != local.dirty || row != local.row else { return false }
             try sql.write(row, dirty: dirty, database)
             return false
         }
-        merge.setValue(serverSeq, ReservedColumn.serverSeq, in: &merged)
-        if let updatedBy { merge.setValue(updatedBy, ReservedColumn.updatedBy, in: &merged) }
+        for (name, value) in serverWritten { merge.setValue(value, name, in: &merged) }
         Self.keepNewestPair(&merged, pulled, merge)
         try sql.write(merged, dirty: dirty, database)
         return true
