@@ -45,8 +45,8 @@ extension SyncStore {
         let dirty: DirtyState = local.dirty == .dirty && !holdsMore ? .clean : local.dirty
         // The columns only the server writes (server_seq, a shared table's updated_by) are the
         // pulled row's, whatever the merge makes of the others.
-        let serverWritten = sql.table.columns.filter(\.role.isWrittenByServerOnly).map {
-            ($0.name, merge.value($0.name, in: pulled) ?? .null)
+        let serverWritten: [(String, SyncValue)] = sql.table.columns.compactMap { column in
+            column.role.isWrittenByServerOnly ? (column.name, merge.value(column.name, in: pulled) ?? .null) : nil
         }
         guard var merged = merge.merge(pulled, into: local.row) else {
             // Nothing newer that this build holds (this device's own write coming back, or a
