@@ -29,7 +29,7 @@ import Testing
         #expect(
             recorded == app + [
                 "runtime 1 bookkeeping", "runtime 2 guarded_writes", "runtime 3 row_refresh", "runtime 4 files", "runtime 5 scopes",
-                "runtime 6 changed_by",
+                "runtime 6 changed_by", "runtime 7 unanswered_sends",
             ])
         let journal = try queue.read { db in try db.fetchOne("PRAGMA journal_mode") { $0.text(at: 0) } }
         #expect(journal == "wal")

@@ -16,6 +16,9 @@ struct QueuedMutation: Sendable {
     var base: ColumnValues
     let filters: [Filter]
     let createdMs: Int64
+    /// An earlier send got no answer, so it may have landed: the server's row can hold this
+    /// write with somebody's later change on top (decision 0050).
+    let mayHaveLanded: Bool
 
     var versionColumn: String {
         guard let column = table.conflict.versionColumn else { return "" }

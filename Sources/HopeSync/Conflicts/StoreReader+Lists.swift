@@ -85,7 +85,7 @@ extension StoreReader {
     private func queuedMutationRows(id: Int64?) throws -> [QueuedMutation] {
         try database.fetchAll(
             """
-            SELECT id, table_name, operation, row_id, body, base_version, base, filters, created_ms
+            SELECT id, table_name, operation, row_id, body, base_version, base, filters, created_ms, may_have_landed
             FROM _sync_mutations WHERE user_id = ? AND (? IS NULL OR id = ?) ORDER BY id
             """, [.text(store.userID.lowercasedString), id.map(DatabaseValue.integer) ?? .null, id.map(DatabaseValue.integer) ?? .null]
         ) { row in
@@ -98,7 +98,8 @@ extension StoreReader {
                 rowID: UUID(text: row.text(at: 3) ?? "") ?? UUID(),
                 body: try StoredValues.decode(row.text(at: 4) ?? "[]"), baseVersion: row.text(at: 5) ?? "",
                 base: try StoredValues.decode(row.text(at: 6) ?? "[]"),
-                filters: try StoredValues.decodeFilters(row.text(at: 7) ?? "[]"), createdMs: row.int64(at: 8)
+                filters: try StoredValues.decodeFilters(row.text(at: 7) ?? "[]"), createdMs: row.int64(at: 8),
+                mayHaveLanded: row.int64(at: 9) != 0
             )
         }
     }

@@ -84,6 +84,28 @@ extension SyncStore {
         }
     }
 
+    /// Recorded before each send, in its own transaction: if no answer comes back (a dropped
+    /// connection, an app that did not outlive the request), nothing can say whether the write
+    /// landed, and the next replay must not send it over a change that may be later (0050).
+    func recordSending(_ write: QueuedMutation) throws(SyncError) {
+        guard !write.mayHaveLanded else { return }
+        try markMayHaveLanded(write, true)
+    }
+
+    /// The send was answered (it did not land) but the read that follows failed: the write is
+    /// as it was before the send.
+    func recordUnlanded(_ write: QueuedMutation) throws(SyncError) {
+        guard !write.mayHaveLanded else { return }
+        try markMayHaveLanded(write, false)
+    }
+
+    private func markMayHaveLanded(_ write: QueuedMutation, _ value: Bool) throws(SyncError) {
+        try writeTransaction { database in
+            try database.execute(
+                "UPDATE _sync_mutations SET may_have_landed = ? WHERE id = ?", [.integer(value ? 1 : 0), .integer(write.id)])
+        }
+    }
+
     /// Lays the write's base values (not its version) back on the row.
     private func restoreBase(of write: QueuedMutation, _ sql: TableSQL, _ database: Database) throws {
         try LocalRow.write(write.base.withoutColumns([write.versionColumn]), to: write.rowID, sql, database)

@@ -33,6 +33,7 @@ struct GuardedReplay {
         var write = queued
         var settledConflict = false
         for send in 1...Self.maxSendsPerPass {
+            try await store.onWriter { [write] store throws(SyncError) in try store.recordSending(write) }
             let answer: [ColumnValues]
             do {
                 answer = try await transport.guardedUpdate(
@@ -46,6 +47,9 @@ struct GuardedReplay {
                 report.rejected += 1
                 return
             } catch {
+                if error.provesNothingCommitted {
+                    try? await store.onWriter { [write] store throws(SyncError) in try store.recordUnlanded(write) }
+                }
                 throw Self.stopped(error, write)
             }
             if let row = answer.first {
@@ -58,6 +62,8 @@ struct GuardedReplay {
             do {
                 server = try await transport.fetch(write.table, id: write.rowID, columns: write.readColumns, as: credentials)
             } catch {
+                // The empty answer said the send did not land: only the read failed.
+                try? await store.onWriter { [write] store throws(SyncError) in try store.recordUnlanded(write) }
                 throw Self.stopped(error, write)
             }
             let outcome = ReplayOutcome(write, server: server)
@@ -98,6 +104,9 @@ struct GuardedReplay {
                 report.synced += 1
                 report.alreadyOnServer += 1
                 return
+            case .staleBase(let row) where write.mayHaveLanded, .moved(let row, _, _) where write.mayHaveLanded:
+                // Sent again or kept by the resolver, it could undo a later change (0050).
+                return try await park(write, Self.mayHaveLanded(row, outcome), changedBy, &report)
             case .staleBase(let row) where !lastSend:
                 // Typically this device's own earlier write: resent at the new version unasked.
                 guard write.rebase(on: row) else { return try await park(write, Self.unversioned(row), changedBy, &report) }
@@ -200,6 +209,14 @@ struct GuardedReplay {
         ConflictedEntry(
             server: server, changedOnServer: changedColumns(outcome), conflictingColumns: conflicting(outcome),
             message: "The row kept changing on the server: \(maxSendsPerPass) sends in one pass did not land"
+        )
+    }
+
+    private static func mayHaveLanded(_ server: ColumnValues, _ outcome: ReplayOutcome) -> ConflictedEntry {
+        ConflictedEntry(
+            server: server, changedOnServer: changedColumns(outcome), conflictingColumns: conflicting(outcome),
+            message:
+                "An earlier send of this write got no answer, so it may have landed before the row changed on the server: it waits here instead of going over a change that may be later"
         )
     }
 

@@ -5,7 +5,7 @@ import HopeSyncSQLite
 /// all; the layers above own what goes in them (the queue and the lists are the conflicts
 /// layer's). Append only: a shipped migration is never edited.
 enum RuntimeMigrations {
-    static let all = [bookkeeping, guardedWrites, rowRefresh, files, scopes, changedBy]
+    static let all = [bookkeeping, guardedWrites, rowRefresh, files, scopes, changedBy, unansweredSends]
 
     /// Metadata (device id, owner, clock) and the first rejected list.
     static let bookkeeping = LocalMigration(
@@ -156,6 +156,15 @@ enum RuntimeMigrations {
         sql: """
             ALTER TABLE _sync_conflicted ADD COLUMN server_changed_by TEXT;
             ALTER TABLE _sync_rejected ADD COLUMN changed_by TEXT;
+            """)
+
+    /// A queued guarded write that was sent and got no answer may have landed: set before every
+    /// send (so a send the app did not outlive counts too), cleared only by the write leaving the
+    /// queue (decision 0050). Writes queued by earlier builds start at 0.
+    static let unansweredSends = LocalMigration(
+        version: 7, name: "unanswered_sends",
+        sql: """
+            ALTER TABLE _sync_mutations ADD COLUMN may_have_landed INTEGER NOT NULL DEFAULT 0;
             """)
 
     /// Empties this user's queue, lists and files (sign-out).

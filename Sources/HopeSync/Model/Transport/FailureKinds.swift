@@ -8,6 +8,13 @@ extension SyncError {
         return SchemaDrift(server) == nil && server.code != "PGRST102"
     }
 
+    /// PostgREST answered with its error body (a code): the request's transaction did not
+    /// commit. A failure without one (a dropped connection, a gateway's 502 or 504) proves
+    /// nothing about what ran.
+    var provesNothingCommitted: Bool {
+        code == .server && serverError?.code != nil
+    }
+
     /// The server refused a claim as more than a day past its clock (22008): this device's clock
     /// is off, and its claims can be made again once it follows the server's.
     var refusesTheClock: Bool {
