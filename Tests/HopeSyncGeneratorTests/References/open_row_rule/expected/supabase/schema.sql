@@ -170,14 +170,20 @@ declare
   end;
   -- This transaction's pokes so far, as the keys `table:user` of a jsonb object (a lookup per
   -- user): a statement on another table in between must not make a second poke look new.
-  transaction_id text := pg_catalog.txid_current()::text;
+  transaction_id text;
   poked jsonb := '{}';
   fresh uuid[];
   reader uuid;
 begin
+  -- Nobody to poke (no rows, or only the writer's own, announced): the common one-row push
+  -- returns before any lookup, about a quarter of its server time (docs/BENCHMARKS.md).
+  if users <@ array[spared] then
+    return;
+  end if;
   if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
     return;
   end if;
+  transaction_id := pg_catalog.txid_current()::text;
   if pg_catalog.current_setting('sync.poked_in', true) is not distinct from transaction_id then
     poked := pg_catalog.current_setting('sync.poked', true)::jsonb;
   end if;

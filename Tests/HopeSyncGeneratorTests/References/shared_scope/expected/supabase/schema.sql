@@ -170,14 +170,20 @@ declare
   end;
   -- This transaction's pokes so far, as the keys `table:user` of a jsonb object (a lookup per
   -- user): a statement on another table in between must not make a second poke look new.
-  transaction_id text := pg_catalog.txid_current()::text;
+  transaction_id text;
   poked jsonb := '{}';
   fresh uuid[];
   reader uuid;
 begin
+  -- Nobody to poke (no rows, or only the writer's own, announced): the common one-row push
+  -- returns before any lookup, about a quarter of its server time (docs/BENCHMARKS.md).
+  if users <@ array[spared] then
+    return;
+  end if;
   if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
     return;
   end if;
+  transaction_id := pg_catalog.txid_current()::text;
   if pg_catalog.current_setting('sync.poked_in', true) is not distinct from transaction_id then
     poked := pg_catalog.current_setting('sync.poked', true)::jsonb;
   end if;
@@ -454,9 +460,14 @@ security definer
 set search_path = ''
 as $$
 declare
-  readers uuid[] := array(
-    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.id from written w));
+  readers uuid[];
 begin
+  -- An upsert fires the insert and the update trigger; one of them wrote nothing.
+  if not exists (select from written) then
+    return null;
+  end if;
+  readers := array(
+    select a.user_id from public.sync_scope_access a where a.scope_id in (select w.id from written w));
   perform public.sync_mark_users(readers);
   perform public.sync_poke_users(readers, 'task_lists', (select max(w.server_seq) from written w));
   return null;
@@ -822,11 +833,16 @@ security definer
 set search_path = ''
 as $$
 declare
-  readers uuid[] := array(
+  readers uuid[];
+begin
+  -- An upsert fires the insert and the update trigger; one of them wrote nothing.
+  if not exists (select from written) then
+    return null;
+  end if;
+  readers := array(
     select w.user_id from written w where w.list_id is null
     union
     select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w));
-begin
   perform public.sync_mark_users(readers);
   perform public.sync_poke_users(readers, 'tasks', (select max(w.server_seq) from written w));
   return null;
@@ -1320,11 +1336,16 @@ security definer
 set search_path = ''
 as $$
 declare
-  readers uuid[] := array(
+  readers uuid[];
+begin
+  -- An upsert fires the insert and the update trigger; one of them wrote nothing.
+  if not exists (select from written) then
+    return null;
+  end if;
+  readers := array(
     select w.user_id from written w where w.list_id is null
     union
     select a.user_id from public.sync_scope_access a where a.scope_id in (select w.list_id from written w));
-begin
   perform public.sync_mark_users(readers);
   perform public.sync_poke_users(readers, 'task_photos', (select max(w.server_seq) from written w));
   return null;
