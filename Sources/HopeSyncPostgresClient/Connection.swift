@@ -10,6 +10,8 @@ public final class Connection: @unchecked Sendable {
     private let cancelHandle: OpaquePointer?
     /// What the server sent beside results; see ``takeNotices()``.
     private let noticeLog = NoticeLog()
+    /// The statements ``executePrepared(_:_:)`` prepared on this connection, named by their text.
+    private var preparedNames: [String: String] = [:]
 
     /// Connects with a libpq URL or key/value string, e.g.
     /// `postgresql://postgres@127.0.0.1:5432/app`. Gives up after 10 seconds unless the URL
@@ -72,6 +74,26 @@ public final class Connection: @unchecked Sendable {
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }
         return try read(result, body)
+    }
+
+    /// Runs one statement as a prepared statement, prepared on this connection the first time its
+    /// text comes (PostgREST sends its queries so): from the sixth run on the server may reuse one
+    /// generic plan instead of planning each run. Parameters as in ``execute(_:_:)``.
+    public func executePrepared(_ sql: String, _ parameters: [String?]) throws(PostgresError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let name: String
+        if let known = preparedNames[sql] {
+            name = known
+        } else {
+            name = "hope_sync_\(preparedNames.count + 1)"
+            try read(PQprepare(handle, name, sql, Int32(parameters.count), nil)) { _ in }
+            preparedNames[sql] = name
+        }
+        let result = Self.withCStrings(parameters) { values in
+            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+        }
+        try read(result) { _ in }
     }
 
     /// Runs several statements separated by semicolons (a migration file, a prelude), stopping

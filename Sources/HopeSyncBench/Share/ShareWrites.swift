@@ -60,22 +60,30 @@ enum ShareWrites {
             new: an upsert of a new row; winning: a guarded update of its title (version = the row's updated_at);
             losing: the update with a version the row no longer has (it changes nothing). Server CPU: the backend's user+system.
             """)
-        let costs = try client.requestCosts(
-            repetitions: repetitions, rows: rows, targets: variants.count, announcing: variants.map(\.announced), as: writer
-        ) { ids, phase, index in
-            let variant = variants[index]
-            switch phase {
-            case .new:
-                return try ids.map { id in try PostgresStatement.upsert([newRow(id, of: variant, writer: writer)], into: variant.table) }
-            case .winning:
-                return try updates(ids, variant.table, bases: try versions(of: ids, in: variant.table, database))
-            case .losing:
-                // A base no row has any more (the copies keep updated_at on update, so the
-                // winning base would win there again).
-                return try updates(ids, variant.table, bases: Dictionary(uniqueKeysWithValues: ids.map { ($0, staleVersion) }))
+        // As the libpq transport sends them (each request planned), then prepared on a
+        // connection of its own, as PostgREST sends its queries (a plan kept per connection).
+        var figures: [Figure] = []
+        for sender in [client, try ClientConnection(url: database.url, preparing: true)] {
+            let costs = try sender.requestCosts(
+                repetitions: repetitions, rows: rows, targets: variants.count, announcing: variants.map(\.announced), as: writer
+            ) { ids, phase, index in
+                let variant = variants[index]
+                switch phase {
+                case .new:
+                    return try ids.map { id in try PostgresStatement.upsert([newRow(id, of: variant, writer: writer)], into: variant.table)
+                    }
+                case .winning:
+                    return try updates(ids, variant.table, bases: try versions(of: ids, in: variant.table, database))
+                case .losing:
+                    // A base no row has any more (the copies keep updated_at on update, so the
+                    // winning base would win there again).
+                    return try updates(ids, variant.table, bases: Dictionary(uniqueKeysWithValues: ids.map { ($0, staleVersion) }))
+                }
             }
+            print(
+                sender.preparing ? "\nPrepared statements (as PostgREST sends them):" : "\nUnprepared (as the libpq transport sends them):")
+            figures += report(costs, variants, suffix: sender.preparing ? "_prepared" : "")
         }
-        let figures = report(costs, variants)
         try ShareWriteProfile.run(
             variants.filter { ["floor", "own", "shared-2", "shared-10"].contains($0.label) }, writer: writer, database)
         return figures
@@ -83,7 +91,7 @@ enum ShareWrites {
 
     /// The table of µs per request and ratios, and the figures: the new row's cost above the
     /// floor, in units of plain's (the median of each run's).
-    private static func report(_ costs: [UpsertPhase: [[UpsertCost]]], _ variants: [Variant]) -> [Figure] {
+    private static func report(_ costs: [UpsertPhase: [[UpsertCost]]], _ variants: [Variant], suffix: String) -> [Figure] {
         let widths = [10] + variants.map { max($0.label.count + 2, 9) }
         print("server CPU µs a request\n" + tableRow(["phase"] + variants.map(\.label), widths: widths))
         for phase in UpsertPhase.allCases {
@@ -106,8 +114,8 @@ enum ShareWrites {
         print("(the floor itself, new rows: \(Measure.format(floor, digits: 2)) x plain)")
         func figure(_ label: String) -> Double { above[.new]![variants.firstIndex { $0.label == label }!] }
         return [
-            Figure("share.write_over_floor.own", figure("own"), aim: 0.2),
-            Figure("share.write_over_floor.shared", figure("shared-2"), aim: 0.2),
+            Figure("share.write_over_floor.own" + suffix, figure("own"), aim: 0.2),
+            Figure("share.write_over_floor.shared" + suffix, figure("shared-2"), aim: 0.2),
         ]
     }
 

@@ -9,8 +9,12 @@ import HopeSyncPostgresClient
 struct ClientConnection {
     let connection: Connection
     let backend: Int32
+    /// Whether requests go as prepared statements, as PostgREST sends them (a plan kept per
+    /// connection), rather than as the libpq transport sends them (planned at every request).
+    let preparing: Bool
 
-    init(url: String) throws {
+    init(url: String, preparing: Bool = false) throws {
+        self.preparing = preparing
         connection = try Connection(url: url)
         guard let backend = Int32(try connection.execute("select pg_backend_pid()").scalar ?? "") else {
             throw PostgresError(message: "no backend process id")
@@ -22,7 +26,11 @@ struct ClientConnection {
     /// them in place.
     func send(_ statement: PostgresStatement, as user: UUID, announcingPokes: Bool = false) throws {
         try request(as: user, announcingPokes: announcingPokes) { connection in
-            try connection.execute(statement.sql, statement.parameters) { _ in }
+            if preparing {
+                try connection.executePrepared(statement.sql, statement.parameters)
+            } else {
+                try connection.execute(statement.sql, statement.parameters) { _ in }
+            }
         }
     }
 
