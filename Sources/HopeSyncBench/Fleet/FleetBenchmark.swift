@@ -20,7 +20,10 @@ import HopeSyncModel
 /// Settings (environment): FLEET_SPEEDUP (5), FLEET_SECONDS (60), FLEET_POOL (10),
 /// FLEET_USERS (50), FLEET_DEVICES_PER_USER (4), FLEET_WRITE_SECONDS (15: the mean time between
 /// one device's writes on the real schedule), FLEET_BASELINE_SECONDS (30),
-/// FLEET_BASELINE_WRITE_FACTOR (10), FLEET_IDLE_SECONDS (15), FLEET_SEED (13).
+/// FLEET_BASELINE_WRITE_FACTOR (10), FLEET_IDLE_SECONDS (15), FLEET_SEED (13), FLEET_SCOPES (0: the
+/// number of shared task lists, each owned by one user and shared by its owner with others so
+/// that each user is in 2-4; the devices then also edit and add tasks of their lists, and the
+/// check covers them: ``FleetScopes``, ``SharedCheck``).
 enum FleetBenchmark {
     static func run() async throws -> [Figure] {
         let settings = Settings()
@@ -33,6 +36,11 @@ enum FleetBenchmark {
         let database = try cluster.createDatabase("bench", generatedSchema: true)
         settings.printHeader(directory: directory)
         try seed(database, users: settings.users + 1)
+        let scopes =
+            settings.scopes > 0 ? FleetScopes(users: (0..<settings.users).map(user), scopes: settings.scopes, seed: settings.seed) : nil
+        try scopes?.seed(database)
+        if let scopes { print(scopes.summary + "\n") }
+        let sharedWrites = scopes.map(SharedWrites.init)
         let probe = ServerProbe(url: database.url, postmaster: try cluster.postmasterPID())
         let log = FleetLog()
         let timings = RequestTimings()
@@ -56,7 +64,8 @@ enum FleetBenchmark {
         print("opened \(devices.count) device stores in \(Measure.format(Measure.since(openStart), digits: 1)) s\n")
         log.phase = .fleet
         let fleet = try await runPhase(
-            devices, seconds: settings.seconds, writeSeconds: settings.wallWriteSeconds, settings: settings, probe: probe, timings: timings)
+            devices, seconds: settings.seconds, writeSeconds: settings.wallWriteSeconds, settings: settings, probe: probe, timings: timings,
+            shared: sharedWrites)
         log.phase = .drain
         let quiet = await drain(devices, settings: settings, probe: probe)
         // Then nobody writes: every device only polls (the idle load a fleet puts on a server).
@@ -82,7 +91,7 @@ enum FleetBenchmark {
         printReport(
             settings: settings, log: log, baseline: baseline, fleet: fleet, idle: idle, idleTables: idleTables, idlePoked: idlePoked)
         print("\nquiescence after the writers stopped: baseline device \(baselineQuiet.line); fleet \(quiet.line)")
-        let check = try await verify(devices + alone, log: log, database: database)
+        let check = try await verify(devices + alone, log: log, database: database, shared: sharedWrites)
         check.print()
         let idleCPU = idle.serverCPUPerRealDeviceMinute(settings)
         let idleTablesCPU = idleTables.serverCPUPerRealDeviceMinute(settings)
@@ -99,6 +108,12 @@ enum FleetBenchmark {
             Figure("fleet.idle_cpu_new_over_old", idleCPU / idleTablesCPU, aim: 0.1, digits: 3),
             Figure("fleet.idle_cpu_poked_over_old", idlePokedCPU / idleTablesCPU, aim: 0.1, digits: 3),
         ]
+        if let sharedCheck = check.shared {
+            figures += [
+                Figure("fleet.shared_lost_writes", Double(sharedCheck.lostWrites), aim: 0, digits: 0),
+                Figure("fleet.shared_diverged_devices", Double(sharedCheck.divergedDevices), aim: 0, digits: 0),
+            ]
+        }
         figures += try await probes(database, settings: settings, idleDevice: devices[0])
         return figures
     }
@@ -117,6 +132,8 @@ enum FleetBenchmark {
         let baselineWriteFactor: Double
         let idleSeconds: Double
         let seed: UInt64
+        /// Shared task lists (0: none, every row its owner's alone, as before sharing).
+        let scopes: Int
 
         init(environment: [String: String] = ProcessInfo.processInfo.environment) {
             func value(_ name: String, _ fallback: Double) -> Double { environment[name].flatMap(Double.init) ?? fallback }
@@ -130,6 +147,7 @@ enum FleetBenchmark {
             baselineWriteFactor = max(1, value("FLEET_BASELINE_WRITE_FACTOR", 10))
             idleSeconds = value("FLEET_IDLE_SECONDS", 15)
             seed = UInt64(value("FLEET_SEED", 13))
+            scopes = Int(value("FLEET_SCOPES", 0))
         }
 
         /// The engine's schedule with every interval divided by the speed-up.

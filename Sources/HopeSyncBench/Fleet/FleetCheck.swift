@@ -8,12 +8,19 @@ extension FleetBenchmark {
     /// Whether every acknowledged write is on the server (or lost only to a newer write of the
     /// same column), and whether every device holds exactly its user's server rows.
     struct Check {
-        var acked = (rows: 0, columns: 0, lostToNewer: 0, lostToLaterWrite: 0, lostOtherwise: 0, missingRows: 0)
+        var acked = (rows: 0, columns: 0, lostToNewer: 0, lostToLaterWrite: 0, lostOtherwise: 0, missingRows: 0, notTaken: 0)
         var lost: [String] = []
         var devices = (count: 0, converged: 0, mismatchedRows: 0)
         var left = (dirty: 0, pending: 0, rejected: 0, conflicted: 0)
+        /// Parked writes dismissed before the devices were compared, their devices, and the
+        /// devices where a parked row held more than the version it was parked at.
+        var dismissed = (writes: 0, devices: 0, differing: Set<String>())
         var divergences: [String] = []
         var rejected: [String] = []
+        /// The messages of the entries left on the devices' conflicted and rejected lists.
+        var listMessages: [String: Int] = [:]
+        /// The shared lists' part, with FLEET_SCOPES.
+        var shared: SharedCheck?
 
         /// Writes lost for no newer write, and rows missing.
         var lostWrites: Int { acked.lostOtherwise + acked.missingRows }
@@ -31,17 +38,22 @@ extension FleetBenchmark {
 
                 CHECK acknowledged writes: \(acknowledged ? "ok" : "FAILED") — \(acked.rows) acknowledged row writes, \(acked.columns) column values compared;
                   \(acked.lostToNewer) overwritten by a newer (updated_ms, device_id) of the same column (lww), \(acked.lostToLaterWrite) by a write acknowledged later (version tables),
-                  \(acked.missingRows) rows missing on the server, \(acked.lostOtherwise) values lost otherwise
+                  \(acked.missingRows) rows missing on the server, \(acked.lostOtherwise) values lost otherwise;
+                  \(acked.notTaken) rows of version tables an upsert's answer left out (the server kept its copy), each on its device's rejected list
                 CHECK convergence: \(converged ? "ok" : "FAILED") — \(devices.converged) of \(devices.count) devices hold exactly their user's server rows (every column);
                   \(devices.mismatchedRows) rows differ; left dirty \(left.dirty), queued \(left.pending), rejected list \(left.rejected), conflicted list \(left.conflicted)
+                  (the \(dismissed.writes) parked writes, on \(dismissed.devices) devices, dismissed as a user would and one pass on each of those devices before this comparison;
+                  \(dismissed.differing.count) devices held a parked row differing from the server's in more than the version it was parked at)
                 """)
             for failure in lost { Swift.print("  lost: \(failure)") }
             for divergence in divergences { Swift.print("  differs: \(divergence)") }
             for example in rejected { Swift.print("  rejected: \(example)") }
+            for (message, count) in listMessages.sorted(by: { $0.key < $1.key }) { Swift.print("  x\(count) \(message)") }
+            shared?.print()
         }
     }
 
-    static func verify(_ devices: [Device], log: FleetLog, database: BenchDatabase) async throws -> Check {
+    static func verify(_ devices: [Device], log: FleetLog, database: BenchDatabase, shared: SharedWrites? = nil) async throws -> Check {
         let reader = PostgresTransport(url: database.url)
         var serverRows: [UUID: [String: [String: ColumnValues]]] = [:]
         for user in Set(devices.map(\.user)) {
@@ -50,18 +62,30 @@ extension FleetBenchmark {
                 serverRows[user, default: [:]][table.name] = Dictionary(rows.map { (key($0), $0) }) { first, _ in first }
             }
         }
+        let lists = try await readLists(devices)
+        let refused = refusedUpserts(lists)
         var check = Check()
-        checkAcknowledged(log.acknowledged(), against: serverRows, into: &check)
+        checkAcknowledged(log.acknowledged(), against: serverRows, refused: refused, into: &check)
+        note(lists, into: &check)
+        check.dismissed = try await dismissParked(devices, lists, serverRows: serverRows)
         for device in devices {
             try await checkDevice(device, against: serverRows[device.user] ?? [:], into: &check)
+        }
+        if let shared {
+            check.shared = try await verifyShared(
+                devices, shared: shared, acks: log.acknowledged(), serverRows: serverRows, lists: lists,
+                differing: check.dismissed.differing, database: database)
         }
         return check
     }
 
     /// Every acknowledged column value is the server's, or the server's is newer (its stamp, or
-    /// on a version table a write acknowledged after this one was sent).
+    /// on a version table a write acknowledged after this one was sent). A version table's row an
+    /// upsert's answer left out was not taken: it must be on its device's rejected list
+    /// (`refused`: "device table id"), or be checked as if taken.
     static func checkAcknowledged(
-        _ acks: [Acknowledged], against serverRows: [UUID: [String: [String: ColumnValues]]], into check: inout Check
+        _ acks: [Acknowledged], against serverRows: [UUID: [String: [String: ColumnValues]]], refused: Set<String>,
+        into check: inout Check
     ) {
         check.acked.rows = acks.count
         let byRow = Dictionary(grouping: acks) { "\($0.table)/\($0.id)" }
@@ -73,6 +97,10 @@ extension FleetBenchmark {
         }
         for ack in acks {
             guard let table = tables[ack.table] else { continue }
+            if !ack.taken, refused.contains("\(ack.device) \(ack.table) \(ack.id)") {
+                check.acked.notTaken += 1
+                continue
+            }
             guard let row = serverRows[ack.user]?[ack.table]?[ack.id] else {
                 check.fail("\(ack.table) \(ack.id) from \(ack.device): no such row on the server", missingRow: true)
                 continue
@@ -92,7 +120,7 @@ extension FleetBenchmark {
                         check.fail("\(what) at \(describe(stamp)): \(values) at \(describe(held?[column]))")
                     }
                 } else if byRow["\(ack.table)/\(ack.id)"]?.contains(where: { other in
-                    other.acked != ack.acked && other.acked > ack.sent && other.claimed.contains(column)
+                    other.taken && other.acked != ack.acked && other.acked > ack.sent && other.claimed.contains(column)
                         && other.values[column] != ack.values[column]
                 }) == true {
                     check.acked.lostToLaterWrite += 1
@@ -122,20 +150,10 @@ extension FleetBenchmark {
                             separator: ", "))
             }
         }
-        if same { check.devices.converged += 1 }
-        let (dirty, pending, rejected, conflicted) = try await device.store.read { reader in
-            (
-                try reader.dirtyCount(), try reader.pendingMutations().count, try reader.rejectedMutations(),
-                try reader.conflictedMutations().count
-            )
-        }
+        if same && !check.dismissed.differing.contains(device.name) { check.devices.converged += 1 }
+        let (dirty, pending) = try await device.store.read { reader in (try reader.dirtyCount(), try reader.pendingMutations().count) }
         check.left.dirty += dirty
         check.left.pending += pending
-        check.left.rejected += rejected.count
-        check.left.conflicted += conflicted
-        for write in rejected where check.rejected.count < 5 {
-            check.rejected.append("\(device.name) \(write.table) \(write.rowID): \(String(describing: write.serverError))")
-        }
     }
 
     static func key(_ row: ColumnValues) -> String { row[ReservedColumn.id]?.text ?? "" }

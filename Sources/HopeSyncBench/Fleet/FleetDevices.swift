@@ -104,7 +104,8 @@ extension FleetBenchmark {
     /// every device write on its random schedule for `seconds`, and stops the writers.
     /// With `writeSeconds` nil nobody writes: the engines (already started) only poll.
     static func runPhase(
-        _ devices: [Device], seconds: Double, writeSeconds: Double?, settings: Settings, probe: ServerProbe, timings: RequestTimings
+        _ devices: [Device], seconds: Double, writeSeconds: Double?, settings: Settings, probe: ServerProbe, timings: RequestTimings,
+        shared: SharedWrites? = nil
     ) async throws -> PhaseResult {
         let writes = WriteCounts()
         let passErrors = PassErrors()
@@ -127,7 +128,8 @@ extension FleetBenchmark {
                     try? await Task.sleep(for: .seconds(Double.random(in: 0..<poll, using: &random)))
                     passErrors.watch(device.engine)
                     await device.engine.start()
-                    await writeLoop(device, until: deadline, meanSeconds: writeSeconds, random: &random, counts: writes)
+                    await writeLoop(
+                        device, until: deadline, meanSeconds: writeSeconds, random: &random, counts: writes, shared: shared)
                 }
             }
         }
@@ -144,10 +146,14 @@ extension FleetBenchmark {
     }
 
     /// One device's writes: new rows, edits of its user's rows (the same few rows edited on
-    /// every device of the user, so merges happen), deletes, over all four tables.
+    /// every device of the user, so merges happen), deletes, over all four tables; with `shared`,
+    /// some of them edits and new tasks of the shared lists its user may write.
     static func writeLoop(
-        _ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SeededGenerator, counts: WriteCounts
+        _ device: Device, until deadline: UInt64, meanSeconds: Double, random: inout SeededGenerator, counts: WriteCounts,
+        shared: SharedWrites? = nil
     ) async {
+        let sharedLists = shared?.scopes.writable(by: device.user) ?? []
+        var sharedNumber = 0
         while true {
             let wait = -log(Double.random(in: Double.ulpOfOne..<1, using: &random)) * meanSeconds
             let now = DispatchTime.now().uptimeNanoseconds
@@ -160,9 +166,17 @@ extension FleetBenchmark {
             let action = WriteAction.pick(&random)
             let pick = Int(truncatingIfNeeded: random.next() >> 1)
             let serial = Int(truncatingIfNeeded: random.next() % 1_000_000)
-            let name = device.name
+            // No draw without shared lists, so FLEET_SCOPES=0 writes exactly what it always wrote.
+            if let shared, !sharedLists.isEmpty, random.next() % FleetScopes.sharedWriteEvery == 0 {
+                sharedNumber += 1
+                await shared.write(device, lists: sharedLists, pick: pick, serial: serial, number: sharedNumber)
+                continue
+            }
+            let (name, owner) = (device.name, shared.map { _ in device.user })
             do {
-                let wrote = try await device.store.write { writer in try action.apply(writer, pick: pick, serial: serial, device: name) }
+                let wrote = try await device.store.write { writer in
+                    try action.apply(writer, pick: pick, serial: serial, device: name, owner: owner)
+                }
                 counts.add(action, wrote: wrote)
             } catch {
                 counts.failed(action, error)

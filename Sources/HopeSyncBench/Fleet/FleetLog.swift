@@ -26,6 +26,9 @@ struct Acknowledged: Sendable {
     let values: ColumnValues
     /// The columns this write asked the server to take.
     let claimed: [String]
+    /// False for a version table's row an upsert's answer left out: the server kept its copy
+    /// (the runtime then lists what it sent on the device's rejected list).
+    var taken = true
 
     var id: String { request.id?.uuidString.lowercased() ?? values[ReservedColumn.id]?.text ?? "" }
     var table: String { request.table.name }
@@ -94,9 +97,11 @@ final class FleetLog: Sendable {
             acknowledged = request.sent.map { row in
                 // A column-merge push claims only the columns it stamped.
                 let stamps = row[ReservedColumn.columnStamps]?.text.flatMap(ColumnStamps.init(json:))
+                let id = row[request.table.primaryKey]?.text ?? ""
                 return Acknowledged(
                     device: device, request: request, values: row,
-                    claimed: stamps.map { stamps in registers.filter { stamps[$0] != nil } } ?? registers)
+                    claimed: stamps.map { stamps in registers.filter { stamps[$0] != nil } } ?? registers,
+                    taken: request.table.conflict.versionColumn == nil || request.answered.contains(id))
             }
         case .pull, .pullTables:
             kinds.append(rows == 0 ? .idlePull : .pullWithRows)

@@ -36,9 +36,13 @@ enum WriteAction: String, CaseIterable, Sendable {
         return .editSession
     }
 
-    /// Applies the write; false when there was nothing to apply it to.
-    func apply(_ writer: StoreWriter, pick: Int, serial: Int, device: String) throws -> Bool {
+    /// Applies the write; false when there was nothing to apply it to. With `owner` (a fleet
+    /// with shared lists) it edits only that user's own tasks and lists: a shared list's tasks
+    /// are written by ``SharedWrites``, and a list shared with the user is not theirs to rename.
+    func apply(_ writer: StoreWriter, pick: Int, serial: Int, device: String, owner: UUID? = nil) throws -> Bool {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let ownTasks = owner.map { _ in "list_id IS NULL" }
+        let ownLists = owner.map { [SyncValue.text($0.uuidString.lowercased())] } ?? []
         let note = "\(device) #\(serial)"
         // The row `pick` chooses among `rows`, none when there are none.
         func one<Rows: Collection>(_ rows: Rows) -> Rows.Element? {
@@ -77,7 +81,7 @@ enum WriteAction: String, CaseIterable, Sendable {
         case .newTask:
             _ = try writer.save(TaskItem(title: "Task \(note)"))
         case .editTask:
-            guard var task = one(try writer.fetchAll(TaskItem.self)) else { return false }
+            guard var task = one(try writer.fetchAll(TaskItem.self, where: ownTasks)) else { return false }
             switch serial % 3 {
             case 0: task.done.toggle()
             case 1: task.title = "Task renamed \(note)"
@@ -85,13 +89,15 @@ enum WriteAction: String, CaseIterable, Sendable {
             }
             _ = try writer.save(task)
         case .deleteTask:
-            let tasks = try writer.fetchAll(TaskItem.self)
+            let tasks = try writer.fetchAll(TaskItem.self, where: ownTasks)
             guard tasks.count > 3, let task = one(tasks) else { return false }
             return try writer.delete(TaskItem.self, id: task.id)
         case .newList:
             _ = try writer.save(TaskList(name: "List \(note)", position: Double(serial % 100)))
         case .editList:
-            guard var list = one(try writer.fetchAll(TaskList.self)) else { return false }
+            guard var list = one(try writer.fetchAll(TaskList.self, where: owner.map { _ in "user_id = ?" }, ownLists)) else {
+                return false
+            }
             if serial % 2 == 0 { list.position = Double(serial % 1000) / 4 } else { list.name = "List renamed \(note)" }
             _ = try writer.save(list)
         }

@@ -21,6 +21,8 @@ struct WatchedRequest: Sendable {
     let outcome: Result<Int, SyncError>
     /// A pull function's answer that was the mark alone: nothing changed, no page, no scope list.
     var idleAnswer = false
+    /// An upsert's answer: the ids of the rows it returned (a row it left out was not changed).
+    var answered: Set<String> = []
 
     var seconds: Double { Double(end - start) / 1e9 }
 }
@@ -37,9 +39,15 @@ struct WatchedTransport: SyncTransport {
 
     @discardableResult
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
-        try await watched(.upsert, table, user, sent: rows, count: \.rows.count) { () async throws(SyncError) in
+        try await watched(.upsert, table, user, sent: rows, count: \.rows.count, answered: Self.ids(in: table)) {
+            () async throws(SyncError) in
             try await base.upsert(rows, into: table, as: user)
         }
+    }
+
+    /// The ids of the rows an upsert's answer holds.
+    private static func ids(in table: TableSchema) -> (UpsertedRows) -> Set<String> {
+        { answer in Set(answer.rows.compactMap { $0[table.primaryKey]?.text }) }
     }
 
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
@@ -76,18 +84,19 @@ struct WatchedTransport: SyncTransport {
 
     private func watched<Answer>(
         _ kind: WatchedRequest.Kind, _ table: TableSchema, _ user: Credentials, sent: [ColumnValues] = [], id: UUID? = nil,
-        count: (Answer) -> Int, idle: (Answer) -> Bool = { _ in false }, _ request: () async throws(SyncError) -> Answer
+        count: (Answer) -> Int, idle: (Answer) -> Bool = { _ in false }, answered: (Answer) -> Set<String> = { _ in [] },
+        _ request: () async throws(SyncError) -> Answer
     ) async throws(SyncError) -> Answer {
         let start = DispatchTime.now().uptimeNanoseconds
-        func report(_ outcome: Result<Int, SyncError>, idle: Bool = false) {
+        func report(_ outcome: Result<Int, SyncError>, idle: Bool = false, answered: Set<String> = []) {
             watch(
                 WatchedRequest(
                     kind: kind, table: table, user: user, sent: sent, id: id, start: start, end: DispatchTime.now().uptimeNanoseconds,
-                    outcome: outcome, idleAnswer: idle))
+                    outcome: outcome, idleAnswer: idle, answered: answered))
         }
         do throws(SyncError) {
             let answer = try await request()
-            report(.success(count(answer)), idle: idle(answer))
+            report(.success(count(answer)), idle: idle(answer), answered: answered(answer))
             return answer
         } catch {
             report(.failure(error))
