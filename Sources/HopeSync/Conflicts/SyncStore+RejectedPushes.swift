@@ -22,8 +22,9 @@ extension SyncStore {
         }
     }
 
-    /// Rows of a version table pushed as new that the server held already (the answer to an
-    /// earlier push of them was lost, and the stored row wins: a retried insert must not undo
+    /// Rows of a version table pushed whole that the server left as it held them (the answer to
+    /// an earlier push of them was lost, or the row was edited while its first push was out and
+    /// another device wrote it meanwhile; the stored row wins: a retried insert must not undo
     /// what was written since). The server's copy replaces the local row at once after this; a
     /// value the device sent that the copy does not hold (an edit made after that first push,
     /// a delete) is kept on the rejected list with the row's body, not retryable (sent again it
@@ -42,7 +43,7 @@ extension SyncStore {
                 let entry = RejectedEntry(
                     table: table.name, operation: .upsert, rowID: row[table.primaryKey]?.text ?? "", body: row,
                     message:
-                        "This row was on the server already (an earlier push of it landed, its answer lost) and the server's copy is kept: these values of this device's were not taken.",
+                        "The server kept its copy of this row, which another write changed first (another device's, or an earlier push of this one whose answer was lost): these values of this device's were not taken.",
                     createdMs: state.wallClock(), retryable: false,
                     changedBy: QueuedMutation.lastWriter(of: copies[row[table.primaryKey]?.text ?? ""]))
                 try entry.record(for: userID, atMs: state.wallClock(), database)

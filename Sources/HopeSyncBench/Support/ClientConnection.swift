@@ -68,19 +68,23 @@ struct ClientConnection {
         statements: (_ ids: [String], UpsertPhase, _ target: Int) throws -> [PostgresStatement]
     ) throws -> [UpsertPhase: [[UpsertCost]]] {
         var costs: [UpsertPhase: [[UpsertCost]]] = [:]
-        for _ in 0..<repetitions {
+        for repetition in 0..<repetitions {
             let ids = (0..<rows).map { _ in UUID().uuidString.lowercased() }
             for phase in UpsertPhase.allCases {
-                let runs = try (0..<targets).map { target in
+                var runs: [Int: UpsertCost] = [:]
+                // Each repetition starts one target later, so that no target always follows the
+                // same one (the first requests to a table after another's pay for the switch).
+                for step in 0..<targets {
+                    let target = (step + repetition) % targets
                     let requests = try statements(ids, phase, target)
                     let cpuBefore = serverCPUSeconds()
                     let announced = announcing?[target] ?? false
                     let wall = try Measure.seconds {
                         for statement in requests { try send(statement, as: user, announcingPokes: announced) }
                     }
-                    return UpsertCost(wall: wall, serverCPU: serverCPUSeconds() - cpuBefore)
+                    runs[target] = UpsertCost(wall: wall, serverCPU: serverCPUSeconds() - cpuBefore)
                 }
-                costs[phase, default: []].append(runs)
+                costs[phase, default: []].append((0..<targets).compactMap { runs[$0] })
             }
         }
         return costs
