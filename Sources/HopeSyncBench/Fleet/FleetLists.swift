@@ -58,10 +58,16 @@ extension FleetBenchmark {
         for device in devices {
             let parked = lists[device.name]?.conflicted ?? []
             guard !parked.isEmpty else { continue }
+            // Each table the parked rows are in, read once.
+            var localRows: [String: [String: ColumnValues]] = [:]
+            for name in Set(parked.map(\.table)) {
+                let rows = try await device.store.read { reader in try reader.rowValues(of: name) }
+                localRows[name] = Dictionary(rows.map { (key($0), $0) }) { first, _ in first }
+            }
             for entry in parked {
                 guard let table = GeneratedSchema.tables.first(where: { $0.name == entry.table }) else { continue }
                 let id = entry.rowID.uuidString.lowercased()
-                let local = try await device.store.read { reader in try reader.rowValues(of: table.name) }.first { key($0) == id }
+                let local = localRows[table.name]?[id]
                 let server = serverRows[device.user]?[table.name]?[id]
                 let columns = table.columnNames.filter { $0 != table.conflict.versionColumn }
                 if local == nil || columns.contains(where: { local?[$0] != server?[$0] }) { settled.differing.insert(device.name) }
