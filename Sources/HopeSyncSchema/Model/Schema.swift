@@ -5,9 +5,14 @@
 /// it by ``Table/syncedColumns``, so they can never disagree with the conflict mode.
 public struct Schema: Codable, Equatable, Sendable {
     public var tables: [Table]
+    /// `oldest_writer`: the oldest schema version (a migration number) allowed to write. Builds
+    /// made before it are refused every write (SQLSTATE HS010) and keep reading; nil lets every
+    /// build write. Removals and the contract step of a rename wait until it passes them.
+    public var oldestWriter: Int? = nil
 
-    public init(tables: [Table]) {
+    public init(tables: [Table], oldestWriter: Int? = nil) {
         self.tables = tables
+        self.oldestWriter = oldestWriter
     }
 
     public func table(named name: String) -> Table? {

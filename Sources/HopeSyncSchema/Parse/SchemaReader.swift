@@ -20,7 +20,7 @@ struct SchemaReader {
         self.locations = SourceLocations(file: log.file)
     }
 
-    static let topLevelKeys = ["tables"]
+    static let topLevelKeys = ["tables", "oldest_writer"]
 
     mutating func readSchema(_ root: YAMLNode?) -> Schema {
         let top = YAMLMark(line: 1, column: 1)
@@ -56,7 +56,18 @@ struct SchemaReader {
         var tables = entries.compactMap { readTable($0) }
         readScopes(&tables)
         checkAcrossTables()
-        return Schema(tables: tables)
+        var oldestWriter: Int?
+        if let node = fields["oldest_writer"] { oldestWriter = readOldestWriter(node) }
+        return Schema(tables: tables, oldestWriter: oldestWriter)
+    }
+
+    /// A migration number: builds whose newest migration is older may no longer write.
+    private mutating func readOldestWriter(_ node: YAMLNode) -> Int? {
+        if case .int(let number) = node.scalar?.value, number >= 1, number <= Int64(Int32.max) { return Int(number) }
+        log.error(
+            node.mark, "expected a migration number (1 or more) for 'oldest_writer', found \(node.kindDescription)",
+            hint: "write the number of the oldest migration a build may have been made with and still write, such as 'oldest_writer: 12'")
+        return nil
     }
 }
 
