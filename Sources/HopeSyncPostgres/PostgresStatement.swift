@@ -15,10 +15,14 @@ package struct PostgresStatement {
         (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint, set_config('request.headers', $3, true)
         """
 
-    /// A request's headers as PostgREST hands them over: none that matter, or those of a push
-    /// whose device announces the write itself (`X-Sync-Pokes: client`: the triggers skip their poke).
-    package static func headers(announcingPokes: Bool) -> String {
-        announcingPokes ? #"{"x-sync-pokes":"client"}"# : "{}"
+    /// A request's headers as PostgREST hands them over (lowercase names): those of a push whose
+    /// device announces the write itself (`X-Sync-Pokes: client`: the triggers skip their poke),
+    /// and the build's schema version (`X-Sync-Schema`, which the writer floor checks).
+    package static func headers(announcingPokes: Bool, schemaVersion: Int? = nil) -> String {
+        var fields: [String] = []
+        if announcingPokes { fields.append(#""x-sync-pokes":"client""#) }
+        if let schemaVersion { fields.append(#""x-sync-schema":"\#(schemaVersion)""#) }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 
     /// `insert ... on conflict (id) do update set c = excluded.c` for every column sent: one

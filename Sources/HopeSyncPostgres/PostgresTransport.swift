@@ -33,6 +33,9 @@ import HopeSyncPostgresClient
         public var statementTimeout: Duration
         /// Where time is counted, when set (benchmarks).
         public var timings: RequestTimings?
+        /// The build's schema version every request states (as PostgREST passes the header
+        /// `X-Sync-Schema` on); nil states none. The engine sets it.
+        public var schemaVersion: Int?
 
         public init(url: String, maximumConnections: Int = 4, statementTimeout: Duration = .seconds(30), timings: RequestTimings? = nil) {
             self.url = url
@@ -46,8 +49,34 @@ import HopeSyncPostgresClient
     private let pool: ConnectionPool
 
     public init(configuration: Configuration) {
+        self.init(configuration: configuration, pool: ConnectionPool(url: configuration.url, limit: configuration.maximumConnections))
+    }
+
+    private init(configuration: Configuration, pool: ConnectionPool) {
         self.configuration = configuration
-        pool = ConnectionPool(url: configuration.url, limit: configuration.maximumConnections)
+        self.pool = pool
+    }
+
+    /// The same transport (its connections too), its requests stating `schemaVersion`.
+    public func stating(schemaVersion: Int) -> any SyncTransport {
+        var configuration = configuration
+        configuration.schemaVersion = schemaVersion
+        return PostgresTransport(configuration: configuration, pool: pool)
+    }
+
+    /// `select public.sync_hello($1, $2)`; a database without the function answers nil.
+    public func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? {
+        do throws(SyncError) {
+            let answer = try await request(on: ServerHello.function, as: user, readOnly: false) { connection throws(PostgresError) in
+                try connection.execute("select public.sync_hello($1::integer, $2)::text", [String(schemaVersion), deviceID]).rows.first?[0]
+            }.value
+            guard let answer, let json = try? JSONValue(parsing: Data(answer.utf8)) else {
+                throw SyncError(.decoding, "The answer of \(ServerHello.function) is not JSON")
+            }
+            return try ServerHello(answer: json)
+        } catch  where error.lacksFunction(ServerHello.function) {
+            return nil
+        }
     }
 
     public init(url: String) {
@@ -67,7 +96,7 @@ import HopeSyncPostgresClient
         let statement = try PostgresStatement.upsert(rows, into: table)
         let sequence = Self.sequenceColumn(of: table)
         let (page, serverTimeMs) = try await request(
-            on: table.name, as: user, readOnly: false, headers: PostgresStatement.headers(announcingPokes: announcingPokes)
+            on: table.name, as: user, readOnly: false, announcingPokes: announcingPokes
         ) { connection throws(PostgresError) in
             try connection.execute(statement.sql, statement.parameters) { rows throws(PostgresError) in
                 PostgresRowDecoding.page(rows, of: table, sequence: sequence)
@@ -156,10 +185,11 @@ import HopeSyncPostgresClient
     /// reads), the role and claims set first. Returns `body`'s value and the server's clock at
     /// the start of the request (what an HTTP answer's `Date` header tells).
     func request<T: Sendable>(
-        on table: String, as user: Credentials, readOnly: Bool, headers: String = PostgresStatement.headers(announcingPokes: false),
+        on table: String, as user: Credentials, readOnly: Bool, announcingPokes: Bool = false,
         _ body: @escaping @Sendable (Connection) throws(PostgresError) -> T
     ) async throws(SyncError) -> (value: T, serverTimeMs: Int64?) {
         if Task.isCancelled { throw SyncError(.cancelled, "The request was cancelled") }
+        let headers = PostgresStatement.headers(announcingPokes: announcingPokes, schemaVersion: configuration.schemaVersion)
         let settings = [Self.claims(for: user), "\(configuration.statementTimeout.milliseconds)ms", headers]
         let timings = configuration.timings
         do throws(PostgresError) {

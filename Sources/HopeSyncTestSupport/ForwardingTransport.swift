@@ -36,6 +36,10 @@ extension ForwardingTransport {
         try await forwardee.pull(cursors, since: mark, limit: limit, function: function, as: user)
     }
 
+    package func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? {
+        try await forwardee.hello(schemaVersion: schemaVersion, deviceID: deviceID, as: user)
+    }
+
     @discardableResult
     package func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
         -> [ColumnValues]

@@ -11,8 +11,9 @@ import Testing
             fix: "swift run generate")
     }
 
-    /// The upgrade tests' two builds of one app (Tests/Fixtures/Upgrade), compiled as targets.
-    @Test(arguments: ["v1", "v2"])
+    /// The upgrade tests' builds of one app (Tests/Fixtures/Upgrade): v1 and v2 compiled as
+    /// targets, v3 (v2 with a writer floor) applied to PostgreSQL.
+    @Test(arguments: ["v1", "v2", "v3"])
     func upgradeFixturesAreCurrent(version: String) throws {
         let folder = packageRoot.appendingPathComponent("Tests/Fixtures/Upgrade/\(version)")
         try expectCurrent(

@@ -107,8 +107,9 @@ import Testing
         ).rows
         #expect(
             functions.map { $0[0] } == [
-                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_lock_owner", "sync_mark_users",
-                "sync_mark_written", "sync_poke_users", "sync_poke_written", "sync_pull", "sync_scope_role", "sync_wait_for_owner",
+                "activities_before_write", "sessions_after_write", "sessions_before_write", "sync_check_writer", "sync_hello",
+                "sync_lock_owner", "sync_mark_users", "sync_mark_written", "sync_poke_users", "sync_poke_written", "sync_pull",
+                "sync_request_schema", "sync_scope_role", "sync_wait_for_owner",
                 "sync_wait_for_scope", "sync_written_owners", "task_lists_before_write", "task_lists_creator_owner", "task_lists_deleted",
                 "task_lists_members_access", "task_lists_members_before_write", "task_lists_members_written",
                 "task_lists_written_streams", "tasks_before_write", "tasks_moved", "tasks_written_streams",

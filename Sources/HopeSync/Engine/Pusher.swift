@@ -49,6 +49,9 @@ struct Pusher {
             do {
                 try await push(table, into: &report)
                 continue
+            } catch let error where error.refusesThisBuild {
+                // Every table would meet the floor alike: nothing more is sent.
+                throw error
             } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {
                 refusedForTheClock.append(table)
             } catch let error where error.serverError.flatMap(SchemaDrift.init) != nil {

@@ -27,6 +27,11 @@ struct SwitchedTransport: SyncTransport {
         return try await base.upsert(rows, into: table, as: user, announcingPokes: announcingPokes)
     }
 
+    func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? {
+        try check()
+        return try await base.hello(schemaVersion: schemaVersion, deviceID: deviceID, as: user)
+    }
+
     func pull(_ table: TableSchema, after cursor: Int64, limit: Int, as user: Credentials) async throws(SyncError) -> PulledPage {
         try check()
         return try await base.pull(table, after: cursor, limit: limit, as: user)

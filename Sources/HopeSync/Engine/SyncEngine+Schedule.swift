@@ -35,6 +35,10 @@ extension SyncEngine {
                 case .networkDisabled:
                     // Nothing to try until the switch is back on, which wakes us.
                     delay = configuration.backoffCeiling
+                case .updateRequired:
+                    // The build may not write; its pulls go on at the usual pace, and a pass
+                    // sends no write until the app is updated: nothing to back off from.
+                    break
                 case .schemaDrift:
                     // Needs a server migration: retry at the slowest pace, not every poll.
                     failures += 1

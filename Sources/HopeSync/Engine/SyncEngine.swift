@@ -67,7 +67,9 @@ public actor SyncEngine {
     ) {
         self.store = store
         self.fileTransport = files ?? transport.files
-        self.transport = SwitchedTransport(base: transport, networkEnabled: networkEnabled)
+        // Every request states the build's schema version, which the server's floor checks.
+        self.transport = SwitchedTransport(
+            base: transport.stating(schemaVersion: store.schema.schemaVersion), networkEnabled: networkEnabled)
         self.configuration = configuration
         self.pokes = pokes
         self.credentials = credentials
@@ -172,6 +174,7 @@ public actor SyncEngine {
             switch error.code {
             case .schemaDrift:
                 status.phase = .schemaDrift(error.serverError.flatMap(SchemaDrift.init) ?? SchemaDrift(table: nil, column: nil))
+            case .updateRequired: status.phase = .updateRequired
             case .signedOut, .accessToken: status.phase = .waitingForSignIn
             case .connectivity, .networkDisabled: status.phase = .offline
             default: status.phase = .idle
@@ -191,22 +194,31 @@ public actor SyncEngine {
         try await pass.repullUpgradedTables()
         let functions = triesFunctions()
         let files = fileSync(for: pass.credentials)
-        let filesWaited = try await pass.uploadFiles(files)
-        var pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
-        rowsFailingAlone = pushed.failingAlone
-        if filesWaited {
-            // Files of a scope this push just made: up now, then the rows naming them.
-            _ = try await pass.uploadFiles(files, beforePush: false)
+        // A build the server no longer lets write keeps its writes and still pulls.
+        var pushed: Pusher?
+        if try await pass.buildMayWrite(on: Self.day(of: configuration.now())) {
+            let filesWaited = try await pass.uploadFiles(files)
             pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
-            rowsFailingAlone = pushed.failingAlone
+            rowsFailingAlone = pushed?.failingAlone ?? rowsFailingAlone
+            if filesWaited {
+                // Files of a scope this push just made: up now, then the rows naming them.
+                _ = try await pass.uploadFiles(files, beforePush: false)
+                pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+                rowsFailingAlone = pushed?.failingAlone ?? rowsFailingAlone
+            }
+            try await pass.replayGuarded()
         }
-        try await pass.replayGuarded()
         try await pass.refreshRows()
         let lacking = try await pass.pull(through: functions ? store.schema.pullFunction : nil)
         noteFunctions(tried: functions, lacking: lacking)
         try await pass.downloadFiles(files)
-        if let again = try await pass.repushClockRefusals(of: pushed) { rowsFailingAlone = again.failingAlone }
+        if let pushed, let again = try await pass.repushClockRefusals(of: pushed) { rowsFailingAlone = again.failingAlone }
         return try pass.finish()
+    }
+
+    /// Days since 1970 (UTC): the device says hello once a day.
+    private static func day(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     /// The credentials a pass sends with: none while offline or signed out, and never one

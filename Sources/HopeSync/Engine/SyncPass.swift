@@ -17,6 +17,8 @@ struct SyncPass {
     private(set) var drifts: [ServerError] = []
     /// The first server failure of a push or the replay.
     private(set) var held: SyncError?
+    /// The server refused this build's writes as older than its writer floor (decision 0051).
+    private(set) var buildRefused = false
 
     init(store: SyncStore, transport: any SyncTransport, credentials: Credentials, configuration: SyncConfiguration) {
         self.store = store
@@ -42,6 +44,23 @@ struct SyncPass {
         }
     }
 
+    /// Says the device's daily hello when one is due (`day`: days since 1970), and tells whether
+    /// this build may write: not once the server said its floor is above it (decision 0051).
+    /// A server that fails the hello is asked again tomorrow; a network failure fails the pass.
+    mutating func buildMayWrite(on day: Int64) async throws(SyncError) -> Bool {
+        if try await store.onWriter({ store throws(SyncError) in try store.helloIsDue(on: day) }) {
+            let hello: ServerHello?
+            do {
+                hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+            } catch  where error.code == .server {
+                hello = nil
+            }
+            try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
+        }
+        buildRefused = try await store.onWriter { store throws(SyncError) in try store.buildIsRefused() }
+        return !buildRefused
+    }
+
     /// Uploads the files due. Before the push (`beforePush`): the rows that name a file go only
     /// once it is up. Returns whether a file waited for a scope the push sends
     /// (``FileSync/upload(into:beforePush:)``).
@@ -63,6 +82,8 @@ struct SyncPass {
     private mutating func send(_ pusher: inout Pusher) async throws(SyncError) {
         do {
             drifts += try await pusher.push(into: &report)
+        } catch  where error.refusesThisBuild {
+            try await refuseBuild()
         } catch  where error.code == .server {
             hold(error)
         }
@@ -73,9 +94,17 @@ struct SyncPass {
         let resolver = ResolverRunner(resolver: configuration.resolver, timeout: configuration.resolverTimeout, warn: configuration.warn)
         do {
             try await GuardedReplay(store: store, transport: transport, credentials: credentials, resolver: resolver).replay(into: &report)
+        } catch  where error.refusesThisBuild {
+            try await refuseBuild()
         } catch  where error.code == .server {
             hold(error)
         }
+    }
+
+    /// A write met the server's floor: this build sends no more writes, now or in later passes.
+    private mutating func refuseBuild() async throws(SyncError) {
+        buildRefused = true
+        try await store.onWriter { store throws(SyncError) in try store.recordBuildRefused() }
     }
 
     /// Replaces the rows the store asked for again (a settled write the server never took) with
@@ -126,9 +155,11 @@ struct SyncPass {
         return again
     }
 
-    /// The pass's report, or what it held: schema drift first (a held failure that is drift
-    /// counts as one), then the server's failure.
+    /// The pass's report, or what it held: a build the server no longer lets write first (its
+    /// pulls ran), then schema drift (a held failure that is drift counts as one), then the
+    /// server's failure.
     func finish() throws(SyncError) -> SyncReport {
+        if buildRefused { throw .updateRequired }
         var drifts = drifts
         if let held, let server = held.serverError, SchemaDrift(server) != nil { drifts.append(server) }
         if !drifts.isEmpty { throw SchemaDrift.error(drifts) }

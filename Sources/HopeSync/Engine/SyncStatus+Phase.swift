@@ -29,6 +29,10 @@ extension SyncStatus {
             Phase(.backingOff, retryAt: date)
         }
 
+        /// The server no longer lets this build write: the app shows "please update". Writes
+        /// stay queued (none is sent again until the app is updated) and pulls go on.
+        public static let updateRequired = Phase(.updateRequired)
+
         /// The server lacks a column this client has: it needs the generated migration.
         public static func schemaDrift(_ drift: SchemaDrift) -> Phase {
             Phase(.schemaDrift, schemaDrift: drift)
@@ -43,7 +47,7 @@ extension SyncStatus {
         /// A phase without what it carries, to switch over: `case .backingOff:`.
         public struct Kind: Sendable, Hashable, CustomStringConvertible {
             private enum Name: String, Sendable, Hashable {
-                case idle, syncing, offline, backingOff, schemaDrift, waitingForSignIn
+                case idle, syncing, offline, backingOff, schemaDrift, waitingForSignIn, updateRequired
             }
 
             private let name: Name
@@ -60,6 +64,7 @@ extension SyncStatus {
             public static let backingOff = Kind(.backingOff)
             public static let schemaDrift = Kind(.schemaDrift)
             public static let waitingForSignIn = Kind(.waitingForSignIn)
+            public static let updateRequired = Kind(.updateRequired)
         }
     }
 }

@@ -10,6 +10,9 @@ struct PostgRESTRequest: Sendable, Equatable {
     /// The header a push sends when its device announces the write itself (see the generated
     /// `sync_poke_written`, which reads it from PostgREST's `request.headers`).
     static let pokesHeader = "X-Sync-Pokes"
+    /// The header stating the build's schema version (decision 0051; the generated
+    /// `sync_request_schema` reads it).
+    static let schemaVersionHeader = "X-Sync-Schema"
 
     var method: String
     var table: String
@@ -21,6 +24,8 @@ struct PostgRESTRequest: Sendable, Equatable {
     /// The device announces this write itself: `X-Sync-Pokes: client`, and the server's
     /// triggers skip their poke.
     var announcingPokes = false
+    /// The build's schema version, stated on the request when known.
+    var schemaVersion: Int?
 
     /// A `name=value` pair of the query string, percent-encoded when it is made, so nothing
     /// downstream (URLComponents.queryItems leaves '+' and ':' alone) can encode it differently.
@@ -93,6 +98,7 @@ struct PostgRESTRequest: Sendable, Equatable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let prefer { request.setValue(prefer, forHTTPHeaderField: "Prefer") }
         if announcingPokes { request.setValue("client", forHTTPHeaderField: Self.pokesHeader) }
+        if let schemaVersion { request.setValue(String(schemaVersion), forHTTPHeaderField: Self.schemaVersionHeader) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = body

@@ -1,4 +1,5 @@
 import Foundation
+import HopeSyncModel
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -24,6 +25,9 @@ import Foundation
         /// How long a request may wait for its answer.
         public var requestTimeout: TimeInterval
         public var session: URLSession
+        /// The build's schema version every request states (`X-Sync-Schema`); nil states none.
+        /// The engine sets it (``SyncTransport/stating(schemaVersion:)``).
+        public var schemaVersion: Int?
 
         public init(
             projectURL: URL,
@@ -41,10 +45,35 @@ import Foundation
     }
 
     public let configuration: Configuration
-    private let refreshedTokens = RefreshedTokens()
+    private let refreshedTokens: RefreshedTokens
 
     public init(configuration: Configuration) {
+        self.init(configuration: configuration, refreshedTokens: RefreshedTokens())
+    }
+
+    private init(configuration: Configuration, refreshedTokens: RefreshedTokens) {
         self.configuration = configuration
+        self.refreshedTokens = refreshedTokens
+    }
+
+    /// The same transport (the tokens it refreshed too), its requests stating `schemaVersion`.
+    public func stating(schemaVersion: Int) -> any SyncTransport {
+        var configuration = configuration
+        configuration.schemaVersion = schemaVersion
+        return PostgRESTTransport(configuration: configuration, refreshedTokens: refreshedTokens)
+    }
+
+    /// `POST /rpc/sync_hello` with `{"schema_version": n, "device_id": "..."}`; a server without
+    /// the function (its SQL predates it) answers nil.
+    public func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? {
+        let body = JSONValue.object([("schema_version", .number(String(schemaVersion))), ("device_id", .string(deviceID))])
+        let request = PostgRESTRequest(
+            method: "POST", table: ServerHello.function, query: [], body: Data(body.canonicalText.utf8), isFunction: true)
+        do throws(SyncError) {
+            return try ServerHello(answer: try await send(request, as: user).json(of: ServerHello.function))
+        } catch  where error.lacksFunction(ServerHello.function) {
+            return nil
+        }
     }
 
     @discardableResult
@@ -157,6 +186,8 @@ import Foundation
     /// Sends `request` for `user` and returns a successful answer; a refused token is replaced
     /// once, never in a loop.
     func send(_ request: PostgRESTRequest, as user: Credentials) async throws(SyncError) -> PostgRESTResponse {
+        var request = request
+        request.schemaVersion = configuration.schemaVersion
         let token = await refreshedTokens.token(for: user)
         let answer = try await exchange(request, token: token)
         if answer.isSuccess { return answer }

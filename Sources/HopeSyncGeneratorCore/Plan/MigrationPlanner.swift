@@ -11,6 +11,7 @@ package enum MigrationPlanner {
         after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:], sharedCode: String? = nil
     ) throws(SchemaError) -> Migration? {
         let previous = snapshot?.schema ?? Schema(tables: [])
+        try checkOldestWriter(parsed, shipped: snapshot)
         var changes = try SchemaDiff.changes(from: previous, to: parsed)
         changes += lastWriterColumns(shipped: snapshot, in: parsed.schema)
         for table in parsed.schema.tables {
@@ -26,6 +27,24 @@ package enum MigrationPlanner {
         let number = (snapshot?.migrations.last?.number ?? 0) + 1
         let name = changes.isEmpty ? "update_shared_server_code" : name(for: changes, isFirst: number == 1)
         return Migration(number: number, name: name, changes: changes, schema: parsed.schema, replacesSharedCode: sharedChanged)
+    }
+
+    /// `oldest_writer` names a build that exists: at most the newest migration this run leaves
+    /// (a floor above it would refuse every build's writes, the one being made too).
+    static func checkOldestWriter(_ parsed: ParsedSchema, shipped snapshot: Snapshot?) throws(SchemaError) {
+        guard let floor = parsed.schema.oldestWriter else { return }
+        let shipped = snapshot?.migrations.last?.number ?? 0
+        // Setting or moving the floor re-creates the shared code: a migration of its own.
+        let newest = snapshot?.schema.oldestWriter == floor ? shipped : shipped + 1
+        guard floor > newest else { return }
+        throw SchemaError([
+            Diagnostic(
+                SourceLocation(file: parsed.locations.file, line: 1, column: 1),
+                "oldest_writer \(floor) is newer than this schema's newest migration (\(newest)): no build could write",
+                hint:
+                    "set it to the schema version of the oldest build that may still write (each build's version is its newest migration's number); `generate verify --devices` counts the devices on each"
+            )
+        ])
     }
 
     /// The shipped unique indexes that the server still holds unique across all owners: those

@@ -7,6 +7,7 @@ struct RustTablesContext: TemplateContext {
     var shared: Bool
     var migrations: [EmbeddedMigration]
     var pullFunction: String
+    var schemaVersion: String
 
     struct Table: TemplateObject {
         var name: String
@@ -66,6 +67,7 @@ struct RustTablesContext: TemplateContext {
             .init("shared", "some table is shared: the file declares `Scope` and `Table::scope`", \.shared),
             .init("migrations", "every local migration, its SQL as it is on disk", \.migrations),
             .init("pullFunction", "the server function that pulls every table in one request", \.pullFunction),
+            .init("schemaVersion", "the build's schema version: the number of its newest migration", \.schemaVersion),
         ]
     }
 }

@@ -18,7 +18,7 @@ package struct RustRenderer: Sendable {
                 shared: schema.tables.contains { $0.sharing != nil },
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
-                }, pullFunction: ServerFunctions.pull))
+                }, pullFunction: ServerFunctions.pull, schemaVersion: String(migrations.last?.0 ?? 0)))
     }
 
     private func tableContext(_ table: Table) -> RustTablesContext.Table {

@@ -60,6 +60,22 @@ struct SequenceContext: TemplateContext {
     static var fields: [TemplateField<Self>] { [] }
 }
 
+/// `supabase/writers.sql.mustache`.
+struct WritersContext: TemplateContext {
+    static let template = "supabase/writers.sql.mustache"
+    static let summary = "which builds may write: the schema version a request states, the devices' daily hello, the writer floor"
+
+    var oldestWriter: String?
+    var tables: [NamedTable]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("oldestWriter", "schema.yaml's oldest_writer, the oldest schema version allowed to write, when set", \.oldestWriter),
+            .init("tables", "every synced table, in schema order (each gets the check)", \.tables),
+        ]
+    }
+}
+
 /// `supabase/pull.sql.mustache`.
 struct PullContext: TemplateContext {
     static let template = "supabase/pull.sql.mustache"
@@ -95,6 +111,7 @@ struct SupabaseMigrationContext: TemplateContext {
     var sharing: String?
     var steps: [RenderedSQL]
     var pull: String
+    var writers: String
     var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
@@ -109,6 +126,7 @@ struct SupabaseMigrationContext: TemplateContext {
             .init("sharing", "for a schema with a scope table, the rendered sharing.sql (made with the sequence)", \.sharing),
             .init("steps", "each change, rendered by its fragment", \.steps),
             .init("pull", "the rendered pull.sql (shared_pull.sql for a schema with a scope table), for the migration's tables", \.pull),
+            .init("writers", "the rendered writers.sql, for the migration's tables", \.writers),
             .init("buckets", "each Storage bucket a file column it adds is the first to use, rendered by bucket.sql", \.buckets),
         ]
     }
@@ -123,6 +141,7 @@ struct SchemaContext: TemplateContext {
     var sharing: String?
     var tables: [RenderedSQL]
     var pull: String
+    var writers: String
     var buckets: [RenderedSQL]
 
     static var fields: [TemplateField<Self>] {
@@ -131,6 +150,7 @@ struct SchemaContext: TemplateContext {
             .init("sharing", "for a schema with a scope table, the rendered sharing.sql", \.sharing),
             .init("tables", "each table, rendered by table.sql", \.tables),
             .init("pull", "the rendered pull.sql (shared_pull.sql for a schema with a scope table)", \.pull),
+            .init("writers", "the rendered writers.sql", \.writers),
             .init("buckets", "each Storage bucket of the file columns, rendered by bucket.sql", \.buckets),
         ]
     }

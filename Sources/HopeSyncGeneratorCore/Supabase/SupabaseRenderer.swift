@@ -26,13 +26,20 @@ package struct SupabaseRenderer: Sendable {
             SupabaseMigrationContext(
                 number: String(migration.number), name: migration.name, createsSequence: sharesCode || migration.replacesSharedCode,
                 sequence: try sequenceSQL(), sharing: try sharingSQL(migration.schema), steps: steps, pull: try pullSQL(migration.schema),
-                buckets: try bucketsSQL(Self.buckets(addedBy: migration), in: migration.schema)))
+                writers: try writersSQL(migration.schema), buckets: try bucketsSQL(Self.buckets(addedBy: migration), in: migration.schema)))
     }
 
     /// What every table shares, as a migration or schema.sql makes it: the checksum the
     /// snapshot keeps of it tells when it renders differently.
     package func sharedSQL(_ schema: Schema) throws -> String {
-        try sequenceSQL() + "\n" + (try sharingSQL(schema).map { $0 + "\n" } ?? "") + pullSQL(schema)
+        try sequenceSQL() + "\n" + (try sharingSQL(schema).map { $0 + "\n" } ?? "") + pullSQL(schema) + "\n" + writersSQL(schema)
+    }
+
+    /// Which builds may write: the version check on every table, the devices' hello and
+    /// `oldest_writer` (decision 0051). After the tables: it puts a trigger on each.
+    package func writersSQL(_ schema: Schema) throws -> String {
+        try fragment(
+            WritersContext(oldestWriter: schema.oldestWriter.map(String.init), tables: schema.tables.map { NamedTable(name: $0.name) }))
     }
 
     /// What every shared table uses (decision 0048), for a schema with a scope table; nil
@@ -59,7 +66,7 @@ package struct SupabaseRenderer: Sendable {
         return try templates.render(
             SchemaContext(
                 sequence: try sequenceSQL(), sharing: try sharingSQL(schema), tables: tables, pull: try pullSQL(schema),
-                buckets: try bucketsSQL(schema.buckets, in: schema)))
+                writers: try writersSQL(schema), buckets: try bucketsSQL(schema.buckets, in: schema)))
     }
 
     /// The buckets whose file columns a migration adds, or whose table's server code it

@@ -136,6 +136,11 @@ enum BuiltInTemplates {
         /// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
         pub const PULL_FUNCTION: &str = "{{pullFunction}}";
 
+        /// The schema version this build was generated with (its newest migration's number): every
+        /// request states it in the header `X-Sync-Schema` (docs/PROTOCOL.md in hope-sync), and a
+        /// server whose `oldest_writer` is above it refuses its writes with PT426.
+        pub const SCHEMA_VERSION: i64 = {{schemaVersion}};
+
         /// Every local migration, oldest first.
         pub const MIGRATIONS: &[Migration] = &[
         {{#migrations}}
@@ -663,6 +668,8 @@ enum BuiltInTemplates {
         {{#createsSequence}}
 
         {{pull}}
+
+        {{writers}}
         {{/createsSequence}}
         {{#buckets}}
 
@@ -872,6 +879,8 @@ enum BuiltInTemplates {
         {{/buckets}}
 
         {{pull}}
+
+        {{writers}}
 
         commit;
 
@@ -1584,6 +1593,10 @@ enum BuiltInTemplates {
         -- claims, which auth.uid() reads.
         --   Alice {{alice}}
         --   Bob   {{bob}}
+        {{#writers.oldestWriter}}
+        -- Their requests state a schema version the writer floor lets write (X-Sync-Schema).
+        set local request.headers = '{"x-sync-schema":"{{writers.oldestWriter}}"}';
+        {{/writers.oldestWriter}}
         {{#tables}}
 
         {{sql}}
@@ -1614,6 +1627,36 @@ enum BuiltInTemplates {
           values ('sync:{{bob}}', 'broadcast', 'poke', '{}', true)$$, '42501', null, 'pokes: Alice cannot send on Bob''s topic');
         set local role anon;
         select is_empty($$select id from realtime.messages$$, 'pokes: anon joins no topic');
+
+        -- Which builds may write: the devices' daily hello records each one's newest schema version,
+        -- for its user alone, and answers with the writer floor; {{#writers.oldestWriter}}a build below
+        -- oldest_writer ({{writers.oldestWriter}}) is refused every write (PT426), the others are not.{{/writers.oldestWriter}}{{^writers.oldestWriter}}with no oldest_writer, every build writes.{{/writers.oldestWriter}}
+        set local role authenticated;
+        set local request.jwt.claims = '{{aliceClaims}}';
+        select is(public.sync_hello(3, 'pgtap-device')::jsonb ->> 'oldest_writer', {{#writers.oldestWriter}}'{{writers.oldestWriter}}'{{/writers.oldestWriter}}{{^writers.oldestWriter}}null{{/writers.oldestWriter}},
+          'writers: the hello answers with the writer floor');
+        select lives_ok($$select public.sync_hello(2, 'pgtap-device')$$, 'writers: a hello from an older build of the device is taken');
+        select is((select schema_version from public.sync_devices where device_id = 'pgtap-device'), 3,
+          'writers: a device keeps the newest schema version it said hello with');
+        set local request.jwt.claims = '{{bobClaims}}';
+        select is_empty($$select 1 from public.sync_devices where device_id = 'pgtap-device'$$,
+          'writers: a user sees only their own devices');
+        {{#writers.oldestWriter}}
+        set local request.headers = '{"x-sync-schema":"{{writers.belowFloor}}"}';
+        select throws_ok($$update public.{{writers.table}} set id = id where false$$, 'PT426', null,
+          'writers: a build below oldest_writer is refused before it writes');
+        set local request.headers = '{}';
+        select throws_ok($$update public.{{writers.table}} set id = id where false$$, 'PT426', null,
+          'writers: a request stating no schema version is refused');
+        set local request.headers = '{"x-sync-schema":"{{writers.oldestWriter}}"}';
+        select lives_ok($$update public.{{writers.table}} set id = id where false$$, 'writers: a build at oldest_writer writes');
+        {{/writers.oldestWriter}}
+        {{^writers.oldestWriter}}
+        set local request.headers = '{}';
+        select lives_ok($$update public.{{writers.table}} set id = id where false$$, 'writers: with no floor, any build writes');
+        {{/writers.oldestWriter}}
+        set local request.headers = '{}';
+        reset role;
 
         select * from finish();
         rollback;
@@ -1978,6 +2021,103 @@ enum BuiltInTemplates {
         drop function if exists public.{{table}}_after_write();
         {{/openRow}}
         {{/replacing}}
+
+        """#,
+        "supabase/writers.sql.mustache": #"""
+        -- Which builds may write (docs/decisions/0052-schema-versions-and-the-writer-floor.md). Every
+        -- request of a hope-sync client names the schema version its build was generated with (the
+        -- number of its newest migration) in the header X-Sync-Schema; a request without it counts as
+        -- version 0 (a build from before the header, or another client).
+        create or replace function public.sync_request_schema()
+        returns integer
+        language sql
+        stable
+        set search_path = ''
+        as $$
+          select case when v ~ '^[0-9]{1,9}$' then v::integer else 0 end
+          from (select coalesce(nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-schema', '') as v) h;
+        $$;
+        revoke all on function public.sync_request_schema() from public, anon;
+        grant execute on function public.sync_request_schema() to authenticated, service_role;
+
+        -- The devices in the field and the newest schema version each has said it runs, per user: one
+        -- row a device, written at most once a day (public.sync_hello), never by a push or a pull.
+        -- What the contract step of a rename and a removal wait for: `generate verify --devices` and
+        -- docs/SCHEMA-CHANGES.md count them per version.
+        create table if not exists public.sync_devices (
+          user_id uuid not null,
+          device_id text not null,
+          schema_version integer not null,
+          last_seen date not null,
+          primary key (user_id, device_id)
+        );
+        revoke all on table public.sync_devices from anon, authenticated;
+        grant select, insert, update on table public.sync_devices to authenticated;
+        grant select, insert, update, delete on table public.sync_devices to service_role;
+        alter table public.sync_devices enable row level security;
+        drop policy if exists sync_devices_select_own on public.sync_devices;
+        create policy sync_devices_select_own on public.sync_devices for select to authenticated
+          using (user_id = (select auth.uid()));
+        drop policy if exists sync_devices_insert_own on public.sync_devices;
+        create policy sync_devices_insert_own on public.sync_devices for insert to authenticated
+          with check (user_id = (select auth.uid()));
+        drop policy if exists sync_devices_update_own on public.sync_devices;
+        create policy sync_devices_update_own on public.sync_devices for update to authenticated
+          using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+
+        -- A device's daily hello: records its schema version and answers with the oldest version the
+        -- server lets write, so a build below it learns before it pushes. Security invoker: the
+        -- policies keep each user to their own devices' rows.
+        create or replace function public.sync_hello(schema_version integer, device_id text)
+        returns json
+        language plpgsql
+        volatile
+        set search_path = ''
+        as $$
+        -- The arguments are named as clients send them; in the statement below, names are columns.
+        #variable_conflict use_column
+        begin
+          if auth.uid() is null then
+            raise exception using errcode = '42501', message = 'sign in before saying hello';
+          end if;
+          insert into public.sync_devices as d (user_id, device_id, schema_version, last_seen)
+          values (auth.uid(), pg_catalog.left(sync_hello.device_id, 200), greatest(sync_hello.schema_version, 0), current_date)
+          on conflict (user_id, device_id) do update
+            set schema_version = greatest(d.schema_version, excluded.schema_version), last_seen = excluded.last_seen
+            where d.schema_version < excluded.schema_version or d.last_seen < excluded.last_seen;
+          return pg_catalog.json_build_object('oldest_writer', {{#oldestWriter}}{{oldestWriter}}{{/oldestWriter}}{{^oldestWriter}}null::integer{{/oldestWriter}});
+        end
+        $$;
+        revoke all on function public.sync_hello(integer, text) from public, anon;
+        grant execute on function public.sync_hello(integer, text) to authenticated;
+
+        -- Before every write statement of a signed-in user (a service role's writes, a backfill or an
+        -- admin's, are not checked): a build older than schema.yaml's oldest_writer is refused, with
+        -- PostgREST's PT426 (HTTP 426 Upgrade Required), before the statement locks or writes
+        -- anything. Its pulls go on.
+        create or replace function public.sync_check_writer()
+        returns trigger
+        language plpgsql
+        set search_path = ''
+        as $$
+        begin
+        {{#oldestWriter}}
+          if auth.uid() is not null and public.sync_request_schema() < {{oldestWriter}} then
+            raise exception using errcode = 'PT426',
+              message = 'this build of the app is too old to write: update the app',
+              detail = pg_catalog.format('oldest_writer %s, this build %s', {{oldestWriter}}, public.sync_request_schema()),
+              hint = 'its writes stay on the device and are sent once the app is updated';
+          end if;
+        {{/oldestWriter}}
+          return null;
+        end
+        $$;
+        revoke all on function public.sync_check_writer() from public, anon, authenticated, service_role;
+        {{#tables}}
+        create or replace trigger {{name}}_check_writer
+          before insert or update or delete on public.{{name}}
+          for each statement execute function public.sync_check_writer();
+        {{/tables}}
 
         """#,
         "swift/record.swift.mustache": #"""

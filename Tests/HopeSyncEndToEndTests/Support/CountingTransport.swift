@@ -2,8 +2,8 @@ import Foundation
 @_spi(Transport) import HopeSync
 import HopeSyncTestSupport
 
-/// A transport that counts the upserts it passes on, per table, and the pulls: table by table
-/// and through the pull function.
+/// A transport that counts the upserts it passes on, per table, the pulls (table by table and
+/// through the pull function) and the hellos.
 final class CountingTransport: ForwardingTransport, Sendable {
     let base: any SyncTransport
     private let upserts = Locked<[String: Int]>([:])
@@ -23,6 +23,13 @@ final class CountingTransport: ForwardingTransport, Sendable {
     var tablePulls: Int { pulls.withLock { $0["tables"] ?? 0 } }
     /// Calls of the pull function so far (those the server failed included).
     var functionPulls: Int { pulls.withLock { $0["function"] ?? 0 } }
+    /// The device's hellos so far.
+    var hellos: Int { pulls.withLock { $0["hello"] ?? 0 } }
+
+    func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? {
+        pulls.withLock { $0["hello", default: 0] += 1 }
+        return try await base.hello(schemaVersion: schemaVersion, deviceID: deviceID, as: user)
+    }
 
     @discardableResult
     func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {

@@ -133,6 +133,11 @@ public struct AppSchema: Sendable {
         tables.first { $0.name == name }
     }
 
+    /// The schema version this build was generated with: the number of its newest migration.
+    /// Every request states it, and a server whose `oldest_writer` is above it refuses the
+    /// build's writes (``SyncStatus/Phase/updateRequired``).
+    public var schemaVersion: Int { migrations.last?.version ?? 0 }
+
     /// Every file column of every table, in schema order.
     public var fileColumns: [(table: TableSchema, column: ColumnSchema)] {
         tables.flatMap { table in table.columns.filter { $0.type.bucket != nil }.map { (table, $0) } }

@@ -1,10 +1,10 @@
 /// How a sync pass reads a failed request: whose fault it is, and whether it will pass.
 extension SyncError {
     /// A 4xx the rows themselves caused. Not: schema drift (every row fails alike), an expired
-    /// token (401), a timeout or throttling (408, 429).
+    /// token (401), a timeout or throttling (408, 429), a build below the writer floor (426).
     var isRowsFault: Bool {
         guard code == .server, let server = serverError else { return false }
-        guard (400..<500).contains(server.status), ![401, 408, 429].contains(server.status) else { return false }
+        guard (400..<500).contains(server.status), ![401, 408, 426, 429].contains(server.status) else { return false }
         return SchemaDrift(server) == nil && server.code != "PGRST102"
     }
 
@@ -13,6 +13,12 @@ extension SyncError {
     /// nothing about what ran.
     var provesNothingCommitted: Bool {
         code == .server && serverError?.code != nil
+    }
+
+    /// The server refused this build's write as older than its writer floor (PT426: HTTP 426
+    /// Upgrade Required, decision 0051). Never the rows' fault: every write of the build meets it.
+    var refusesThisBuild: Bool {
+        code == .server && serverError?.code == "PT426"
     }
 
     /// The server refused a claim as more than a day past its clock (22008): this device's clock

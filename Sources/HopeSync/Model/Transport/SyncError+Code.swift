@@ -5,7 +5,7 @@ extension SyncError {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable {
             case networkDisabled, connectivity, server, syncFailed, clientClosed, accessToken, signedOut, invalidRequest
-            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase, localFile, notAllowed
+            case decoding, encoding, configuration, schemaDrift, cancelled, localDatabase, localFile, notAllowed, updateRequired
         }
 
         private let kind: Kind
@@ -54,5 +54,9 @@ extension SyncError {
         /// view, or a membership change only an owner may make (``SyncError/serverError`` holds
         /// the server's refusal when it refused); the message names the scope.
         public static let notAllowed = Code(.notAllowed)
+        /// The server no longer lets this build of the app write (its `oldest_writer` is newer
+        /// than the build's schema version): the app must be updated. Every unsent write stays
+        /// on the device and goes once the updated app runs; pulls go on meanwhile.
+        public static let updateRequired = Code(.updateRequired)
     }
 }

@@ -158,6 +158,17 @@ public struct UndecodableRow: Sendable, Equatable {
     /// Where file columns' files go, when this transport's server has a Storage beside it
     /// (PostgREST's project); nil (the default) when files need one configured separately.
     var files: (any SyncFileTransport)? { get }
+
+    /// This transport with every request stating the schema version the app's build was
+    /// generated with (PostgREST: header `X-Sync-Schema`), which a server with a writer floor
+    /// checks (decision 0051). By default the transport itself: its requests state none, and
+    /// such a server takes them for a build older than any floor.
+    func stating(schemaVersion: Int) -> any SyncTransport
+
+    /// The device's daily hello (`rpc/sync_hello`): records the build's schema version for the
+    /// project's owner and answers with the oldest version the server lets write. Nil (the
+    /// default, and a server without the function): the server says nothing of a floor.
+    func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello?
 }
 
 extension SyncTransport {

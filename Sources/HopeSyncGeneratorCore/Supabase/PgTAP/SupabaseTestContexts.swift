@@ -1,3 +1,5 @@
+import HopeSyncSchema
+
 /// `supabase/tests.sql.mustache`: the pgTAP file.
 struct TestsContext: TemplateContext {
     static let template = "supabase/tests.sql.mustache"
@@ -11,6 +13,7 @@ struct TestsContext: TemplateContext {
     var tables: [RenderedSQL]
     var buckets: [RenderedSQL]
     var scopes: [RenderedSQL] = []
+    var writers: WriterTestsContext
 
     static var fields: [TemplateField<Self>] {
         [
@@ -22,6 +25,31 @@ struct TestsContext: TemplateContext {
             .init("tables", "each table's tests, rendered by table_tests.sql", \.tables),
             .init("buckets", "each Storage bucket's tests, rendered by bucket_tests.sql", \.buckets),
             .init("scopes", "each scope table's sharing tests, rendered by scope_tests.sql", \.scopes),
+            .init(
+                "writers", "what the writer floor's tests need (`writers.table`, `writers.oldestWriter`, `writers.belowFloor`)", \.writers),
+        ]
+    }
+}
+
+/// What the tests of the writer floor and the devices' hello need (writers.sql).
+struct WriterTestsContext: TemplateObject {
+    /// A table to write to (an update that matches no row still fires the statement check).
+    var table: String
+    /// schema.yaml's oldest_writer and the version just below it, when set.
+    var oldestWriter: String?
+    var belowFloor: String?
+
+    init(_ schema: Schema) {
+        table = schema.tables.first?.name ?? ""
+        oldestWriter = schema.oldestWriter.map(String.init)
+        belowFloor = schema.oldestWriter.map { String($0 - 1) }
+    }
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "a table to write to: an update matching no row still meets the check", \.table),
+            .init("oldestWriter", "schema.yaml's oldest_writer, when set", \.oldestWriter),
+            .init("belowFloor", "the schema version just below it, when set", \.belowFloor),
         ]
     }
 }

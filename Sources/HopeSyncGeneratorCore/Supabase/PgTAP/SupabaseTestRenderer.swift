@@ -38,7 +38,8 @@ package struct SupabaseTestRenderer: Sendable {
         // The plan counts the tests the file makes: rendered once to count them, then with the count.
         var context = TestsContext(
             plan: "0", alice: Self.alice, bob: Self.bob, aliceClaims: PgTAPTableScript.claims(Self.alice),
-            bobClaims: PgTAPTableScript.claims(Self.bob), tables: tables, buckets: buckets, scopes: scopes)
+            bobClaims: PgTAPTableScript.claims(Self.bob), tables: tables, buckets: buckets, scopes: scopes,
+            writers: WriterTestsContext(schema))
         context.plan = String(PgTAPPlan.count(in: try templates.render(context)))
         return try templates.render(context)
     }

@@ -757,4 +757,92 @@ $$;
 revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
 grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;
 
+-- Which builds may write (docs/decisions/0052-schema-versions-and-the-writer-floor.md). Every
+-- request of a hope-sync client names the schema version its build was generated with (the
+-- number of its newest migration) in the header X-Sync-Schema; a request without it counts as
+-- version 0 (a build from before the header, or another client).
+create or replace function public.sync_request_schema()
+returns integer
+language sql
+stable
+set search_path = ''
+as $$
+  select case when v ~ '^[0-9]{1,9}$' then v::integer else 0 end
+  from (select coalesce(nullif(pg_catalog.current_setting('request.headers', true), '')::json ->> 'x-sync-schema', '') as v) h;
+$$;
+revoke all on function public.sync_request_schema() from public, anon;
+grant execute on function public.sync_request_schema() to authenticated, service_role;
+
+-- The devices in the field and the newest schema version each has said it runs, per user: one
+-- row a device, written at most once a day (public.sync_hello), never by a push or a pull.
+-- What the contract step of a rename and a removal wait for: `generate verify --devices` and
+-- docs/SCHEMA-CHANGES.md count them per version.
+create table if not exists public.sync_devices (
+  user_id uuid not null,
+  device_id text not null,
+  schema_version integer not null,
+  last_seen date not null,
+  primary key (user_id, device_id)
+);
+revoke all on table public.sync_devices from anon, authenticated;
+grant select, insert, update on table public.sync_devices to authenticated;
+grant select, insert, update, delete on table public.sync_devices to service_role;
+alter table public.sync_devices enable row level security;
+drop policy if exists sync_devices_select_own on public.sync_devices;
+create policy sync_devices_select_own on public.sync_devices for select to authenticated
+  using (user_id = (select auth.uid()));
+drop policy if exists sync_devices_insert_own on public.sync_devices;
+create policy sync_devices_insert_own on public.sync_devices for insert to authenticated
+  with check (user_id = (select auth.uid()));
+drop policy if exists sync_devices_update_own on public.sync_devices;
+create policy sync_devices_update_own on public.sync_devices for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+
+-- A device's daily hello: records its schema version and answers with the oldest version the
+-- server lets write, so a build below it learns before it pushes. Security invoker: the
+-- policies keep each user to their own devices' rows.
+create or replace function public.sync_hello(schema_version integer, device_id text)
+returns json
+language plpgsql
+volatile
+set search_path = ''
+as $$
+-- The arguments are named as clients send them; in the statement below, names are columns.
+#variable_conflict use_column
+begin
+  if auth.uid() is null then
+    raise exception using errcode = '42501', message = 'sign in before saying hello';
+  end if;
+  insert into public.sync_devices as d (user_id, device_id, schema_version, last_seen)
+  values (auth.uid(), pg_catalog.left(sync_hello.device_id, 200), greatest(sync_hello.schema_version, 0), current_date)
+  on conflict (user_id, device_id) do update
+    set schema_version = greatest(d.schema_version, excluded.schema_version), last_seen = excluded.last_seen
+    where d.schema_version < excluded.schema_version or d.last_seen < excluded.last_seen;
+  return pg_catalog.json_build_object('oldest_writer', null::integer);
+end
+$$;
+revoke all on function public.sync_hello(integer, text) from public, anon;
+grant execute on function public.sync_hello(integer, text) to authenticated;
+
+-- Before every write statement of a signed-in user (a service role's writes, a backfill or an
+-- admin's, are not checked): a build older than schema.yaml's oldest_writer is refused, with
+-- PostgREST's PT426 (HTTP 426 Upgrade Required), before the statement locks or writes
+-- anything. Its pulls go on.
+create or replace function public.sync_check_writer()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  return null;
+end
+$$;
+revoke all on function public.sync_check_writer() from public, anon, authenticated, service_role;
+create or replace trigger habits_check_writer
+  before insert or update or delete on public.habits
+  for each statement execute function public.sync_check_writer();
+create or replace trigger notes_check_writer
+  before insert or update or delete on public.notes
+  for each statement execute function public.sync_check_writer();
+
 commit;

@@ -210,6 +210,11 @@ pub const TABLES: &[Table] = &[PROBES, SELVES, LOCAL_MIGRATIONS, OPEN_ROW_RULES,
 /// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
 pub const PULL_FUNCTION: &str = "sync_pull";
 
+/// The schema version this build was generated with (its newest migration's number): every
+/// request states it in the header `X-Sync-Schema` (docs/PROTOCOL.md in hope-sync), and a
+/// server whose `oldest_writer` is above it refuses its writes with PT426.
+pub const SCHEMA_VERSION: i64 = 1;
+
 /// Every local migration, oldest first.
 pub const MIGRATIONS: &[Migration] = &[
     Migration {

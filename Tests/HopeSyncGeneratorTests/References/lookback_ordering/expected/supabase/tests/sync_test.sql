@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(24);
+select plan(29);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -92,6 +92,23 @@ select throws_ok($$insert into realtime.messages (topic, extension, event, paylo
   values ('sync:b0b00000-0000-4000-8000-000000000002', 'broadcast', 'poke', '{}', true)$$, '42501', null, 'pokes: Alice cannot send on Bob''s topic');
 set local role anon;
 select is_empty($$select id from realtime.messages$$, 'pokes: anon joins no topic');
+
+-- Which builds may write: the devices' daily hello records each one's newest schema version,
+-- for its user alone, and answers with the writer floor; with no oldest_writer, every build writes.
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select is(public.sync_hello(3, 'pgtap-device')::jsonb ->> 'oldest_writer', null,
+  'writers: the hello answers with the writer floor');
+select lives_ok($$select public.sync_hello(2, 'pgtap-device')$$, 'writers: a hello from an older build of the device is taken');
+select is((select schema_version from public.sync_devices where device_id = 'pgtap-device'), 3,
+  'writers: a device keeps the newest schema version it said hello with');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select is_empty($$select 1 from public.sync_devices where device_id = 'pgtap-device'$$,
+  'writers: a user sees only their own devices');
+set local request.headers = '{}';
+select lives_ok($$update public.events set id = id where false$$, 'writers: with no floor, any build writes');
+set local request.headers = '{}';
+reset role;
 
 select * from finish();
 rollback;
