@@ -38,6 +38,17 @@ struct CatalogCheck {
         }
         findings += lacking(rendered.grants).map { finding(.grant, $0) }
         findings += functionPrivileges(rendered).map { finding($0.kind, $0.message) }
+        // What every table shares puts a trigger on each (the writer floor's check).
+        for trigger in rendered.triggers {
+            guard let live = catalog.triggers[trigger.table]?[trigger.name] else {
+                findings.append(finding(.trigger, "trigger \(trigger.name) on public.\(trigger.table)"))
+                continue
+            }
+            if !live.isEnabled || live.definition != trigger.definition {
+                findings.append(
+                    finding(.trigger, "trigger \(trigger.name) on public.\(trigger.table) differs from what schema.yaml makes now"))
+            }
+        }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
             let state = catalog.functions[function] == nil ? "missing" : "outdated"
             findings.append(finding(.function, "function public.\(function) (\(state))"))

@@ -12,9 +12,12 @@ import HopeSyncSchema
 /// field may still send them.
 package struct SchemaVerifier: Sendable {
     package let renderer: SupabaseRenderer
+    /// How many days back the report counts the devices in the field.
+    package var deviceDays: Int
 
-    package init(renderer: SupabaseRenderer) {
+    package init(renderer: SupabaseRenderer, deviceDays: Int = 30) {
         self.renderer = renderer
+        self.deviceDays = deviceDays
     }
 
     /// Connects with a libpq URL and verifies; `migrations` name the file that makes each
@@ -46,7 +49,8 @@ package struct SchemaVerifier: Sendable {
             findings += try check.table(table)
         }
         findings += try StorageCheck(renderer: renderer, history: history).findings(schema, on: connection)
-        return VerificationReport(findings: findings, tables: schema.tables.map(\.name))
+        let census = try DeviceCensus(reading: connection, days: deviceDays, oldestWriter: schema.oldestWriter)
+        return VerificationReport(findings: findings, tables: schema.tables.map(\.name), census: census)
     }
 
     /// The type as `format_type` prints it.

@@ -3,10 +3,13 @@ package struct VerificationReport: Sendable, Equatable, CustomStringConvertible 
     package var findings: [Finding]
     /// The tables checked, in schema order (a table without findings is fine).
     package var tables: [String]
+    /// The devices in the field by schema version; nil when the database has no record of them.
+    package var census: DeviceCensus?
 
-    package init(findings: [Finding], tables: [String]) {
+    package init(findings: [Finding], tables: [String], census: DeviceCensus? = nil) {
         self.findings = findings
         self.tables = tables
+        self.census = census
     }
 
     /// True when the database has everything the schema needs (notes do not count).
@@ -33,6 +36,7 @@ package struct VerificationReport: Sendable, Equatable, CustomStringConvertible 
             lines.append(found.isEmpty ? "\(table): ok" : "\(table):")
             found.forEach(add)
         }
+        if let census { lines.append(census.description) }
         let problems = findings.filter { !$0.isNote }.count
         lines.append(
             problems == 0

@@ -38,7 +38,7 @@ public struct VerifyCommand: Sendable {
         } catch {
             return GenerateCommand.Failure("error: cannot load the templates: \(error)", GenerateCommand.ExitCode.usage).report(on: console)
         }
-        let outcome = SchemaVerifier(renderer: SupabaseRenderer(templates: templates))
+        let outcome = SchemaVerifier(renderer: SupabaseRenderer(templates: templates), deviceDays: options.deviceDays)
             .outcome(parsed.schema, snapshot: snapshot, databaseURL: databaseURL)
         if outcome.status == VerifyOutcome.unreachable {
             console.error(outcome.text)

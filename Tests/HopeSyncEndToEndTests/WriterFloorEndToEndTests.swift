@@ -7,6 +7,7 @@ import HopeSyncPostgresFixture
 import HopeSyncTestSupport
 import HopeSyncUpgradeSchemaV1
 import HopeSyncUpgradeSchemaV2
+import HopeSyncVerify
 import Testing
 
 /// The writer floor on PostgreSQL (decision 0051): the server migrated to v2, then to v3, whose
@@ -75,6 +76,8 @@ import Testing
         try await oldEngine.syncNow()
         try await newEngine.syncNow()
         #expect(try devicesSeen() == ["old": 8, "new": 9])
+        let census = try #require(try DeviceCensus(reading: database.connect(), days: 30, oldestWriter: 9))
+        #expect(census.description.contains("version 9: 1 device\n  version 8: 1 device (below oldest_writer 9: may not write)"))
 
         try raiseTheFloor()
         try await oldStore.write { tx in

@@ -10,11 +10,10 @@ import Testing
 @Suite struct VerifyCommandTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    func verify(_ url: String) -> (status: Int32, out: String, error: String) {
+    func verify(_ url: String, _ more: [String] = []) -> (status: Int32, out: String, error: String) {
         let (console, transcript) = GenerateCommand.Console.recording()
-        let status = VerifyCommand(console: console).run([
-            "--database-url", url, "--schema", Self.root.appendingPathComponent("schema.yaml").path,
-        ])
+        let status = VerifyCommand(console: console).run(
+            ["--database-url", url, "--schema", Self.root.appendingPathComponent("schema.yaml").path] + more)
         return (status, transcript.out, transcript.error)
     }
 
@@ -32,6 +31,29 @@ import Testing
         #expect(failing.out.contains("note"))
         #expect(failing.out.contains("0001_initial"))
         #expect(failing.out.contains("alter table public.sessions add column if not exists note text;"))
+    }
+
+    /// The report ends with the devices in the field by the schema version of their build, over
+    /// the window `--devices` sets (their hellos' last day).
+    @Test func theReportCountsTheDevicesByVersion() throws {
+        let database = try PostgresCluster.createDatabase()
+        let connection = try database.connect()
+        try connection.execute(
+            script: String(contentsOf: Self.root.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
+        #expect(verify(database.url).out.contains("by their build's schema version:\n  none"))
+        try connection.execute(
+            script: """
+                insert into public.sync_devices (user_id, device_id, schema_version, last_seen) values
+                  (gen_random_uuid(), 'a', 16, current_date), (gen_random_uuid(), 'b', 16, current_date - 3),
+                  (gen_random_uuid(), 'c', 15, current_date - 1), (gen_random_uuid(), 'd', 9, current_date - 40);
+                """)
+        let month = verify(database.url)
+        #expect(month.status == 0)
+        #expect(
+            month.out.contains("in the last 30 days, by their build's schema version:\n  version 16: 2 devices\n  version 15: 1 device\n"))
+        #expect(!month.out.contains("version 9"))
+        #expect(verify(database.url, ["--devices", "2"]).out.contains("version 16: 1 device\n  version 15: 1 device\n"))
+        #expect(verify(database.url, ["--devices", "0"]).status == 2)
     }
 
     @Test func anUnreachableDatabaseIsExitTwoWithoutThePassword() {

@@ -93,6 +93,26 @@ import Testing
         #expect(repaired.findings.map(\.kind) == [.extraColumn])
     }
 
+    /// A writer floor set in schema.yaml but never pasted leaves the server's check and hello
+    /// outdated, and a dropped check on one table is missing: each is reported, and the fix
+    /// (what every table shares, rendered with the floor) repairs both.
+    @Test func anUnpastedWriterFloorAndADroppedCheckAreReported() throws {
+        let (database, connection) = try migrated()
+        try connection.execute("drop trigger activities_check_writer on public.activities")
+        var floored = TestSchema.current
+        floored.oldestWriter = 2
+        let report = try verifier.verify(floored, migrations: TestSchema.migrations, databaseURL: database.url)
+        let messages = report.findings.map(\.message).sorted()
+        #expect(
+            messages == [
+                "function public.sync_check_writer (outdated)", "function public.sync_hello (outdated)",
+                "trigger activities_check_writer on public.activities",
+            ])
+        let fix = try #require(report.findings.first?.fix)
+        try connection.execute(script: fix)
+        #expect(try verifier.verify(floored, migrations: TestSchema.migrations, databaseURL: database.url).findings == [])
+    }
+
     /// A policy with the right name that lets everyone's rows through is reported, with the SQL
     /// that puts the owner-only one back; another permissive policy is a note to look at.
     @Test func aWeakenedPolicyIsReportedAndAnExtraOneNoted() throws {

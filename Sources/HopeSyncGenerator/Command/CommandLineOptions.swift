@@ -17,6 +17,8 @@ package struct CommandLineOptions: Sendable {
     package var templatesPath: String?
     /// With `--check`: the file written when Generated/ is current (a build plugin's output).
     package var stampPath: String?
+    /// `generate-verify --devices DAYS`: the window of the devices-by-version report.
+    package var deviceDays = 30
 
     static let usage = """
         USAGE: generate [--schema PATH] [--output DIR] [--templates DIR] [--check [--stamp FILE]]
@@ -46,9 +48,11 @@ package struct CommandLineOptions: Sendable {
 
     package static let verifyUsage = """
         USAGE: generate-verify --database-url URL [--schema PATH] [--output DIR] [--templates DIR]
+                               [--devices DAYS]
 
         Compares a live database (libpq connection string) with the schema and prints the SQL
-        that fixes what is missing.
+        that fixes what is missing, then how many devices synced lately by the schema version of
+        their build (what tells when raising oldest_writer strands nobody).
 
         OPTIONS:
           --database-url URL    the database, as libpq reads it (postgresql://… or key=value)
@@ -57,6 +61,7 @@ package struct CommandLineOptions: Sendable {
                                 (default: Generated beside the schema)
           --templates DIR       templates that override the built-in ones (default: Templates
                                 beside the schema, when it exists)
+          --devices DAYS        count the devices that synced in the last DAYS days (default 30)
           -h, --help            show this help
 
         EXIT: 0 the database has everything, 1 something is missing, 2 bad usage or no
@@ -93,6 +98,12 @@ package struct CommandLineOptions: Sendable {
             case "--database-url":
                 guard case .verify = options.mode else { throw UsageError(description: "--database-url belongs to `generate-verify`") }
                 options.mode = .verify(databaseURL: try value())
+            case "--devices":
+                guard verifying else { throw UsageError(description: "--devices belongs to `generate-verify`") }
+                guard let days = Int(try value()), days > 0 else {
+                    throw UsageError(description: "--devices needs a number of days (1 or more)")
+                }
+                options.deviceDays = days
             case "--init-templates":
                 guard !verifying else { throw UsageError(description: "--init-templates belongs to `generate`") }
                 options.mode = .initTemplates(directory: try value())
