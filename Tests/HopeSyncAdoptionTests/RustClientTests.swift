@@ -118,6 +118,9 @@ extension HabitAppTests {
         #expect(first.status == 0, "\(first.output)")
         let request = try PullRequest(first.output)
         #expect(request.path == "/rest/v1/rpc/sync_pull", "tables.rs's PULL_FUNCTION")
+        let sqlite = SwiftPM.fixture.appendingPathComponent("Generated/sqlite")
+        let migrations = try FileManager.default.contentsOfDirectory(atPath: sqlite.path)
+        #expect(request.schemaVersion == String(migrations.count), "tables.rs's SCHEMA_VERSION: its newest migration")
         #expect(request.cursorValues == ["habits": 0, "check_ins": 0] && request.since == nil && request.pageLimit == "2")
 
         let (full, afterFull) = try await answerTheClient(first.output)
@@ -168,9 +171,14 @@ private struct PullRequest {
     let cursors: String
     let since: String?
     let pageLimit: String?
+    /// The header the request carries with the build's schema version.
+    let schemaVersion: String?
 
     init(_ output: String) throws {
-        let line = try #require(output.split(separator: "\n").last { $0.hasPrefix("next: GET ") })
+        let lines = output.split(separator: "\n")
+        let index = try #require(lines.lastIndex { $0.hasPrefix("next: GET ") })
+        let line = lines[index]
+        schemaVersion = lines.dropFirst(index + 1).first { $0.hasPrefix("X-Sync-Schema: ") }.map { String($0.dropFirst(15)) }
         let url = try #require(URLComponents(string: String(line.dropFirst("next: GET ".count))))
         let items = url.queryItems ?? []
         path = url.path

@@ -4,7 +4,7 @@
 
 use crate::cursors::{self, cursor, kept_mark, keep_mark, percent_encoded};
 use crate::merge;
-use crate::tables::{PULL_FUNCTION, TABLES};
+use crate::tables::{PULL_FUNCTION, SCHEMA_VERSION, TABLES};
 use rusqlite::Connection;
 use serde_json::{Map, Value as Json};
 
@@ -21,7 +21,8 @@ pub struct Applied {
 }
 
 /// The next request: every table after its cursor (a lookback table's window before it), the
-/// kept mark as `since` when there is one, as a GET of PostgREST's RPC endpoint.
+/// kept mark as `since` when there is one, as a GET of PostgREST's RPC endpoint, with the header
+/// every request carries: the build's schema version (docs/PROTOCOL.md).
 pub fn next_request(conn: &Connection, page_limit: i64) -> rusqlite::Result<String> {
     let mut cursors = Map::new();
     for table in TABLES {
@@ -32,7 +33,7 @@ pub fn next_request(conn: &Connection, page_limit: i64) -> rusqlite::Result<Stri
         url += &format!("&since={mark}");
     }
     url += &format!("&page_limit={}", page_limit.clamp(1, 1_000));
-    Ok(format!("GET {url}"))
+    Ok(format!("GET {url}\nX-Sync-Schema: {SCHEMA_VERSION}"))
 }
 
 /// Applies a pull function's answer in one local transaction: each page's rows merged as a
