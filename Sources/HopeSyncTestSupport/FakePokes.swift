@@ -155,6 +155,10 @@ package struct PokingTransport: ForwardingTransport {
         self.pokes = pokes
     }
 
+    package func stating(schemaVersion: Int) -> any SyncTransport {
+        PokingTransport(forwardee.stating(schemaVersion: schemaVersion), pokes: pokes)
+    }
+
     @discardableResult
     package func upsert(_ rows: [ColumnValues], into table: TableSchema, as user: Credentials) async throws(SyncError) -> UpsertedRows {
         try await upsert(rows, into: table, as: user, announcingPokes: false)

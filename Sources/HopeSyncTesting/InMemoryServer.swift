@@ -24,6 +24,8 @@ public actor InMemoryServer {
     var hasFunctions = true
     /// Sharing's exits and the users a request reached (InMemoryServer+Access.swift).
     var sharing = SharingState()
+    /// `oldest_writer` and the devices' hellos (InMemoryServer+WriterFloor.swift).
+    var writerFloor = WriterFloor()
 
     // Test controls.
     var isOnline = true
@@ -71,6 +73,7 @@ public actor InMemoryServer {
     {
         requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
         try admit()
+        try checkWriter()
         let written = try merge(rows, into: requested, as: user).written
         try answer()
         return UpsertedRows(rows: written, serverTimeMs: clock?())
@@ -190,6 +193,7 @@ public actor InMemoryServer {
                     table: table.name, id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning
                 )))
         try admit()
+        try checkWriter()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
         let access = access(of: user.userID.lowercasedString)

@@ -46,16 +46,18 @@ struct SyncPass {
 
     /// Says the device's daily hello when one is due (`day`: days since 1970), and tells whether
     /// this build may write: not once the server said its floor is above it (decision 0051).
-    /// A server that fails the hello is asked again tomorrow; a network failure fails the pass.
+    /// A server that refuses the hello is asked again tomorrow, one passing trouble (a 503) at
+    /// the next pass; neither keeps the pass from going on. A network failure fails the pass.
     mutating func buildMayWrite(on day: Int64) async throws(SyncError) -> Bool {
         if try await store.onWriter({ store throws(SyncError) in try store.helloIsDue(on: day) }) {
-            let hello: ServerHello?
             do {
-                hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+                let hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+                try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
             } catch  where error.code == .server {
-                hello = nil
+                if error.serverError?.isTransient != true {
+                    try await store.onWriter { store throws(SyncError) in try store.recordHello(nil, on: day) }
+                }
             }
-            try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
         }
         buildRefused = try await store.onWriter { store throws(SyncError) in try store.buildIsRefused() }
         return !buildRefused

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Transport) import HopeSync
+import HopeSyncModel
 import HopeSyncTestSupport
 import HopeSyncTesting
 import HopeSyncUpgradeSchemaV1
@@ -17,7 +18,10 @@ import Testing
 /// device diverges. The server keeps its own clock; devices' clocks are near it, reset, or days
 /// ahead (``DeviceClockKind``). In half the runs the engines run their schedules and hear pokes
 /// through ``FakePokes`` (lost, late, doubled, connections dropped), and stop before the final
-/// syncs.
+/// syncs. In a third of the runs the project raises `oldest_writer` to v2 mid-run (decision
+/// 0051): the v1 builds then hold their writes (no rejected entry, no loop of refused pushes)
+/// and keep pulling, and the v1 devices upgrade before the final syncs, when what they held
+/// lands; every device ends having said hello with v2's version.
 /// Runs: SYNC_RANDOM_RUNS (default 200); seed offset: SYNC_RANDOM_SEED.
 @Suite struct FleetRandomTests {
     @Test func mixedBuildsKeepEveryColumnsNewestWrite() async throws {
@@ -50,6 +54,9 @@ private struct FleetRun {
         let d3Function = random.below(2) == 0 ? function : nil
         let outages = random.below(3) == 0
         var serverHasFunctions = true
+        // The step at which the floor passes the v1 builds, in a third of the runs.
+        let floorStep = random.below(3) == 0 ? 10 + random.below(30) : nil
+        if floorStep != nil { await server.setOldestWriter(nil) }
         var configuration = TestDevice.configuration
         configuration.now = { [engineTime] in Date(timeIntervalSince1970: TimeInterval(engineTime.now) / 1_000) }
         // Small pages in a third of the runs: a pass of either protocol takes several requests,
@@ -72,7 +79,12 @@ private struct FleetRun {
         }
         defer { for device in devices { remove(device) } }
         var acknowledged: [ColumnValues] = []
-        for _ in 0..<50 {
+        for step in 0..<50 {
+            if step == floorStep {
+                await server.setOldestWriter(MixedBuilds.v2.schemaVersion)
+                // In half of them a day passes: the devices' next hello says so before they push.
+                if random.below(2) == 0 { engineTime.advance(86_400_000) }
+            }
             let index = random.below(devices.count)
             let device = devices[index]
             switch random.below(100) {
@@ -116,11 +128,44 @@ private struct FleetRun {
             for device in devices { await device.engine.stop() }
         }
         await server.clearFaults()
+        var problems: [String] = []
+        if floorStep != nil {
+            for (index, device) in devices.enumerated() where device.schema.schemaVersion < MixedBuilds.v2.schemaVersion {
+                await device.engine.setNetworkEnabled(true)
+                // A build the floor passed writes nothing (a pull may still settle a dirty row
+                // that a newer write superseded); one with nothing to send only pulls.
+                let before = await server.rows(of: "habits")
+                let waiting = try device.dirtyCount()
+                do {
+                    try await device.sync()
+                    if waiting > 0 { problems.append("\(device.deviceID): a v1 build with writes waiting synced past the floor") }
+                } catch let error as SyncError where error.code == .updateRequired {
+                    // Refused: what it held waits for the upgrade.
+                }
+                // (Another device's pass may still be ending: only rows this device wrote count.)
+                let wrote = await server.rows(of: "habits").filter { key, row in
+                    row[ReservedColumn.deviceId] == .text(device.deviceID) && before[key] != row
+                }
+                if !wrote.isEmpty { problems.append("\(device.deviceID): a v1 build wrote \(wrote.count) rows past the floor") }
+                devices[index] = try device.upgradedToV2()
+            }
+        }
         for device in devices { await device.engine.setNetworkEnabled(true) }
         for _ in 0..<2 {
             for device in devices { try await device.sync() }
         }
-        var problems: [String] = []
+        if floorStep != nil {
+            let versions = await server.deviceVersions
+            for device in devices where versions["\(user.lowercasedString) \(device.deviceID)"] != MixedBuilds.v2.schemaVersion {
+                problems.append(
+                    "\(device.deviceID): its last hello said \(String(describing: versions["\(user.lowercasedString) \(device.deviceID)"]))"
+                )
+            }
+        }
+        for device in devices {
+            let rejected = try device.store.rejectedMutations()
+            if !rejected.isEmpty { problems.append("\(device.deviceID): \(rejected.count) writes rejected: \(rejected.map(\.message))") }
+        }
         for device in devices { problems += try await MixedBuilds.differences(device, server) }
         let stored = await server.rows(of: "habits")
         for write in acknowledged { problems += check(write, against: stored) }
