@@ -49,17 +49,17 @@ struct SyncPass {
     /// A server that refuses the hello is asked again tomorrow, one passing trouble (a 503) at
     /// the next pass; neither keeps the pass from going on. A network failure fails the pass.
     mutating func buildMayWrite(on day: Int64) async throws(SyncError) -> Bool {
-        if try await store.onWriter({ store throws(SyncError) in try store.helloIsDue(on: day) }) {
-            do {
-                let hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
-                try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
-            } catch  where error.code == .server {
-                if error.serverError?.isTransient != true {
-                    try await store.onWriter { store throws(SyncError) in try store.recordHello(nil, on: day) }
-                }
+        let state = try await store.onWriter { store throws(SyncError) in try store.writerFloorState(on: day) }
+        buildRefused = state.isRefused
+        guard state.helloIsDue else { return !buildRefused }
+        do {
+            let hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+            buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
+        } catch  where error.code == .server {
+            if error.serverError?.isTransient != true {
+                buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(nil, on: day) }
             }
         }
-        buildRefused = try await store.onWriter { store throws(SyncError) in try store.buildIsRefused() }
         return !buildRefused
     }
 

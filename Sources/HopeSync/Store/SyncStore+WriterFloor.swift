@@ -9,15 +9,26 @@ extension SyncStore {
     private static let helloKey = "hello"
     private static let refusedBuildKey = "refused_build"
 
-    /// Whether the device owes the server a hello: none yet today (`day`, days since 1970)
-    /// from this build.
-    func helloIsDue(on day: Int64) throws(SyncError) -> Bool {
-        try metaValue(Self.helloKey) != "\(schema.schemaVersion) \(day)"
+    /// Whether the device owes the server a hello (none yet today, `day` being days since 1970,
+    /// from this build), and whether the server refused this build's writes (a newer build
+    /// starts again): one read, on every pass.
+    func writerFloorState(on day: Int64) throws(SyncError) -> (helloIsDue: Bool, isRefused: Bool) {
+        try withWriter { database in
+            var values: [String: String] = [:]
+            for (key, value) in try database.fetchAll(
+                "SELECT key, value FROM _sync_meta WHERE key IN (?, ?)", [.text(Self.helloKey), .text(Self.refusedBuildKey)],
+                { ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "") })
+            {
+                values[key] = value
+            }
+            return (values[Self.helloKey] != "\(schema.schemaVersion) \(day)", values[Self.refusedBuildKey] == String(schema.schemaVersion))
+        }
     }
 
-    /// The server answered today's hello: a floor above this build refuses it; one at or
-    /// below it lets the build write again.
-    func recordHello(_ hello: ServerHello?, on day: Int64) throws(SyncError) {
+    /// The server answered today's hello (nil: it said nothing of a floor): a floor above this
+    /// build refuses it, one at or below it lets the build write again. Returns whether the
+    /// build is refused now.
+    func recordHello(_ hello: ServerHello?, on day: Int64) throws(SyncError) -> Bool {
         try withWriter { database in
             try database.execute(
                 "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)",
@@ -27,6 +38,10 @@ extension SyncStore {
             } else if hello != nil {
                 try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.refusedBuildKey)])
             }
+            let refused = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = ?", [.text(Self.refusedBuildKey)]) {
+                $0.text(at: 0)
+            }
+            return refused == String(schema.schemaVersion)
         }
     }
 
@@ -35,19 +50,8 @@ extension SyncStore {
         try withWriter { database in try Self.refuseBuild(schema.schemaVersion, database) }
     }
 
-    /// Whether the server refused this build's writes; a newer build starts again.
-    func buildIsRefused() throws(SyncError) -> Bool {
-        try metaValue(Self.refusedBuildKey) == String(schema.schemaVersion)
-    }
-
     private static func refuseBuild(_ version: Int, _ database: Database) throws {
         try database.execute(
             "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)", [.text(refusedBuildKey), .text(String(version))])
-    }
-
-    private func metaValue(_ key: String) throws(SyncError) -> String? {
-        try withWriter { database in
-            try database.fetchOne("SELECT value FROM _sync_meta WHERE key = ?", [.text(key)]) { $0.text(at: 0) } ?? nil
-        }
     }
 }
