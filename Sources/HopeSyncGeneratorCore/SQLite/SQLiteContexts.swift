@@ -26,12 +26,33 @@ struct SQLiteStep: TemplateObject {
     var createTable: SQLiteTable?
     var addColumn: SQLiteAddedColumn?
     var addIndex: SQLiteIndex?
+    var renameColumn: SQLiteColumnChange?
+    var dropColumn: SQLiteColumnChange?
 
     static var fields: [TemplateField<Self>] {
         [
             .init("createTable", "a new table", \.createTable),
             .init("addColumn", "a new column on an existing table", \.addColumn),
             .init("addIndex", "a new index on an existing table", \.addIndex),
+            .init("renameColumn", "a column renamed (decision 0052)", \.renameColumn),
+            .init("dropColumn", "a column deprecated: this build drops it (decision 0052)", \.dropColumn),
+        ]
+    }
+}
+
+/// A rename or a deprecation, which the runtime also applies to the writes it keeps.
+struct SQLiteColumnChange: TemplateObject {
+    var table: String
+    var column: String
+    var was: String?
+    var stamped: Bool
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("column", "the column (its new name, for a rename)", \.column),
+            .init("was", "a renamed column's old name", \.was),
+            .init("stamped", "the table keeps column_stamps, whose keys name columns", \.stamped),
         ]
     }
 }

@@ -29,6 +29,17 @@ package struct SQLiteRenderer: Sendable {
                 break // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
                 break // a device holds one owner's rows, so its unique index is per owner already
+            case .renameColumn(let column, let table):
+                steps.append(
+                    SQLiteStep(
+                        renameColumn: SQLiteColumnChange(
+                            table: table.name, column: column.name, was: column.twin, stamped: table.mergesColumns)))
+            case .deprecateColumn(let column, let table):
+                steps.append(
+                    SQLiteStep(
+                        dropColumn: SQLiteColumnChange(table: table.name, column: column.name, was: nil, stamped: table.mergesColumns)))
+            case .retireColumn:
+                break // devices renamed or dropped it at the step before
             case .shareTable(let table):
                 // The table list says how a table is shared; locally a scope gains its membership
                 // table, and a scoped table the index a scope's rows are deleted by.

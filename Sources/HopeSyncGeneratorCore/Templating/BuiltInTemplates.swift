@@ -183,6 +183,28 @@ enum BuiltInTemplates {
         {{/comments}}
         ALTER TABLE {{table}} ADD COLUMN {{#column}}{{name}} {{type}}{{#notNull}} NOT NULL{{/notNull}}{{#default}} DEFAULT {{default}}{{/default}}{{#check}} CHECK ({{check}}){{/check}}{{/column}};
         {{/addColumn}}
+        {{#renameColumn}}
+
+        -- {{table}}.{{column}} was {{was}} (decision 0052); its stamp follows it, and the runtime
+        -- renames it in the writes this device has not sent yet (_sync_column_changes).
+        ALTER TABLE {{table}} RENAME COLUMN {{was}} TO {{column}};
+        {{#stamped}}
+        UPDATE {{table}} SET column_stamps = json_set(json_remove(column_stamps, '$.{{was}}'), '$.{{column}}', json_extract(column_stamps, '$.{{was}}'))
+            WHERE json_type(column_stamps, '$.{{was}}') IS NOT NULL;
+        {{/stamped}}
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '{{was}}', '{{column}}');
+        {{/renameColumn}}
+        {{#dropColumn}}
+
+        -- {{table}}.{{column}} is deprecated (decision 0052): this build neither holds nor sends it.
+        ALTER TABLE {{table}} DROP COLUMN {{column}};
+        {{#stamped}}
+        UPDATE {{table}} SET column_stamps = json_remove(column_stamps, '$.{{column}}') WHERE column_stamps IS NOT NULL;
+        {{/stamped}}
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '{{column}}', NULL);
+        {{/dropColumn}}
         {{#addIndex}}
 
         CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
@@ -355,7 +377,7 @@ enum BuiltInTemplates {
         """#,
         "supabase/column.sql.mustache": #"""
         {{! One column definition, shared by create table and add column. }}
-        {{name}} {{type}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
+        {{name}} {{type}}{{#generated}} generated always as ({{generated}}) stored{{/generated}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
 
         """#,
         "supabase/column_stamps.sql.mustache": #"""
@@ -378,9 +400,24 @@ enum BuiltInTemplates {
         {{#upgrading}}
         {{! schema.sql also brings a table an earlier migration or schema.sql made up to date, or one that lost a column: whatever it lacks is added, in server order; over a table an earlier migration made, that is each column added since, put last as the migrations did. }}
         {{#addableColumns}}
+        {{#before}}
+        {{before}}
+        {{/before}}
         alter table public.{{table}} add column if not exists {{definition}};
+        {{#after}}
+        {{after}}
+        {{/after}}
         {{/addableColumns}}
         {{/upgrading}}
+
+        """#,
+        "supabase/deprecate_column.sql.mustache": #"""
+        {{! A deprecated column on the server, in a migration and in schema.sql (decision 0052). }}
+        -- {{column}} is deprecated: new builds neither hold nor send it; the server keeps it for the builds
+        -- that still do{{#default}}, with a default for the rows new builds insert{{/default}}.
+        {{#default}}
+        alter table public.{{table}} alter column {{column}} set default {{default}};
+        {{/default}}
 
         """#,
         "supabase/index.sql.mustache": #"""
@@ -846,6 +883,82 @@ enum BuiltInTemplates {
         $$;
         revoke all on function public.{{function}}(jsonb, bigint, integer) from public, anon;
         grant execute on function public.{{function}}(jsonb, bigint, integer) to authenticated;
+
+        """#,
+        "supabase/rename_column.sql.mustache": #"""
+        {{! The expand step of a rename after its column is added (nullable), in a migration and in schema.sql. }}
+        -- {{column}} is the new name of {{was}} (decision 0052): the write trigger keeps the two equal
+        -- while builds that know only {{was}} write it. The rows copied once with triggers off: the copy
+        -- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+        alter table public.{{table}} disable trigger user;
+        update public.{{table}} set {{column}} = {{was}}{{#columnMerge}},
+          column_stamps = case when column_stamps ? '{{was}}'
+            then column_stamps || pg_catalog.jsonb_build_object('{{column}}', column_stamps -> '{{was}}') else column_stamps end{{/columnMerge}}
+          where {{column}} is distinct from {{was}}{{#columnMerge}}
+            or (column_stamps ? '{{was}}' and column_stamps -> '{{column}}' is distinct from column_stamps -> '{{was}}'){{/columnMerge}};
+        alter table public.{{table}} enable trigger user;
+        {{#notNull}}
+        alter table public.{{table}} alter column {{column}} set not null;
+        {{/notNull}}
+        {{#nullable}}
+        -- An insert names one of the two: a default on the other would overwrite an explicit null.
+        alter table public.{{table}} alter column {{was}} drop default;
+        {{/nullable}}
+
+        """#,
+        "supabase/renamed_columns.sql.mustache": #"""
+        {{! A renamed column's two names kept equal (decision 0052), first in both branches of triggers.sql. }}
+        {{#renamed}}
+          -- {{name}} is the new name of {{was}}: builds that know only {{was}} write it, newer builds
+          -- write {{name}}, and the other follows whichever a write set, so each build reads its own.
+        {{#columnMerge}}
+          -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
+          -- it does not know) says which the write set, and both take its stamp, so the merge below
+          -- decides between an old build's write and a new build's as between any two.
+          if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+              and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
+            if coalesce(new.column_stamps ->> '{{was}}', '') collate "C" > coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
+              new.{{name}} := new.{{was}};
+              new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{name}}', new.column_stamps -> '{{was}}');
+            else
+              new.{{was}} := new.{{name}};
+              new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{was}}', new.column_stamps -> '{{name}}');
+            end if;
+          elsif tg_op = 'INSERT' then
+        {{/columnMerge}}
+        {{^columnMerge}}
+          if tg_op = 'INSERT' then
+        {{/columnMerge}}
+            -- An insert names one of the two; the other has no default (BEFORE triggers run before
+            -- NOT NULL is checked).
+            if new.{{name}} is null then
+              new.{{name}} := new.{{was}};
+            else
+              new.{{was}} := new.{{name}};
+            end if;
+          elsif new.{{name}} is distinct from old.{{name}} then
+            new.{{was}} := new.{{name}};
+          elsif new.{{was}} is distinct from old.{{was}} then
+            new.{{name}} := new.{{was}};
+          end if;
+        {{/renamed}}
+
+        """#,
+        "supabase/retire_column.sql.mustache": #"""
+        {{! A retired column made generated, before it is added again, in a migration and in schema.sql. }}
+        -- {{column}} is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
+        -- but they still pull it, so the server serves it read only, {{#copies}}a copy of {{copies}}{{/copies}}{{^copies}}its default{{/copies}}.
+        do $$
+        begin
+          if exists (select from pg_catalog.pg_attribute a where a.attrelid = 'public.{{table}}'::regclass
+              and a.attname = '{{column}}' and a.attgenerated = '' and not a.attisdropped) then
+            alter table public.{{table}} drop column {{column}};
+          end if;
+        end
+        $$;
+        {{#restoredDefault}}
+        alter table public.{{table}} alter column {{copies}} set default {{restoredDefault}};
+        {{/restoredDefault}}
 
         """#,
         "supabase/schema.sql.mustache": #"""
@@ -1651,6 +1764,7 @@ enum BuiltInTemplates {
         {{> supabase/later_start.sql.mustache}}
         begin
         {{> supabase/json_depth_guard.sql.mustache}}
+        {{> supabase/renamed_columns.sql.mustache}}
           -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
           -- returns only where the full rules further down would give the same row and raise nothing;
           -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
@@ -1806,6 +1920,7 @@ enum BuiltInTemplates {
         {{> supabase/later_start.sql.mustache}}
         begin
         {{> supabase/json_depth_guard.sql.mustache}}
+        {{> supabase/renamed_columns.sql.mustache}}
         {{#lww}}
           -- A day past the server's clock at most (see the column-merge branch).
           if new.updated_ms > (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000 then

@@ -4,7 +4,7 @@
 /// which matters because `generate --check` runs in every build.
 extension Column {
     private enum Key: String, CodingKey {
-        case name, type, values, bucket, nullable, `default`, references, download
+        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated
     }
 
     public init(from decoder: any Decoder) throws {
@@ -23,6 +23,8 @@ extension Column {
         isNullable = try container.decodeIfPresent(Bool.self, forKey: .nullable) ?? false
         references = try container.decodeIfPresent(String.self, forKey: .references)
         download = try container.decodeIfPresent(FileDownload.self, forKey: .download) ?? .eager
+        was = try container.decodeIfPresent(String.self, forKey: .was)
+        isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
         guard container.contains(.default) else {
             defaultValue = nil
             return
@@ -55,12 +57,14 @@ extension Column {
         }
         try container.encodeIfPresent(references, forKey: .references)
         if download != .eager { try container.encode(download, forKey: .download) }
+        try container.encodeIfPresent(was, forKey: .was)
+        if isDeprecated { try container.encode(true, forKey: .deprecated) }
     }
 }
 
 extension Table {
     private enum Key: String, CodingKey {
-        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired
     }
 
     /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
@@ -76,6 +80,7 @@ extension Table {
         indexes = try container.decode([Index].self, forKey: .indexes)
         rules = try container.decode([TableRule].self, forKey: .rules)
         sharing = try container.decodeIfPresent(TableSharing.self, forKey: .sharing)
+        retired = try container.decodeIfPresent([RetiredColumn].self, forKey: .retired) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,6 +94,7 @@ extension Table {
         try container.encode(indexes, forKey: .indexes)
         try container.encode(rules, forKey: .rules)
         try container.encodeIfPresent(sharing, forKey: .sharing)
+        if !retired.isEmpty { try container.encode(retired, forKey: .retired) }
     }
 }
 

@@ -41,6 +41,10 @@ public struct Table: Codable, Equatable, Sendable {
     public var rules: [TableRule]
     /// Whether its rows are shared, and through what; nil: each row is its owner's alone.
     public var sharing: TableSharing?
+    /// Columns gone from schema.yaml that the server still serves, read only, to builds below
+    /// `oldest_writer` (decision 0052): the old name of a finished rename, a removed column. The
+    /// snapshot carries them; schema.yaml never names them.
+    public var retired: [RetiredColumn] = []
 
     public init(
         name: String,
@@ -84,6 +88,12 @@ public struct Column: Codable, Equatable, Sendable {
     /// When devices fetch a file column's files; the devices' choice alone, so changing it makes
     /// no migration.
     public var download: FileDownload
+    /// `was: old`: the column's name before a rename. Until `was` is removed (the contract step)
+    /// the server keeps both names, equal, for builds that know only the old one (decision 0052).
+    public var was: String? = nil
+    /// `deprecated: true`: builds from now on neither hold nor send it; the server keeps it
+    /// for the builds that still do, until it is removed (decision 0052).
+    public var isDeprecated = false
 
     public init(
         name: String,
@@ -123,6 +133,20 @@ public struct Index: Codable, Equatable, Sendable {
         self.name = name
         self.columns = columns
         self.isUnique = isUnique
+    }
+}
+
+/// A column the server serves read only, as a stored generated column, to the builds that
+/// still pull it: the old name of a finished rename (`copies` its new name) or a removed column
+/// (its default, or null). Such builds may no longer write (`oldest_writer` passed them).
+public struct RetiredColumn: Codable, Equatable, Sendable {
+    public var column: Column
+    /// The column whose values it serves; nil: it serves its default.
+    public var copies: String?
+
+    public init(column: Column, copies: String? = nil) {
+        self.column = column
+        self.copies = copies
     }
 }
 

@@ -1,6 +1,6 @@
 /// The `columns:` of one table: `name: type`, `name: type?`, or a mapping.
 extension SchemaReader {
-    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download"]
+    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download", "was", "deprecated"]
 
     /// Words people reach for from other databases, mapped to the schema's own.
     static let typeSynonyms = [
@@ -109,8 +109,22 @@ extension SchemaReader {
                 hint: "a reference holds the other row's id: make the column 'type: uuid'")
         }
         let defaultValue = fields["default"].flatMap { readDefault($0, type: type, column: column) }
-        return Column(
+        var read = Column(
             name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references, download: download)
+        read.isDeprecated = fields["deprecated"].flatMap { bool($0, for: "deprecated") } ?? false
+        if let node = fields["was"] { read.was = readFormerName(node, column: column) }
+        return read
+    }
+
+    /// `was: old`, the column's name before a rename (decision 0052): a name, and not its own.
+    private mutating func readFormerName(_ node: YAMLNode, column: String) -> String? {
+        guard let name = string(node, for: "was", hint: "write the column's shipped name, such as 'was: name'") else { return nil }
+        guard checkName(name, as: .column, at: node.mark) else { return nil }
+        if name == column {
+            log.error(node.mark, "column '\(column.abbreviated)' says it was '\(name.abbreviated)', its own name", hint: "remove 'was'")
+            return nil
+        }
+        return name
     }
 
     /// A type keyword; an enum takes its values from the `values` entry, a file its bucket from
