@@ -267,7 +267,18 @@ alter table public.habits add column if not exists deleted_ms bigint;
 alter table public.habits add column if not exists device_id text not null;
 alter table public.habits add column if not exists column_stamps jsonb;
 alter table public.habits add column if not exists server_seq bigint;
-alter table public.habits add column if not exists title text not null;
+alter table public.habits add column if not exists title text;
+-- title is the new name of name (decision 0052): the write trigger keeps the two equal
+-- while builds that know only name write it. The rows copied once with triggers off: the copy
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+alter table public.habits disable trigger user;
+update public.habits set title = name,
+  column_stamps = case when column_stamps ? 'name'
+    then column_stamps || pg_catalog.jsonb_build_object('title', column_stamps -> 'name') else column_stamps end
+  where title is distinct from name
+    or (column_stamps ? 'name' and column_stamps -> 'title' is distinct from column_stamps -> 'name');
+alter table public.habits enable trigger user;
+alter table public.habits alter column title set not null;
 -- name is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
 -- but they still pull it, so the server serves it read only, a copy of title.
 do $$
@@ -595,7 +606,15 @@ alter table public.notes add column if not exists body text;
 alter table public.notes add column if not exists deleted_ms bigint;
 alter table public.notes add column if not exists version bigint not null default 1;
 alter table public.notes add column if not exists server_seq bigint;
-alter table public.notes add column if not exists title text not null;
+alter table public.notes add column if not exists title text;
+-- title is the new name of heading (decision 0052): the write trigger keeps the two equal
+-- while builds that know only heading write it. The rows copied once with triggers off: the copy
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+alter table public.notes disable trigger user;
+update public.notes set title = heading
+  where title is distinct from heading;
+alter table public.notes enable trigger user;
+alter table public.notes alter column title set not null;
 -- heading is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
 -- but they still pull it, so the server serves it read only, a copy of title.
 do $$
