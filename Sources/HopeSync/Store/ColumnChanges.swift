@@ -37,7 +37,8 @@ struct ColumnChange: Equatable {
         let name = "json_extract(e.value, '$[0]')"
         for (bookkeeping, columns) in Self.entries {
             for column in columns {
-                let item = new == nil ? "json(e.value)" : "json(CASE WHEN \(name) = ?2 THEN json_replace(e.value, '$[0]', ?3) ELSE e.value END)"
+                let item =
+                    new == nil ? "json(e.value)" : "json(CASE WHEN \(name) = ?2 THEN json_replace(e.value, '$[0]', ?3) ELSE e.value END)"
                 try rewrite(bookkeeping, column, item, kept: new == nil ? "\(name) IS NOT ?2" : "1", database)
             }
         }
