@@ -59,6 +59,6 @@ struct ColumnChange: Equatable {
             """
             UPDATE \(bookkeeping) SET \(column) = (SELECT json_group_array(\(item)) FROM json_each(\(bookkeeping).\(column)) e WHERE \(kept))
             WHERE table_name = ?1 AND \(column) IS NOT NULL AND json_valid(\(column))
-            """, [.text(table), .text(old), new.map { .text($0) } ?? .null])
+            """, [.text(table), .text(old)] + (new.map { [.text($0)] } ?? []))
     }
 }

@@ -16,6 +16,7 @@ struct ServerTable: TemplateObject {
     var written: [NamedColumn]
     var jsonColumns: [NamedColumn]
     var renamed: [RenamedColumn]
+    var retiredCopies: [RenamedColumn]
     var sharing: ServerSharing?
 
     struct OpenRow: TemplateObject {
@@ -45,6 +46,9 @@ struct ServerTable: TemplateObject {
             .init("written", "the user's stamped columns (without deleted_ms)", \.written),
             .init("jsonColumns", "the json columns, whose nesting depth the trigger limits", \.jsonColumns),
             .init("renamed", "the columns renamed but not finished: both names kept equal (decision 0052)", \.renamed),
+            .init(
+                "retiredCopies", "the finished renames: `was`, the retired old name, gets the stamp of `name`, the column it copies",
+                \.retiredCopies),
             .init("sharing", "how the rows are shared, for a shared table (decision 0048)", \.sharing),
         ]
     }
@@ -82,6 +86,7 @@ extension ServerTable {
                 NamedColumn(name: $0.name)
             },
             renamed: table.columns.compactMap { column in column.was.map { RenamedColumn(name: column.name, was: $0) } },
+            retiredCopies: table.retired.compactMap { retired in retired.copies.map { RenamedColumn(name: $0, was: retired.column.name) } },
             sharing: ServerSharing(table, in: schema))
     }
 }

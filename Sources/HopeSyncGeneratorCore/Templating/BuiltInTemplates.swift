@@ -381,13 +381,13 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/column_stamps.sql.mustache": #"""
-        {{! The row's stamps from the s_ variables, in both branches of triggers.sql. }}
+        {{! The row's stamps from the s_ variables, in both branches of triggers.sql; a retired old name's is its new name's, so the builds that still read it merge it. }}
         new.column_stamps := case
           when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
-          then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
+          then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, '{{was}}'{{/retiredCopies}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, s_{{name}}{{/retiredCopies}}])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, '{{was}}'{{/retiredCopies}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, s_{{name}}{{/retiredCopies}}]))
         end;
 
         """#,
@@ -886,7 +886,7 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/rename_column.sql.mustache": #"""
-        {{! The expand step of a rename after its column is added (nullable), in a migration and in schema.sql. }}
+        {{! The expand step of a rename after its column is added (nullable), in a migration and in schema.sql; schema.sql also runs it for a finished rename, over a table that has not had it. }}
         -- {{column}} is the new name of {{was}} (decision 0052): the write trigger keeps the two equal
         -- while builds that know only {{was}} write it. The rows copied once with triggers off: the copy
         -- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
@@ -900,10 +900,10 @@ enum BuiltInTemplates {
         {{#notNull}}
         alter table public.{{table}} alter column {{column}} set not null;
         {{/notNull}}
-        {{#nullable}}
+        {{#dropsOldDefault}}
         -- An insert names one of the two: a default on the other would overwrite an explicit null.
         alter table public.{{table}} alter column {{was}} drop default;
-        {{/nullable}}
+        {{/dropsOldDefault}}
 
         """#,
         "supabase/renamed_columns.sql.mustache": #"""

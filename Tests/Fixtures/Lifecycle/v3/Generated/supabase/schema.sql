@@ -422,10 +422,10 @@ begin
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
           when s_title is not null and s_color is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms'],
-            array[s_title, s_color, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms'],
-            array[s_title, s_color, s_deleted_ms]))
+          then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
+            array[s_title, s_color, s_deleted_ms, s_title])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
+            array[s_title, s_color, s_deleted_ms, s_title]))
         end;
         return new;
       end if;
@@ -551,10 +551,10 @@ begin
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
     when s_title is not null and s_color is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms'],
-      array[s_title, s_color, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms'],
-      array[s_title, s_color, s_deleted_ms]))
+    then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
+      array[s_title, s_color, s_deleted_ms, s_title])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
+      array[s_title, s_color, s_deleted_ms, s_title]))
   end;
   return new;
 end
