@@ -156,7 +156,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         let transport = PostgresTransport(url: database.url)
         let oldest = try Build("oldest", Self.v1, transport, user: user)
         let middle = try Build("middle", Self.v2, transport, user: user)
-        defer { [oldest, middle].forEach { $0.remove() } }
+        defer { for build in [oldest, middle] { build.remove() } }
         let run = try await oldest.store.write { try $0.save(HabitV1(name: "Run", color: "#111111", streak: 5)) }
         for device in [oldest, middle] { try await device.engine.syncNow() }
 
