@@ -29,7 +29,7 @@ package struct RustRenderer: Sendable {
             conflict: conflictLiteral(table.conflict, stamped: table.merge == .column ? table.stampedColumns : nil),
             lookback: String(table.pullOrdering.distance),
             openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None",
-            files: table.columns.compactMap { column in
+            files: table.columns.filter { !$0.isDeprecated }.compactMap { column in
                 column.type.bucket.map { .init(column: column.name, bucket: $0, download: column.download == .eager ? "Eager" : "OnRead") }
             },
             scope: table.sharing.map { scopeExpression($0, of: table) })

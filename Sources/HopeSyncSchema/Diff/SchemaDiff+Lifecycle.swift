@@ -49,7 +49,12 @@ extension SchemaDiff {
                         ))
                     continue
                 }
-                if new.column(named: was) != nil {
+                if new.columns.filter({ $0.was == was }).count > 1 {
+                    problems.append(
+                        Diagnostic(
+                            here(column.name), "'\(qualified(was))' is renamed twice",
+                            hint: "a column has one new name: keep 'was: \(was)' on one column"))
+                } else if new.column(named: was) != nil {
                     problems.append(
                         Diagnostic(
                             here(was), "'\(qualified(was))' is renamed to '\(column.name)' but is still in schema.yaml",
