@@ -23,12 +23,23 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
     static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/Lifecycle")
 
-    static let v1 = AppSchema(
-        tables: HopeSyncLifecycleSchemaV1.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV1.GeneratedSchema.migrations)
-    static let v2 = AppSchema(
-        tables: HopeSyncLifecycleSchemaV2.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV2.GeneratedSchema.migrations)
-    static let v3 = AppSchema(
-        tables: HopeSyncLifecycleSchemaV3.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV3.GeneratedSchema.migrations)
+    /// Each build pulling table by table (nil) or through the pull function.
+    static func v1(_ pull: String?) -> AppSchema {
+        AppSchema(
+            tables: HopeSyncLifecycleSchemaV1.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV1.GeneratedSchema.migrations,
+            pullFunction: pull)
+    }
+    static func v2(_ pull: String?) -> AppSchema {
+        AppSchema(
+            tables: HopeSyncLifecycleSchemaV2.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV2.GeneratedSchema.migrations,
+            pullFunction: pull)
+    }
+    static func v3(_ pull: String?) -> AppSchema {
+        AppSchema(
+            tables: HopeSyncLifecycleSchemaV3.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV3.GeneratedSchema.migrations,
+            pullFunction: pull)
+    }
+    static let pulls: [String?] = [nil, HopeSyncLifecycleSchemaV1.GeneratedSchema.app.pullFunction]
 
     let user = UUID()
 
@@ -69,12 +80,13 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         }
     }
 
-    @Test func anOldBuildAndANewOneShareEveryValueEachInItsShapeAndTheUpgradeSendsTheOldQueue() async throws {
+    @Test(arguments: pulls)
+    func anOldBuildAndANewOneShareEveryValueEachInItsShapeAndTheUpgradeSendsTheOldQueue(_ pull: String?) async throws {
         let database = try PostgresCluster.createDatabase()
         try Self.migrate(try database.connect(), to: "v2")
         let transport = PostgresTransport(url: database.url)
-        let old = try Build("old", Self.v1, transport, user: user)
-        let new = try Build("new", Self.v2, transport, user: user)
+        let old = try Build("old", Self.v1(pull), transport, user: user)
+        let new = try Build("new", Self.v2(pull), transport, user: user)
         defer { new.remove() }
 
         // Each build writes in its own shape; each reads the other's in its own.
@@ -136,7 +148,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
             guarded.heading = "Groceries for Sunday"
             try tx.save(guarded)
         }
-        let upgraded = try await old.reopened(as: "old", Self.v2, transport, user: user)
+        let upgraded = try await old.reopened(as: "old", Self.v2(pull), transport, user: user)
         defer { upgraded.remove() }
         let pass = try await upgraded.engine.syncNow()
         #expect(pass.pushed >= 1)
@@ -149,19 +161,20 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         #expect(try upgraded.store.pendingMutations().isEmpty)
     }
 
-    @Test func afterTheContractStepNewBuildsSyncAndTheOldestBuildStillPulls() async throws {
+    @Test(arguments: pulls)
+    func afterTheContractStepNewBuildsSyncAndTheOldestBuildStillPulls(_ pull: String?) async throws {
         let database = try PostgresCluster.createDatabase()
         let connection = try database.connect()
         try Self.migrate(connection, to: "v2")
         let transport = PostgresTransport(url: database.url)
-        let oldest = try Build("oldest", Self.v1, transport, user: user)
-        let middle = try Build("middle", Self.v2, transport, user: user)
+        let oldest = try Build("oldest", Self.v1(pull), transport, user: user)
+        let middle = try Build("middle", Self.v2(pull), transport, user: user)
         defer { for build in [oldest, middle] { build.remove() } }
         let run = try await oldest.store.write { try $0.save(HabitV1(name: "Run", color: "#111111", streak: 5)) }
         for device in [oldest, middle] { try await device.engine.syncNow() }
 
         try Self.migrate(connection, to: "v3", from: 3)
-        let newest = try Build("newest", Self.v3, transport, user: user)
+        let newest = try Build("newest", Self.v3(pull), transport, user: user)
         defer { newest.remove() }
         let walk = try await newest.store.write { try $0.save(HabitV3(title: "Walk", color: "#333333")) }
         try await middle.store.write { tx in
