@@ -46,6 +46,7 @@ struct SQLiteColumnChange: TemplateObject {
     var column: String
     var was: String?
     var stamped: Bool
+    var retype: SQLiteRetype? = nil
 
     static var fields: [TemplateField<Self>] {
         [
@@ -53,6 +54,20 @@ struct SQLiteColumnChange: TemplateObject {
             .init("column", "the column (its new name, for a rename)", \.column),
             .init("was", "a renamed column's old name", \.was),
             .init("stamped", "the table keeps column_stamps, whose keys name columns", \.stamped),
+            .init("retype", "a rename that changes the type: the column is made again", \.retype),
+        ]
+    }
+}
+
+/// A retyped column made again on a device: added, filled by CAST, the old one dropped.
+struct SQLiteRetype: TemplateObject {
+    var type: String
+    var fill: String?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("type", "the new SQLite type", \.type),
+            .init("fill", "a NOT NULL column's placeholder until the CAST fills it (SQLite adds NOT NULL only with a default)", \.fill),
         ]
     }
 }

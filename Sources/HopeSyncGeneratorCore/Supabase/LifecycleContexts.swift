@@ -8,6 +8,7 @@ struct RenameColumnContext: TemplateContext {
     var table: String
     var column: String
     var was: String
+    var from: String
     var columnMerge: Bool
     var notNull: Bool
     var dropsOldDefault: Bool
@@ -17,6 +18,7 @@ struct RenameColumnContext: TemplateContext {
             .init("table", "the table's name", \.table),
             .init("column", "the column's new name (added beside the old, nullable)", \.column),
             .init("was", "its old name", \.was),
+            .init("from", "the new name's value from the old one: the old name, or a retype's `to` conversion", \.from),
             .init("columnMerge", "the table merges column by column: the old name's stamp is copied too", \.columnMerge),
             .init("notNull", "the column is NOT NULL: set once the rows are copied", \.notNull),
             .init(
@@ -73,9 +75,32 @@ enum RenamedColumnsPartial: TriggersPartial {
 struct RenamedColumn: TemplateObject {
     var name: String
     var was: String
+    var toNew: String = ""
+    var toOld: String = ""
 
     static var fields: [TemplateField<Self>] {
-        [.init("name", "the column's new name", \.name), .init("was", "its old name", \.was)]
+        [
+            .init("name", "the column's new name", \.name), .init("was", "its old name", \.was),
+            .init("toNew", "the statement setting the new name from the old (a retype's `to` in a block of its own)", \.toNew),
+            .init("toOld", "the statement setting the old name from the new (a retype's `back`)", \.toOld),
+        ]
+    }
+}
+
+extension RenamedColumn {
+    /// The pair of `column`, and the statements copying each name to the other: a retype's
+    /// conversion reads a variable named as the column it converts, in a block of its own, so
+    /// the expression schema.yaml gives works as written.
+    init(_ column: Column) {
+        let was = column.was ?? ""
+        self.init(name: column.name, was: was)
+        guard let retype = column.retype else {
+            toNew = "new.\(column.name) := new.\(was);"
+            toOld = "new.\(was) := new.\(column.name);"
+            return
+        }
+        toNew = "declare \(was) \(retype.from.postgresType) := new.\(was); begin new.\(column.name) := (\(retype.to)); end;"
+        toOld = "declare \(column.name) \(column.type.postgresType) := new.\(column.name); begin new.\(was) := (\(retype.back)); end;"
     }
 }
 
@@ -90,9 +115,11 @@ extension SupabaseRenderer {
     /// What follows the new name's `add column`: the copy, NOT NULL, the old name's default
     /// (`was`: the old name of a finished rename, whose old column is retired).
     func renamedRowsSQL(_ column: SyncedColumn, of table: Table, was: String? = nil) throws -> String {
-        try fragment(
+        let old = was ?? column.twin ?? ""
+        return try fragment(
             RenameColumnContext(
-                table: table.name, column: column.name, was: was ?? column.twin ?? "", columnMerge: table.mergesColumns,
+                table: table.name, column: column.name, was: old, from: column.retype.map { "(\($0.to))" } ?? old,
+                columnMerge: table.mergesColumns,
                 notNull: !column.isNullable, dropsOldDefault: was == nil && column.isNullable))
     }
 
@@ -129,8 +156,10 @@ extension SupabaseRenderer {
             // A finished rename over a table that never had the new name: filled as the rename did.
             var added = column
             added.isNullable = true
+            var filled = column
+            filled.retype = retired.retype
             return .init(
-                definition: try columnDefinition(added, of: table), after: try renamedRowsSQL(column, of: table, was: retired.column.name))
+                definition: try columnDefinition(added, of: table), after: try renamedRowsSQL(filled, of: table, was: retired.column.name))
         }
         if table.column(named: column.name)?.isDeprecated == true, column.defaultValue != nil {
             return .init(definition: try columnDefinition(column, of: table), after: try deprecateColumnSQL(column, of: table))

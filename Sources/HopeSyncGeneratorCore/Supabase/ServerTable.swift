@@ -85,7 +85,7 @@ extension ServerTable {
             jsonColumns: table.serverColumns.filter { $0.role == .user && $0.type == .json && !$0.isRetired }.map {
                 NamedColumn(name: $0.name)
             },
-            renamed: table.columns.compactMap { column in column.was.map { RenamedColumn(name: column.name, was: $0) } },
+            renamed: table.columns.filter { $0.was != nil }.map(RenamedColumn.init),
             retiredCopies: table.retired.compactMap { retired in retired.copies.map { RenamedColumn(name: $0, was: retired.column.name) } },
             sharing: ServerSharing(table, in: schema))
     }

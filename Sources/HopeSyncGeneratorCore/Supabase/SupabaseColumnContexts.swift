@@ -86,7 +86,7 @@ extension ColumnContext {
     /// What a retired column serves: the column it copies, or its default as a constant (a
     /// generation expression must be immutable: `now()` serves the epoch), or null.
     private static func generation(_ column: SyncedColumn) -> String {
-        if let copies = column.copies { return copies }
+        if let copies = column.copies { return column.retype.map { "(\($0.back))" } ?? copies }
         let constant = column.defaultValue == .now ? "'epoch'" : defaultExpression(column) ?? "null"
         return "(\(constant))::\(column.type.postgresType)"
     }

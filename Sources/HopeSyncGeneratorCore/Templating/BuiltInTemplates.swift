@@ -187,7 +187,15 @@ enum BuiltInTemplates {
 
         -- {{table}}.{{column}} was {{was}} (decision 0052); its stamp follows it, and the runtime
         -- renames it in the writes this device has not sent yet (_sync_column_changes).
+        {{^retype}}
         ALTER TABLE {{table}} RENAME COLUMN {{was}} TO {{column}};
+        {{/retype}}
+        {{#retype}}
+        -- Retyped: the values CAST (the server converts its own with the schema's 'to').
+        ALTER TABLE {{table}} ADD COLUMN {{column}} {{type}}{{#fill}} NOT NULL DEFAULT {{fill}}{{/fill}};
+        UPDATE {{table}} SET {{column}} = CAST({{was}} AS {{type}});
+        ALTER TABLE {{table}} DROP COLUMN {{was}};
+        {{/retype}}
         {{#stamped}}
         UPDATE {{table}} SET column_stamps = json_set(json_remove(column_stamps, '$.{{was}}'), '$.{{column}}', json_extract(column_stamps, '$.{{was}}'))
             WHERE json_type(column_stamps, '$.{{was}}') IS NOT NULL;
@@ -891,10 +899,10 @@ enum BuiltInTemplates {
         -- while builds that know only {{was}} write it. The rows copied once with triggers off: the copy
         -- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
         alter table public.{{table}} disable trigger user;
-        update public.{{table}} set {{column}} = {{was}}{{#columnMerge}},
+        update public.{{table}} set {{column}} = {{from}}{{#columnMerge}},
           column_stamps = case when column_stamps ? '{{was}}'
             then column_stamps || pg_catalog.jsonb_build_object('{{column}}', column_stamps -> '{{was}}') else column_stamps end{{/columnMerge}}
-          where {{column}} is distinct from {{was}}{{#columnMerge}}
+          where {{column}} is distinct from {{from}}{{#columnMerge}}
             or (column_stamps ? '{{was}}' and column_stamps -> '{{column}}' is distinct from column_stamps -> '{{was}}'){{/columnMerge}};
         alter table public.{{table}} enable trigger user;
         {{#notNull}}
@@ -910,7 +918,8 @@ enum BuiltInTemplates {
         {{! A renamed column's two names kept equal (decision 0052), first in both branches of triggers.sql. }}
         {{#renamed}}
           -- {{name}} is the new name of {{was}}: builds that know only {{was}} write it, newer builds
-          -- write {{name}}, and the other follows whichever a write set, so each build reads its own.
+          -- write {{name}}, and the other follows whichever a write set (converted, for a retype), so
+          -- each build reads its own.
         {{#columnMerge}}
           -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
           -- it does not know) says which the write set, and both take its stamp, so the merge below
@@ -918,10 +927,10 @@ enum BuiltInTemplates {
           if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
               and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
             if coalesce(new.column_stamps ->> '{{was}}', '') collate "C" > coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
-              new.{{name}} := new.{{was}};
+              {{toNew}}
               new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{name}}', new.column_stamps -> '{{was}}');
             else
-              new.{{was}} := new.{{name}};
+              {{toOld}}
               new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{was}}', new.column_stamps -> '{{name}}');
             end if;
           elsif tg_op = 'INSERT' then
@@ -932,14 +941,14 @@ enum BuiltInTemplates {
             -- An insert names one of the two; the other has no default (BEFORE triggers run before
             -- NOT NULL is checked).
             if new.{{name}} is null then
-              new.{{name}} := new.{{was}};
+              {{toNew}}
             else
-              new.{{was}} := new.{{name}};
+              {{toOld}}
             end if;
           elsif new.{{name}} is distinct from old.{{name}} then
-            new.{{was}} := new.{{name}};
+            {{toOld}}
           elsif new.{{was}} is distinct from old.{{was}} then
-            new.{{name}} := new.{{was}};
+            {{toNew}}
           end if;
         {{/renamed}}
 

@@ -59,13 +59,8 @@ extension SchemaDiff {
                         Diagnostic(
                             here(was), "'\(qualified(was))' is renamed to '\(column.name)' but is still in schema.yaml",
                             hint: "a rename moves the name: remove '\(was)' and keep 'was: \(was)' on '\(column.name)'"))
-                } else if former.type != column.type || former.isNullable != column.isNullable || former.defaultValue != column.defaultValue
-                {
-                    problems.append(
-                        Diagnostic(
-                            here(column.name),
-                            "the rename of '\(qualified(was))' to '\(column.name)' also changes its type, nullability or default",
-                            hint: "rename first, keeping the column as it is (changing a type is not supported yet)"))
+                } else if let problem = retypeProblem(former, column, qualified(was), at: here(column.name)) {
+                    problems.append(problem)
                 } else if special.contains(was) || special.contains(column.name) {
                     problems.append(
                         Diagnostic(
@@ -87,7 +82,9 @@ extension SchemaDiff {
                 var former = shipped
                 former.name = was
                 former.was = nil
-                changes.append(.retireColumn(RetiredColumn(column: former, copies: column.name), of: new))
+                former.type = shipped.retype?.from ?? shipped.type
+                former.retype = nil
+                changes.append(.retireColumn(RetiredColumn(column: former, copies: column.name, retype: shipped.retype), of: new))
             }
         }
 
@@ -159,6 +156,38 @@ extension SchemaDiff {
                     hint: "choose another name"))
         }
         return (changes, problems)
+    }
+
+    /// A rename keeps the column as it was, but for the type a retype states (between the types
+    /// SQLite's CAST converts, nullability kept, no default on either side).
+    private static func retypeProblem(_ former: Column, _ column: Column, _ old: String, at here: SourceLocation) -> Diagnostic? {
+        guard let retype = column.retype else {
+            if former.type != column.type || former.isNullable != column.isNullable || former.defaultValue != column.defaultValue {
+                return Diagnostic(
+                    here, "the rename of '\(old)' to '\(column.name)' also changes its type, nullability or default",
+                    hint:
+                        "rename keeping the column as it is; to change the type too, write 'was: { name: …, type: …, to: …, back: … }' with the conversions"
+                )
+            }
+            return nil
+        }
+        if retype.from != former.type {
+            return Diagnostic(
+                here, "'was' says '\(old)' is \(retype.from.keyword), but it shipped as \(former.type.keyword)",
+                hint: "write 'type: \(former.type.keyword)' in 'was'")
+        }
+        if former.type == column.type || !Retype.types.contains(column.type) {
+            return Diagnostic(
+                here,
+                "a retype of '\(old)' converts between two of \(Retype.types.map(\.keyword).joined(separator: ", ")), not \(former.type.keyword) to \(column.type.keyword)",
+                hint: "keep the type (write 'was: \(former.name)'), or add a new column and deprecate this one")
+        }
+        if former.isNullable != column.isNullable || former.defaultValue != nil || column.defaultValue != nil {
+            return Diagnostic(
+                here, "a retype of '\(old)' keeps its nullability and takes no default",
+                hint: "change those in steps of their own (a new column beside it)")
+        }
+        return nil
     }
 
     /// A new table has nothing shipped to rename or deprecate.

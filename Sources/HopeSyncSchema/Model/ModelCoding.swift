@@ -4,7 +4,7 @@
 /// which matters because `generate --check` runs in every build.
 extension Column {
     private enum Key: String, CodingKey {
-        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated
+        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated, retype
     }
 
     public init(from decoder: any Decoder) throws {
@@ -25,6 +25,7 @@ extension Column {
         download = try container.decodeIfPresent(FileDownload.self, forKey: .download) ?? .eager
         was = try container.decodeIfPresent(String.self, forKey: .was)
         isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
+        retype = try container.decodeIfPresent(Retype.self, forKey: .retype)
         guard container.contains(.default) else {
             defaultValue = nil
             return
@@ -59,6 +60,30 @@ extension Column {
         if download != .eager { try container.encode(download, forKey: .download) }
         try container.encodeIfPresent(was, forKey: .was)
         if isDeprecated { try container.encode(true, forKey: .deprecated) }
+        try container.encodeIfPresent(retype, forKey: .retype)
+    }
+}
+
+/// `{"from": "int", "to": "…", "back": "…"}`.
+extension Retype: Codable {
+    private enum Key: String, CodingKey {
+        case from, to, back
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let keyword = try container.decode(String.self, forKey: .from)
+        guard let type = ColumnType(simpleKeyword: keyword) else {
+            throw DecodingError.dataCorruptedError(forKey: .from, in: container, debugDescription: "unknown type \(keyword)")
+        }
+        self.init(from: type, to: try container.decode(String.self, forKey: .to), back: try container.decode(String.self, forKey: .back))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(from.keyword, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(back, forKey: .back)
     }
 }
 

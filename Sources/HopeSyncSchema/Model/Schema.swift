@@ -91,6 +91,9 @@ public struct Column: Codable, Equatable, Sendable {
     /// `was: old`: the column's name before a rename. Until `was` is removed (the contract step)
     /// the server keeps both names, equal, for builds that know only the old one (decision 0052).
     public var was: String? = nil
+    /// `was: { name: old, type: int, to: …, back: … }`: a rename that also changes the type,
+    /// with the conversions both ways the server applies while both names are written.
+    public var retype: Retype? = nil
     /// `deprecated: true`: builds from now on neither hold nor send it; the server keeps it
     /// for the builds that still do, until it is removed (decision 0052).
     public var isDeprecated = false
@@ -136,6 +139,23 @@ public struct Index: Codable, Equatable, Sendable {
     }
 }
 
+/// The type a renamed column had, and the two conversions between its names, PostgreSQL
+/// expressions: `to` over the old name gives the new value, `back` over the new name the old.
+public struct Retype: Equatable, Sendable {
+    public var from: ColumnType
+    public var to: String
+    public var back: String
+
+    public init(from: ColumnType, to: String, back: String) {
+        self.from = from
+        self.to = to
+        self.back = back
+    }
+
+    /// The types a retype converts between: SQLite's CAST converts them on devices.
+    public static let types: [ColumnType] = [.text, .int, .double]
+}
+
 /// A column the server serves read only, as a stored generated column, to the builds that
 /// still pull it: the old name of a finished rename (`copies` its new name) or a removed column
 /// (its default, or null). Such builds may no longer write (`oldest_writer` passed them).
@@ -143,10 +163,13 @@ public struct RetiredColumn: Codable, Equatable, Sendable {
     public var column: Column
     /// The column whose values it serves; nil: it serves its default.
     public var copies: String?
+    /// A finished retype's conversions: it serves `back` of `copies`.
+    public var retype: Retype?
 
-    public init(column: Column, copies: String? = nil) {
+    public init(column: Column, copies: String? = nil, retype: Retype? = nil) {
         self.column = column
         self.copies = copies
+        self.retype = retype
     }
 }
 

@@ -15,6 +15,9 @@ public struct SyncedColumn: SyncColumn, Equatable, Sendable {
     /// it, its default (or null).
     public var isRetired = false
     public var copies: String?
+    /// On the server only: the conversions of a retyped rename (its new name's, and a retired
+    /// old name's).
+    public var retype: Retype?
 
     public init(_ column: ImplicitColumn) {
         self.name = column.name
@@ -54,9 +57,11 @@ extension Table {
             var new = SyncedColumn(user: column)
             new.defaultValue = nil
             new.twin = was
+            new.retype = column.retype
             var old = new
             old.name = was
             old.twin = column.name
+            old.type = column.retype?.from ?? column.type
             old.defaultValue = column.isNullable ? nil : column.defaultValue
             return [new, old]
         }
@@ -65,6 +70,7 @@ extension Table {
             column.isNullable = true
             column.isRetired = true
             column.copies = retired.copies
+            column.retype = retired.retype
             return column
         }
         return ImplicitColumn.leading.map(SyncedColumn.init) + user

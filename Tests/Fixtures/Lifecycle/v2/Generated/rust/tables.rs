@@ -79,13 +79,14 @@ pub const HABITS: Table = Table {
         Column { name: "user_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "title", sqlite_type: "TEXT", nullable: false },
         Column { name: "color", sqlite_type: "TEXT", nullable: false },
+        Column { name: "goal_text", sqlite_type: "TEXT", nullable: true },
         Column { name: "updated_ms", sqlite_type: "INTEGER", nullable: false },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
         Column { name: "device_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "column_stamps", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
-    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["title", "color", "deleted_ms"] },
+    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["title", "color", "goal_text", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
     files: &[],
@@ -135,6 +136,7 @@ CREATE TABLE habits (
     name TEXT NOT NULL,
     color TEXT NOT NULL DEFAULT '#8E8E93',
     streak INTEGER NOT NULL,
+    goal INTEGER,
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,
@@ -170,6 +172,17 @@ UPDATE habits SET column_stamps = json_set(json_remove(column_stamps, '$.name'),
     WHERE json_type(column_stamps, '$.name') IS NOT NULL;
 CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
 INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', 'name', 'title');
+
+-- habits.goal_text was goal (decision 0052); its stamp follows it, and the runtime
+-- renames it in the writes this device has not sent yet (_sync_column_changes).
+-- Retyped: the values CAST (the server converts its own with the schema's 'to').
+ALTER TABLE habits ADD COLUMN goal_text TEXT;
+UPDATE habits SET goal_text = CAST(goal AS TEXT);
+ALTER TABLE habits DROP COLUMN goal;
+UPDATE habits SET column_stamps = json_set(json_remove(column_stamps, '$.goal'), '$.goal_text', json_extract(column_stamps, '$.goal'))
+    WHERE json_type(column_stamps, '$.goal') IS NOT NULL;
+CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', 'goal', 'goal_text');
 
 -- habits.streak is deprecated (decision 0052): this build neither holds nor sends it.
 ALTER TABLE habits DROP COLUMN streak;

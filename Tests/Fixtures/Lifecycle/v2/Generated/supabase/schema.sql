@@ -253,12 +253,14 @@ create table if not exists public.habits (
   name text not null,
   color text not null default '#8E8E93',
   streak bigint not null default 0,
+  goal bigint,
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
   column_stamps jsonb,
   server_seq bigint,
-  title text not null
+  title text not null,
+  goal_text text
 );
 alter table public.habits add column if not exists user_id uuid not null default auth.uid();
 alter table public.habits add column if not exists name text not null;
@@ -267,6 +269,7 @@ alter table public.habits add column if not exists streak bigint not null defaul
 -- streak is deprecated: new builds neither hold nor send it; the server keeps it for the builds
 -- that still do, with a default for the rows new builds insert.
 alter table public.habits alter column streak set default 0;
+alter table public.habits add column if not exists goal bigint;
 alter table public.habits add column if not exists updated_ms bigint not null;
 alter table public.habits add column if not exists deleted_ms bigint;
 alter table public.habits add column if not exists device_id text not null;
@@ -284,6 +287,19 @@ update public.habits set title = name,
     or (column_stamps ? 'name' and column_stamps -> 'title' is distinct from column_stamps -> 'name');
 alter table public.habits enable trigger user;
 alter table public.habits alter column title set not null;
+alter table public.habits add column if not exists goal_text text;
+-- goal_text is the new name of goal (decision 0052): the write trigger keeps the two equal
+-- while builds that know only goal write it. The rows copied once with triggers off: the copy
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+alter table public.habits disable trigger user;
+update public.habits set goal_text = (goal::text),
+  column_stamps = case when column_stamps ? 'goal'
+    then column_stamps || pg_catalog.jsonb_build_object('goal_text', column_stamps -> 'goal') else column_stamps end
+  where goal_text is distinct from (goal::text)
+    or (column_stamps ? 'goal' and column_stamps -> 'goal_text' is distinct from column_stamps -> 'goal');
+alter table public.habits enable trigger user;
+-- An insert names one of the two: a default on the other would overwrite an explicit null.
+alter table public.habits alter column goal drop default;
 create index if not exists habits_user_id_server_seq_idx on public.habits (user_id, server_seq);
 -- Signed-in users read and write their own rows only. There is no delete: clients delete by
 -- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
@@ -324,15 +340,20 @@ declare
   s_name text;
   s_color text;
   s_streak text;
+  s_goal_text text;
+  s_goal text;
   s_deleted_ms text;
   t_title text;
   t_name text;
   t_color text;
   t_streak text;
+  t_goal_text text;
+  t_goal text;
   t_deleted_ms text;
 begin
   -- title is the new name of name: builds that know only name write it, newer builds
-  -- write title, and the other follows whichever a write set, so each build reads its own.
+  -- write title, and the other follows whichever a write set (converted, for a retype), so
+  -- each build reads its own.
   -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
   -- it does not know) says which the write set, and both take its stamp, so the merge below
   -- decides between an old build's write and a new build's as between any two.
@@ -358,6 +379,34 @@ begin
   elsif new.name is distinct from old.name then
     new.title := new.name;
   end if;
+  -- goal_text is the new name of goal: builds that know only goal write it, newer builds
+  -- write goal_text, and the other follows whichever a write set (converted, for a retype), so
+  -- each build reads its own.
+  -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
+  -- it does not know) says which the write set, and both take its stamp, so the merge below
+  -- decides between an old build's write and a new build's as between any two.
+  if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+      and coalesce(new.column_stamps ->> 'goal', '') collate "C" <> coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
+    if coalesce(new.column_stamps ->> 'goal', '') collate "C" > coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
+      declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;
+      new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('goal_text', new.column_stamps -> 'goal');
+    else
+      declare goal_text text := new.goal_text; begin new.goal := (case when goal_text ~ '^-?[0-9]{1,18}$' then goal_text::bigint end); end;
+      new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('goal', new.column_stamps -> 'goal_text');
+    end if;
+  elsif tg_op = 'INSERT' then
+    -- An insert names one of the two; the other has no default (BEFORE triggers run before
+    -- NOT NULL is checked).
+    if new.goal_text is null then
+      declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;
+    else
+      declare goal_text text := new.goal_text; begin new.goal := (case when goal_text ~ '^-?[0-9]{1,18}$' then goal_text::bigint end); end;
+    end if;
+  elsif new.goal_text is distinct from old.goal_text then
+    declare goal_text text := new.goal_text; begin new.goal := (case when goal_text ~ '^-?[0-9]{1,18}$' then goal_text::bigint end); end;
+  elsif new.goal is distinct from old.goal then
+    declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;
+  end if;
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
   -- returns only where the full rules further down would give the same row and raise nothing;
   -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
@@ -369,20 +418,22 @@ begin
     s_name := new.column_stamps ->> 'name';
     s_color := new.column_stamps ->> 'color';
     s_streak := new.column_stamps ->> 'streak';
+    s_goal_text := new.column_stamps ->> 'goal_text';
+    s_goal := new.column_stamps ->> 'goal';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
-      oldest := least(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
+      oldest := least(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_title = newest or s_title = oldest) and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_streak = newest or s_streak = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_title = newest or s_title = oldest) and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_streak = newest or s_streak = oldest) and (s_goal_text = newest or s_goal_text = oldest) and (s_goal = newest or s_goal = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['title', 'name', 'color', 'streak', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['title', 'name', 'color', 'streak', 'goal_text', 'goal', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -399,12 +450,16 @@ begin
       t_name := old.column_stamps ->> 'name';
       t_color := old.column_stamps ->> 'color';
       t_streak := old.column_stamps ->> 'streak';
+      t_goal_text := old.column_stamps ->> 'goal_text';
+      t_goal := old.column_stamps ->> 'goal';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_title, '') collate "C" <= coalesce(t_title, '') collate "C"
           and coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C"
           and coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
           and coalesce(s_streak, '') collate "C" <= coalesce(t_streak, '') collate "C"
+          and coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C"
+          and coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -422,6 +477,12 @@ begin
           and (coalesce(s_streak, '') collate "C" <= coalesce(t_streak, '') collate "C"
             or (pg_catalog.substr(s_streak, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_streak, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_streak collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C"
+            or (pg_catalog.substr(s_goal_text, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_goal_text, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_goal_text collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
+            or (pg_catalog.substr(s_goal, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_goal, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_goal collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -442,6 +503,14 @@ begin
           new.streak := old.streak;
           s_streak := t_streak;
         end if;
+        if coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C" then
+          new.goal_text := old.goal_text;
+          s_goal_text := t_goal_text;
+        end if;
+        if coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C" then
+          new.goal := old.goal;
+          s_goal := t_goal;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -451,15 +520,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_title is not null and s_name is not null and s_color is not null and s_streak is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'deleted_ms'],
-            array[s_title, s_name, s_color, s_streak, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'deleted_ms'],
-            array[s_title, s_name, s_color, s_streak, s_deleted_ms]))
+          when s_title is not null and s_name is not null and s_color is not null and s_streak is not null and s_goal_text is not null and s_goal is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'goal_text', 'goal', 'deleted_ms'],
+            array[s_title, s_name, s_color, s_streak, s_goal_text, s_goal, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'goal_text', 'goal', 'deleted_ms'],
+            array[s_title, s_name, s_color, s_streak, s_goal_text, s_goal, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -489,13 +558,15 @@ begin
   s_name := coalesce(incoming ->> 'name', in_default);
   s_color := coalesce(incoming ->> 'color', in_default);
   s_streak := coalesce(incoming ->> 'streak', in_default);
+  s_goal_text := coalesce(incoming ->> 'goal_text', in_default);
+  s_goal := coalesce(incoming ->> 'goal', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
-    oldest := least(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
+    oldest := least(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_title <> newest and s_title <> oldest and (pg_catalog.substr(s_title, 16, 1) <> ':'
@@ -506,6 +577,10 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
         or (s_streak <> newest and s_streak <> oldest and (pg_catalog.substr(s_streak, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_streak, 1, 15), '0123456789') <> ''))
+        or (s_goal_text <> newest and s_goal_text <> oldest and (pg_catalog.substr(s_goal_text, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal_text, 1, 15), '0123456789') <> ''))
+        or (s_goal <> newest and s_goal <> oldest and (pg_catalog.substr(s_goal, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -574,6 +649,32 @@ begin
       new.streak := old.streak;
       s_streak := coalesce(stored ->> 'streak', old_default);
     end if;
+    if coalesce(s_goal_text, '') collate "C" > coalesce(stored ->> 'goal_text', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_goal_text, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal_text, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.goal_text is not a stamp';
+      end if;
+      if s_goal_text collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.goal_text is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.goal_text := old.goal_text;
+      s_goal_text := coalesce(stored ->> 'goal_text', old_default);
+    end if;
+    if coalesce(s_goal, '') collate "C" > coalesce(stored ->> 'goal', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_goal, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.goal is not a stamp';
+      end if;
+      if s_goal collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.goal is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.goal := old.goal;
+      s_goal := coalesce(stored ->> 'goal', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -594,7 +695,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C");
+    newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -609,18 +710,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_title collate "C", s_name collate "C", s_color collate "C", s_streak collate "C", s_goal_text collate "C", s_goal collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_title is not null and s_name is not null and s_color is not null and s_streak is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'deleted_ms'],
-      array[s_title, s_name, s_color, s_streak, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'deleted_ms'],
-      array[s_title, s_name, s_color, s_streak, s_deleted_ms]))
+    when s_title is not null and s_name is not null and s_color is not null and s_streak is not null and s_goal_text is not null and s_goal is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'goal_text', 'goal', 'deleted_ms'],
+      array[s_title, s_name, s_color, s_streak, s_goal_text, s_goal, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'name', 'color', 'streak', 'goal_text', 'goal', 'deleted_ms'],
+      array[s_title, s_name, s_color, s_streak, s_goal_text, s_goal, s_deleted_ms]))
   end;
   return new;
 end
@@ -705,7 +806,8 @@ set search_path = ''
 as $$
 begin
   -- title is the new name of heading: builds that know only heading write it, newer builds
-  -- write title, and the other follows whichever a write set, so each build reads its own.
+  -- write title, and the other follows whichever a write set (converted, for a retype), so
+  -- each build reads its own.
   if tg_op = 'INSERT' then
     -- An insert names one of the two; the other has no default (BEFORE triggers run before
     -- NOT NULL is checked).

@@ -29,6 +29,7 @@ public enum GeneratedSchema {
                     name TEXT NOT NULL,
                     color TEXT NOT NULL DEFAULT '#8E8E93',
                     streak INTEGER NOT NULL,
+                    goal INTEGER,
                     updated_ms INTEGER NOT NULL,
                     deleted_ms INTEGER,
                     device_id TEXT NOT NULL,
@@ -66,6 +67,17 @@ public enum GeneratedSchema {
                     WHERE json_type(column_stamps, '$.name') IS NOT NULL;
                 CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
                 INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', 'name', 'title');
+
+                -- habits.goal_text was goal (decision 0052); its stamp follows it, and the runtime
+                -- renames it in the writes this device has not sent yet (_sync_column_changes).
+                -- Retyped: the values CAST (the server converts its own with the schema's 'to').
+                ALTER TABLE habits ADD COLUMN goal_text TEXT;
+                UPDATE habits SET goal_text = CAST(goal AS TEXT);
+                ALTER TABLE habits DROP COLUMN goal;
+                UPDATE habits SET column_stamps = json_set(json_remove(column_stamps, '$.goal'), '$.goal_text', json_extract(column_stamps, '$.goal'))
+                    WHERE json_type(column_stamps, '$.goal') IS NOT NULL;
+                CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+                INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', 'goal', 'goal_text');
 
                 -- habits.streak is deprecated (decision 0052): this build neither holds nor sends it.
                 ALTER TABLE habits DROP COLUMN streak;

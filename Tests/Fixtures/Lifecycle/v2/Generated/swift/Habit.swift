@@ -9,6 +9,7 @@ public struct Habit: HopeSync.SyncRecord {
     public var userId: Foundation.UUID?
     public var title: Swift.String
     public var color: Swift.String
+    public var goalText: Swift.String?
     public var updatedMs: Swift.Int64
     public var deletedMs: Swift.Int64?
     public var deviceId: Swift.String
@@ -19,6 +20,7 @@ public struct Habit: HopeSync.SyncRecord {
         userId: Foundation.UUID? = nil,
         title: Swift.String,
         color: Swift.String = "#8E8E93",
+        goalText: Swift.String? = nil,
         updatedMs: Swift.Int64 = 0,
         deletedMs: Swift.Int64? = nil,
         deviceId: Swift.String = "",
@@ -28,6 +30,7 @@ public struct Habit: HopeSync.SyncRecord {
         self.userId = userId
         self.title = title
         self.color = color
+        self.goalText = goalText
         self.updatedMs = updatedMs
         self.deletedMs = deletedMs
         self.deviceId = deviceId
@@ -39,6 +42,7 @@ public struct Habit: HopeSync.SyncRecord {
         case userId = "user_id"
         case title
         case color
+        case goalText = "goal_text"
         case updatedMs = "updated_ms"
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
@@ -52,6 +56,7 @@ public struct Habit: HopeSync.SyncRecord {
             self.userId.columnValue,
             self.title.columnValue,
             self.color.columnValue,
+            self.goalText.columnValue,
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
@@ -62,15 +67,16 @@ public struct Habit: HopeSync.SyncRecord {
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 9)
+        let row = try HopeSync.ColumnRow(values, count: 10)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.title = try row.value(2, CodingKeys.title)
         self.color = try row.value(3, CodingKeys.color)
-        self.updatedMs = try row.value(4, CodingKeys.updatedMs)
-        self.deletedMs = try row.value(5, CodingKeys.deletedMs)
-        self.deviceId = try row.value(6, CodingKeys.deviceId)
-        self.serverSeq = try row.value(8, CodingKeys.serverSeq)
+        self.goalText = try row.value(4, CodingKeys.goalText)
+        self.updatedMs = try row.value(5, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(6, CodingKeys.deletedMs)
+        self.deviceId = try row.value(7, CodingKeys.deviceId)
+        self.serverSeq = try row.value(9, CodingKeys.serverSeq)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -80,6 +86,7 @@ public struct Habit: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("user_id", .uuid, role: .owner),
             HopeSync.ColumnSchema("title", .text),
             HopeSync.ColumnSchema("color", .text),
+            HopeSync.ColumnSchema("goal_text", .text, nullable: true),
             HopeSync.ColumnSchema("updated_ms", .int, role: .updatedMs),
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("device_id", .text, role: .deviceId),

@@ -13,6 +13,7 @@ CREATE TABLE habits (
     name TEXT NOT NULL,
     color TEXT NOT NULL DEFAULT '#8E8E93',
     streak INTEGER NOT NULL,
+    goal INTEGER,
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,

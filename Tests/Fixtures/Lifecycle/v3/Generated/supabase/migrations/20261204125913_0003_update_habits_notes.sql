@@ -253,6 +253,18 @@ end
 $$;
 alter table public.habits add column if not exists name text generated always as (title) stored;
 
+-- goal is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
+-- but they still pull it, so the server serves it read only, a copy of goal_text.
+do $$
+begin
+  if exists (select from pg_catalog.pg_attribute a where a.attrelid = 'public.habits'::regclass
+      and a.attname = 'goal' and a.attgenerated = '' and not a.attisdropped) then
+    alter table public.habits drop column goal;
+  end if;
+end
+$$;
+alter table public.habits add column if not exists goal bigint generated always as ((case when goal_text ~ '^-?[0-9]{1,18}$' then goal_text::bigint end)) stored;
+
 -- streak is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
 -- but they still pull it, so the server serves it read only, its default.
 do $$
@@ -287,9 +299,11 @@ declare
   horizon text;
   s_title text;
   s_color text;
+  s_goal_text text;
   s_deleted_ms text;
   t_title text;
   t_color text;
+  t_goal_text text;
   t_deleted_ms text;
 begin
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
@@ -301,20 +315,21 @@ begin
   if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
     s_title := new.column_stamps ->> 'title';
     s_color := new.column_stamps ->> 'color';
+    s_goal_text := new.column_stamps ->> 'goal_text';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
-      oldest := least(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
+      oldest := least(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_title = newest or s_title = oldest) and (s_color = newest or s_color = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_title = newest or s_title = oldest) and (s_color = newest or s_color = oldest) and (s_goal_text = newest or s_goal_text = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_title collate "C", s_color collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['title', 'color', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['title', 'color', 'goal_text', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -329,10 +344,12 @@ begin
     elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
       t_title := old.column_stamps ->> 'title';
       t_color := old.column_stamps ->> 'color';
+      t_goal_text := old.column_stamps ->> 'goal_text';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_title, '') collate "C" <= coalesce(t_title, '') collate "C"
           and coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
+          and coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -344,6 +361,9 @@ begin
           and (coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
             or (pg_catalog.substr(s_color, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_color, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_color collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C"
+            or (pg_catalog.substr(s_goal_text, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_goal_text, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_goal_text collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -356,6 +376,10 @@ begin
           new.color := old.color;
           s_color := t_color;
         end if;
+        if coalesce(s_goal_text, '') collate "C" <= coalesce(t_goal_text, '') collate "C" then
+          new.goal_text := old.goal_text;
+          s_goal_text := t_goal_text;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -365,15 +389,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_title is not null and s_color is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
-            array[s_title, s_color, s_deleted_ms, s_title])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
-            array[s_title, s_color, s_deleted_ms, s_title]))
+          when s_title is not null and s_color is not null and s_goal_text is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['title', 'color', 'goal_text', 'deleted_ms', 'name', 'goal'],
+            array[s_title, s_color, s_goal_text, s_deleted_ms, s_title, s_goal_text])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'goal_text', 'deleted_ms', 'name', 'goal'],
+            array[s_title, s_color, s_goal_text, s_deleted_ms, s_title, s_goal_text]))
         end;
         return new;
       end if;
@@ -401,19 +425,22 @@ begin
   end if;
   s_title := coalesce(incoming ->> 'title', in_default);
   s_color := coalesce(incoming ->> 'color', in_default);
+  s_goal_text := coalesce(incoming ->> 'goal_text', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
-    oldest := least(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
+    oldest := least(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_title <> newest and s_title <> oldest and (pg_catalog.substr(s_title, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_title, 1, 15), '0123456789') <> ''))
         or (s_color <> newest and s_color <> oldest and (pg_catalog.substr(s_color, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
+        or (s_goal_text <> newest and s_goal_text <> oldest and (pg_catalog.substr(s_goal_text, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal_text, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -456,6 +483,19 @@ begin
       new.color := old.color;
       s_color := coalesce(stored ->> 'color', old_default);
     end if;
+    if coalesce(s_goal_text, '') collate "C" > coalesce(stored ->> 'goal_text', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_goal_text, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal_text, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.goal_text is not a stamp';
+      end if;
+      if s_goal_text collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.goal_text is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.goal_text := old.goal_text;
+      s_goal_text := coalesce(stored ->> 'goal_text', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -476,7 +516,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_title collate "C", s_color collate "C");
+    newest := greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -491,18 +531,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_title collate "C", s_color collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_title collate "C", s_color collate "C", s_goal_text collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_title is not null and s_color is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
-      array[s_title, s_color, s_deleted_ms, s_title])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'deleted_ms', 'name'],
-      array[s_title, s_color, s_deleted_ms, s_title]))
+    when s_title is not null and s_color is not null and s_goal_text is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['title', 'color', 'goal_text', 'deleted_ms', 'name', 'goal'],
+      array[s_title, s_color, s_goal_text, s_deleted_ms, s_title, s_goal_text])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['title', 'color', 'goal_text', 'deleted_ms', 'name', 'goal'],
+      array[s_title, s_color, s_goal_text, s_deleted_ms, s_title, s_goal_text]))
   end;
   return new;
 end

@@ -248,6 +248,7 @@ create table if not exists public.habits (
   name text not null,
   color text not null default '#8E8E93',
   streak bigint not null,
+  goal bigint,
   updated_ms bigint not null,
   deleted_ms bigint,
   device_id text not null,
@@ -293,10 +294,12 @@ declare
   s_name text;
   s_color text;
   s_streak text;
+  s_goal text;
   s_deleted_ms text;
   t_name text;
   t_color text;
   t_streak text;
+  t_goal text;
   t_deleted_ms text;
 begin
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
@@ -309,20 +312,21 @@ begin
     s_name := new.column_stamps ->> 'name';
     s_color := new.column_stamps ->> 'color';
     s_streak := new.column_stamps ->> 'streak';
+    s_goal := new.column_stamps ->> 'goal';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
-      oldest := least(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
+      oldest := least(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_streak = newest or s_streak = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_streak = newest or s_streak = oldest) and (s_goal = newest or s_goal = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_name collate "C", s_color collate "C", s_streak collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['name', 'color', 'streak', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['name', 'color', 'streak', 'goal', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -338,11 +342,13 @@ begin
       t_name := old.column_stamps ->> 'name';
       t_color := old.column_stamps ->> 'color';
       t_streak := old.column_stamps ->> 'streak';
+      t_goal := old.column_stamps ->> 'goal';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C"
           and coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
           and coalesce(s_streak, '') collate "C" <= coalesce(t_streak, '') collate "C"
+          and coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -357,6 +363,9 @@ begin
           and (coalesce(s_streak, '') collate "C" <= coalesce(t_streak, '') collate "C"
             or (pg_catalog.substr(s_streak, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_streak, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_streak collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
+            or (pg_catalog.substr(s_goal, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_goal, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_goal collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -373,6 +382,10 @@ begin
           new.streak := old.streak;
           s_streak := t_streak;
         end if;
+        if coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C" then
+          new.goal := old.goal;
+          s_goal := t_goal;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -382,15 +395,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_name is not null and s_color is not null and s_streak is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
-            array[s_name, s_color, s_streak, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
-            array[s_name, s_color, s_streak, s_deleted_ms]))
+          when s_name is not null and s_color is not null and s_streak is not null and s_goal is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['name', 'color', 'streak', 'goal', 'deleted_ms'],
+            array[s_name, s_color, s_streak, s_goal, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'streak', 'goal', 'deleted_ms'],
+            array[s_name, s_color, s_streak, s_goal, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -419,13 +432,14 @@ begin
   s_name := coalesce(incoming ->> 'name', in_default);
   s_color := coalesce(incoming ->> 'color', in_default);
   s_streak := coalesce(incoming ->> 'streak', in_default);
+  s_goal := coalesce(incoming ->> 'goal', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
-    oldest := least(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
+    oldest := least(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_name <> newest and s_name <> oldest and (pg_catalog.substr(s_name, 16, 1) <> ':'
@@ -434,6 +448,8 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
         or (s_streak <> newest and s_streak <> oldest and (pg_catalog.substr(s_streak, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_streak, 1, 15), '0123456789') <> ''))
+        or (s_goal <> newest and s_goal <> oldest and (pg_catalog.substr(s_goal, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -489,6 +505,19 @@ begin
       new.streak := old.streak;
       s_streak := coalesce(stored ->> 'streak', old_default);
     end if;
+    if coalesce(s_goal, '') collate "C" > coalesce(stored ->> 'goal', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_goal, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_goal, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.goal is not a stamp';
+      end if;
+      if s_goal collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.goal is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.goal := old.goal;
+      s_goal := coalesce(stored ->> 'goal', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -509,7 +538,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C");
+    newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -524,18 +553,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_name collate "C", s_color collate "C", s_streak collate "C", s_goal collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_name is not null and s_color is not null and s_streak is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
-      array[s_name, s_color, s_streak, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'streak', 'deleted_ms'],
-      array[s_name, s_color, s_streak, s_deleted_ms]))
+    when s_name is not null and s_color is not null and s_streak is not null and s_goal is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['name', 'color', 'streak', 'goal', 'deleted_ms'],
+      array[s_name, s_color, s_streak, s_goal, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'streak', 'goal', 'deleted_ms'],
+      array[s_name, s_color, s_streak, s_goal, s_deleted_ms]))
   end;
   return new;
 end
