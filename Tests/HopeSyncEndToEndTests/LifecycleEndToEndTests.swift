@@ -90,12 +90,13 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         defer { new.remove() }
 
         // Each build writes in its own shape; each reads the other's in its own.
-        let run = try await old.store.write { try $0.save(HabitV1(name: "Run", color: "#111111", streak: 5)) }
+        let run = try await old.store.write { try $0.save(HabitV1(name: "Run", color: "#111111", streak: 5, goal: 10)) }
         let note = try await old.store.write { try $0.save(NoteV1(heading: "Groceries", body: "milk")) }
         let read = try await new.store.write { try $0.save(HabitV2(title: "Read", color: "#222222")) }
         let list = try await new.store.write { try $0.save(NoteV2(title: "Packing", body: nil)) }
         for device in [old, new, old] { try await device.engine.syncNow() }
-        #expect(try await new.store.read { try $0.fetchOne(HabitV2.self, id: run.id) }?.title == "Run")
+        let runSeenByNew = try #require(try await new.store.read { try $0.fetchOne(HabitV2.self, id: run.id) })
+        #expect(runSeenByNew.title == "Run" && runSeenByNew.goalText == "10", "the retyped column converted by 'to'")
         #expect(try await new.store.read { try $0.fetchOne(NoteV2.self, id: note.id) }?.title == "Groceries")
         let readSeenByOld = try #require(try await old.store.read { try $0.fetchOne(HabitV1.self, id: read.id) })
         #expect(readSeenByOld.name == "Read" && readSeenByOld.streak == 0, "the deprecated column's server default")
@@ -116,6 +117,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
             try tx.save(edited)
             var retitled = try #require(try tx.fetchOne(HabitV2.self, id: read.id))
             retitled.title = "Read more"
+            retitled.goalText = "12"
             try tx.save(retitled)
         }
         // Past the other device's clock: the two writes of the renamed column are ordered.
@@ -136,7 +138,8 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         let runSeenByOld = try #require(try await old.store.read { try $0.fetchOne(HabitV1.self, id: run.id) })
         #expect(runSeenByOld.name == "Morning run" && runSeenByOld.color == "#00FF00" && runSeenByOld.streak == 6)
         #expect(try await new.store.read { try $0.fetchOne(HabitV2.self, id: read.id) }?.title == "Read every day")
-        #expect(try await old.store.read { try $0.fetchOne(HabitV1.self, id: read.id) }?.name == "Read every day")
+        let readSeen = try #require(try await old.store.read { try $0.fetchOne(HabitV1.self, id: read.id) })
+        #expect(readSeen.name == "Read every day" && readSeen.goal == 12, "the retyped column converted back by 'back'")
         #expect(try await new.store.read { try $0.fetchOne(NoteV2.self, id: list.id) }?.title == "Packing list")
 
         // The old build's edits not sent yet, then the update: they go out through the new names.
@@ -176,7 +179,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         try Self.migrate(connection, to: "v3", from: 3)
         let newest = try Build("newest", Self.v3(pull), transport, user: user)
         defer { newest.remove() }
-        let walk = try await newest.store.write { try $0.save(HabitV3(title: "Walk", color: "#333333")) }
+        let walk = try await newest.store.write { try $0.save(HabitV3(title: "Walk", color: "#333333", goalText: "7")) }
         try await middle.store.write { tx in
             var edited = try #require(try tx.fetchOne(HabitV2.self, id: run.id))
             edited.title = "Long run"
@@ -190,7 +193,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         // read only (streak as its default now).
         try await oldest.engine.syncNow()
         let seen = try #require(try await oldest.store.read { try $0.fetchOne(HabitV1.self, id: walk.id) })
-        #expect(seen.name == "Walk" && seen.streak == 0)
+        #expect(seen.name == "Walk" && seen.streak == 0 && seen.goal == 7)
         #expect(try await oldest.store.read { try $0.fetchOne(HabitV1.self, id: run.id) }?.name == "Long run")
         try await newest.store.write { tx in
             var edited = try #require(try tx.fetchOne(HabitV3.self, id: walk.id))

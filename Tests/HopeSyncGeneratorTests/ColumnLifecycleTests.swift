@@ -211,4 +211,46 @@ import Testing
         #expect(project.run().status == 0)
         #expect(try project.generatedTree() != before)
     }
+
+    static let goals = "tables:\n  habits:\n    columns:\n      goal: int?\n"
+    static func retyped(_ was: String) -> String {
+        "tables:\n  habits:\n    columns:\n      goal_text: { type: text, nullable: true, was: \(was) }\n"
+    }
+    static let conversions = #"{ name: goal, type: int, to: "goal::text", back: "goal_text::bigint" }"#
+
+    @Test func aRetypeIsARenameWithTheConversionsBothWays() throws {
+        let finished = "oldest_writer: 2\ntables:\n  habits:\n    columns:\n      goal_text: text?\n"
+        let outputs = try Self.steps([Self.goals, Self.retyped(Self.conversions), finished])
+        let sqlite = Self.file(outputs[1], "sqlite/0002_")
+        #expect(
+            sqlite.contains(
+                "ALTER TABLE habits ADD COLUMN goal_text TEXT;\nUPDATE habits SET goal_text = CAST(goal AS TEXT);\nALTER TABLE habits DROP COLUMN goal;"
+            ))
+        let server = Self.server(outputs[1], "0002")
+        #expect(server.contains("update public.habits set goal_text = (goal::text),"))
+        #expect(server.contains("declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;"))
+        #expect(server.contains("declare goal_text text := new.goal_text; begin new.goal := (goal_text::bigint); end;"))
+        #expect(Self.file(outputs[1], "swift/Habit.swift").contains("goalText: Swift.String?"))
+        #expect(
+            Self.server(outputs[2], "0003").contains(
+                "alter table public.habits add column if not exists goal bigint generated always as ((goal_text::bigint)) stored;"))
+    }
+
+    @Test(arguments: [
+        (#"{ name: goal, type: text, to: "goal", back: "goal_text" }"#, "'was' says 'habits.goal' is text, but it shipped as int"),
+        (#"{ name: goal, type: int, to: "goal::text" }"#, "'was' of column 'goal_text' has no 'back'"),
+        (
+            #"{ name: goal, type: bool, to: "goal::text", back: "goal_text::bool" }"#,
+            "a retype converts between text, int, double, not 'bool'"
+        ),
+    ])
+    func aRetypeThatCannotBeSafeIsRefused(_ was: String, _ message: String) throws {
+        let v1 = try generate(Self.goals)
+        do {
+            _ = try generate(Self.retyped(was), existing: v1.tree)
+            Issue.record("not refused: \(message)")
+        } catch let error as SchemaError {
+            #expect(error.diagnostics.map(\.message).contains(message), "\(error.diagnostics.map(\.message))")
+        }
+    }
 }
