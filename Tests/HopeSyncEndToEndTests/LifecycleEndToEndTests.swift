@@ -13,6 +13,7 @@ private typealias NoteV1 = HopeSyncLifecycleSchemaV1.Note
 private typealias HabitV2 = HopeSyncLifecycleSchemaV2.Habit
 private typealias NoteV2 = HopeSyncLifecycleSchemaV2.Note
 private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
+private typealias TagV1 = HopeSyncLifecycleSchemaV1.Tag
 
 /// The column lifecycle on PostgreSQL (decision 0052), with the builds of
 /// Tests/Fixtures/Lifecycle: v1; v2, which renames habits.name and notes.heading to title and
@@ -150,6 +151,8 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
             var guarded = try #require(try tx.fetchOne(NoteV1.self, id: note.id))
             guarded.heading = "Groceries for Sunday"
             try tx.save(guarded)
+            // A deprecated table's unsent row goes with the table: the update drops it.
+            try tx.save(TagV1(label: "never sent"))
         }
         let upgraded = try await old.reopened(as: "old", Self.v2(pull), transport, user: user)
         defer { upgraded.remove() }
@@ -174,6 +177,7 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         let middle = try Build("middle", Self.v2(pull), transport, user: user)
         defer { for build in [oldest, middle] { build.remove() } }
         let run = try await oldest.store.write { try $0.save(HabitV1(name: "Run", color: "#111111", streak: 5)) }
+        let tag = try await oldest.store.write { try $0.save(TagV1(label: "outdoors")) }
         for device in [oldest, middle] { try await device.engine.syncNow() }
 
         try Self.migrate(connection, to: "v3", from: 3)
@@ -195,6 +199,11 @@ private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
         let seen = try #require(try await oldest.store.read { try $0.fetchOne(HabitV1.self, id: walk.id) })
         #expect(seen.name == "Walk" && seen.streak == 0 && seen.goal == 7)
         #expect(try await oldest.store.read { try $0.fetchOne(HabitV1.self, id: run.id) }?.name == "Long run")
+        // The deprecated table stays on the server: a build that has it still reads it.
+        let another = try Build("another-oldest", Self.v1(pull), transport, user: user)
+        defer { another.remove() }
+        try await another.engine.syncNow()
+        #expect(try await another.store.read { try $0.fetchOne(TagV1.self, id: tag.id) }?.label == "outdoors")
         try await newest.store.write { tx in
             var edited = try #require(try tx.fetchOne(HabitV3.self, id: walk.id))
             edited.title = "Evening walk"

@@ -253,4 +253,45 @@ import Testing
             #expect(error.diagnostics.map(\.message).contains(message), "\(error.diagnostics.map(\.message))")
         }
     }
+
+    static let tags = "tables:\n  habits:\n    columns:\n      name: text\n  tags:\n    columns:\n      label: text\n"
+    static let tagsDeprecated =
+        "tables:\n  habits:\n    columns:\n      name: text\n  tags:\n    deprecated: true\n    columns:\n      label: text\n"
+
+    @Test func aDeprecatedTableLeavesNewBuildsAndStaysOnTheServer() throws {
+        let outputs = try Self.steps([Self.tags, Self.tagsDeprecated])
+        #expect(outputs[1].newMigration?.name == "tags_deprecate_table")
+        let sqlite = Self.file(outputs[1], "sqlite/0002_")
+        #expect(sqlite.contains("DROP TABLE tags;"))
+        #expect(sqlite.contains("VALUES ('tags', '', NULL);"))
+        #expect(outputs[1].tree["swift/Tag.swift"] == nil)
+        #expect(!Self.file(outputs[1], "swift/GeneratedSchema.swift").contains("Tag.table"))
+        #expect(!Self.file(outputs[1], "rust/tables.rs").contains("\"tags\""))
+        #expect(Self.file(outputs[1], "supabase/schema.sql").contains("create table if not exists public.tags ("))
+        #expect(Self.server(outputs[1], "0002").contains("-- tags is deprecated"))
+        // It stays as it is: a second run changes nothing.
+        #expect(try generate(Self.tagsDeprecated, existing: outputs[1].tree).newMigration == nil)
+    }
+
+    @Test func aDeprecatedTableStaysAsItIs() throws {
+        let outputs = try Self.steps([Self.tags, Self.tagsDeprecated])
+        let cases = [
+            (Self.tags, "'tags' cannot stop being deprecated"),
+            (Self.tagsDeprecated + "      note: text?\n", "deprecated table 'tags' changed"),
+            (
+                "tables:\n  habits:\n    columns:\n      name: text\n",
+                "table 'tags' was removed or renamed, which shipped clients would still sync"
+            ),
+        ]
+        for (yaml, message) in cases {
+            do {
+                _ = try generate(yaml, existing: outputs[1].tree)
+                Issue.record("not refused: \(message)")
+            } catch let error as SchemaError {
+                #expect(error.diagnostics.map(\.message) == [message])
+            }
+        }
+        let newTable = Self.tags + "  labels:\n    deprecated: true\n    columns:\n      text: text\n"
+        #expect(throws: SchemaError.self) { try generate(newTable, existing: outputs[0].tree) }
+    }
 }

@@ -5,7 +5,8 @@ import HopeSyncSQLite
 /// in `_sync_column_changes`; the runtime's bookkeeping that names columns (the queued guarded
 /// writes, the conflicted and rejected lists) is the runtime's to rewrite, here, after every
 /// migration ran, so the writes this device made before the update go out through the new
-/// names. A deprecated column's values leave those writes: this build no longer has it.
+/// names. A deprecated column's values leave those writes, and a deprecated table's writes and
+/// cursors go: this build no longer has them.
 struct ColumnChange: Equatable {
     let table: String
     let old: String
@@ -32,8 +33,21 @@ struct ColumnChange: Equatable {
     /// Those holding lists of column names.
     private static let lists = [("_sync_conflicted", ["changed_on_server", "conflicting_columns"])]
 
-    /// Rewrites every entry of its table that names the old column, then forgets the change.
+    /// The bookkeeping of a table, all of it forgotten when the table is deprecated.
+    private static let perTable = [
+        "_sync_mutations", "_sync_conflicted", "_sync_rejected", "_sync_cursors", "_sync_refresh", "_sync_stream_cursors",
+    ]
+
+    /// Rewrites every entry of its table that names the old column (or forgets every entry of
+    /// a deprecated table: `old` empty), then forgets the change.
     func apply(_ database: Database) throws {
+        if old.isEmpty {
+            for bookkeeping in Self.perTable {
+                try database.execute("DELETE FROM \(bookkeeping) WHERE table_name = ?", [.text(table)])
+            }
+            try database.execute("DELETE FROM _sync_column_changes WHERE table_name = ? AND old_name = ''", [.text(table)])
+            return
+        }
         let name = "json_extract(e.value, '$[0]')"
         for (bookkeeping, columns) in Self.entries {
             for column in columns {

@@ -95,6 +95,7 @@ package enum MigrationPlanner {
             case .renameColumn(let column, _): parts.append("rename_\(column.twin ?? "")_\(column.name)")
             case .deprecateColumn(let column, _): parts.append("deprecate_\(column.name)")
             case .retireColumn(let retired, _): parts.append("retire_\(retired.column.name)")
+            case .deprecateTable: parts.append("deprecate_table")
             }
             if !tables.contains(table) { tables.append(table) }
         }

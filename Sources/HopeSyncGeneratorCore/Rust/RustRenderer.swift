@@ -14,7 +14,9 @@ package struct RustRenderer: Sendable {
     package func tablesSource(for schema: Schema, migrations: [(Int, String, String)]) throws -> String {
         try templates.render(
             RustTablesContext(
-                tables: schema.tables.flatMap { table in [tableContext(table)] + (table.membershipTable.map { [tableContext($0)] } ?? []) },
+                tables: schema.clientTables.flatMap { table in
+                    [tableContext(table)] + (table.membershipTable.map { [tableContext($0)] } ?? [])
+                },
                 shared: schema.tables.contains { $0.sharing != nil },
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))

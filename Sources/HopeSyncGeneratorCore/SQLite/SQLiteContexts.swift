@@ -28,6 +28,7 @@ struct SQLiteStep: TemplateObject {
     var addIndex: SQLiteIndex?
     var renameColumn: SQLiteColumnChange?
     var dropColumn: SQLiteColumnChange?
+    var dropTable: SQLiteDroppedTable?
 
     static var fields: [TemplateField<Self>] {
         [
@@ -36,6 +37,7 @@ struct SQLiteStep: TemplateObject {
             .init("addIndex", "a new index on an existing table", \.addIndex),
             .init("renameColumn", "a column renamed (decision 0052)", \.renameColumn),
             .init("dropColumn", "a column deprecated: this build drops it (decision 0052)", \.dropColumn),
+            .init("dropTable", "a table deprecated: this build drops it (decision 0052)", \.dropTable),
         ]
     }
 }
@@ -57,6 +59,13 @@ struct SQLiteColumnChange: TemplateObject {
             .init("retype", "a rename that changes the type: the column is made again", \.retype),
         ]
     }
+}
+
+/// A deprecated table, which a device drops.
+struct SQLiteDroppedTable: TemplateObject {
+    var table: String
+
+    static var fields: [TemplateField<Self>] { [.init("table", "the table's name", \.table)] }
 }
 
 /// A retyped column made again on a device: added, filled by CAST, the old one dropped.

@@ -41,6 +41,8 @@ package struct SQLiteRenderer: Sendable {
                 steps.append(
                     SQLiteStep(
                         dropColumn: SQLiteColumnChange(table: table.name, column: column.name, was: nil, stamped: table.mergesColumns)))
+            case .deprecateTable(let table):
+                steps.append(SQLiteStep(dropTable: SQLiteDroppedTable(table: table.name)))
             case .retireColumn:
                 break // devices renamed or dropped it at the step before
             case .shareTable(let table):

@@ -51,16 +51,17 @@ struct RetireColumnContext: TemplateContext {
 /// `supabase/deprecate_column.sql.mustache`.
 struct DeprecateColumnContext: TemplateContext {
     static let template = "supabase/deprecate_column.sql.mustache"
-    static let summary = "a deprecated column on the server (decision 0052): its default, for the rows new builds insert"
+    static let summary =
+        "a deprecated column on the server (decision 0052): its default, for the rows new builds insert; or a deprecated table"
 
     var table: String
-    var column: String
+    var column: String?
     var `default`: String?
 
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
-            .init("column", "the deprecated column", \.column),
+            .init("column", "the deprecated column; absent: the table is deprecated", \.column),
             .init("default", "its default as an SQL expression", \.default),
         ]
     }
@@ -136,6 +137,11 @@ extension SupabaseRenderer {
         }
         return try fragment(
             RetireColumnContext(table: table.name, column: retired.column.name, copies: retired.copies, restoredDefault: restored))
+    }
+
+    /// The server keeps a deprecated table as it is; the migration says so.
+    func deprecateTableSQL(_ table: Table) throws -> String {
+        try fragment(DeprecateColumnContext(table: table.name, column: nil, default: nil))
     }
 
     func deprecateColumnSQL(_ column: SyncedColumn, of table: Table) throws -> String {

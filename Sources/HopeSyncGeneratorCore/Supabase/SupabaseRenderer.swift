@@ -71,7 +71,7 @@ package struct SupabaseRenderer: Sendable {
             switch change {
             case .createTable(let table), .replaceTriggers(let table), .shareTable(let table): table.syncedColumns
             case .addColumn(let column, _): [column]
-            case .addIndex, .replaceServerIndex, .renameColumn, .deprecateColumn, .retireColumn: []
+            case .addIndex, .replaceServerIndex, .renameColumn, .deprecateColumn, .retireColumn, .deprecateTable: []
             }
         }
         return buckets(of: columns)
@@ -99,6 +99,7 @@ package struct SupabaseRenderer: Sendable {
         case .renameColumn(let column, let table): try renameColumnSQL(column, of: table)
         case .deprecateColumn(let column, let table): try deprecateColumnSQL(column, of: table)
         case .retireColumn(let retired, let table): try retireColumnSQL(retired, of: table)
+        case .deprecateTable(let table): try deprecateTableSQL(table)
         }
     }
 

@@ -213,6 +213,14 @@ enum BuiltInTemplates {
         CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
         INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '{{column}}', NULL);
         {{/dropColumn}}
+        {{#dropTable}}
+
+        -- {{table}} is deprecated (decision 0052): this build neither holds nor syncs it; the runtime
+        -- forgets its bookkeeping (a whole table: no column named).
+        DROP TABLE {{table}};
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '', NULL);
+        {{/dropTable}}
         {{#addIndex}}
 
         CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
@@ -420,12 +428,18 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/deprecate_column.sql.mustache": #"""
-        {{! A deprecated column on the server, in a migration and in schema.sql (decision 0052). }}
+        {{! A deprecated column (or table) on the server, in a migration and in schema.sql (decision 0052). }}
+        {{#column}}
         -- {{column}} is deprecated: new builds neither hold nor send it; the server keeps it for the builds
         -- that still do{{#default}}, with a default for the rows new builds insert{{/default}}.
         {{#default}}
         alter table public.{{table}} alter column {{column}} set default {{default}};
         {{/default}}
+        {{/column}}
+        {{^column}}
+        -- {{table}} is deprecated: new builds neither hold nor sync it; the server keeps it, and syncs it
+        -- with the builds that still do.
+        {{/column}}
 
         """#,
         "supabase/index.sql.mustache": #"""

@@ -28,18 +28,20 @@ public enum SchemaChange: Equatable, Sendable {
     /// The contract step of a rename, or the removal of a deprecated column, once
     /// `oldest_writer` passed the builds that write it: the server serves it read only.
     case retireColumn(RetiredColumn, of: Table)
+    /// A table new builds leave out: devices drop theirs; the server keeps it.
+    case deprecateTable(Table)
 
     public var table: Table {
         switch self {
         case .createTable(let table), .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table),
             .replaceServerIndex(_, let table), .shareTable(let table), .renameColumn(_, let table), .deprecateColumn(_, let table),
-            .retireColumn(_, let table):
+            .retireColumn(_, let table), .deprecateTable(let table):
             table
         }
     }
 
     /// The change as the snapshot records it: `table t`, `column t.c`, `index t.i`, `triggers t`,
-    /// `sharing t`, `rename t.old>new`, `deprecate t.c`, `retire t.c`.
+    /// `sharing t`, `rename t.old>new`, `deprecate t.c`, `retire t.c`, `deprecate t`.
     /// A name, not a copy of the table: the snapshot holds the schema once.
     public var recorded: String {
         switch self {
@@ -51,6 +53,7 @@ public enum SchemaChange: Equatable, Sendable {
         case .renameColumn(let column, let table): Self.renameRecord(table.name, from: column.twin ?? "", to: column.name)
         case .deprecateColumn(let column, let table): Self.deprecateRecord(table.name, column.name)
         case .retireColumn(let retired, let table): "retire \(table.name).\(retired.column.name)"
+        case .deprecateTable(let table): "deprecate \(table.name)"
         }
     }
 

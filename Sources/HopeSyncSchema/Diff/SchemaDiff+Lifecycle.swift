@@ -190,9 +190,52 @@ extension SchemaDiff {
         return nil
     }
 
+    /// A table is deprecated as it shipped (shared tables not yet: their members' devices hold
+    /// rows by scope), and stays as it is, deprecated.
+    static func tableDeprecation(old: Table, new: Table, locations: SourceLocations) -> (changes: [SchemaChange], problems: [Diagnostic]) {
+        let here = locations.location(table: new.name)
+        if old.isDeprecated, !new.isDeprecated {
+            return (
+                [],
+                [
+                    Diagnostic(
+                        here, "'\(new.name)' cannot stop being deprecated", hint: "devices that updated dropped it; add a new table instead"
+                    )
+                ]
+            )
+        }
+        var shipped = old
+        shipped.isDeprecated = new.isDeprecated
+        shipped.retired = new.retired
+        if shipped != new {
+            return (
+                [],
+                [
+                    Diagnostic(
+                        here, "deprecated table '\(new.name)' changed",
+                        hint: "a table is deprecated as it shipped and then stays so: undo the other changes")
+                ]
+            )
+        }
+        if old.isDeprecated { return ([], []) }
+        if new.sharing != nil {
+            return (
+                [], [Diagnostic(here, "shared table '\(new.name)' cannot be deprecated yet", hint: "keep it; stop using it in the app")]
+            )
+        }
+        return ([.deprecateTable(new)], [])
+    }
+
     /// A new table has nothing shipped to rename or deprecate.
     static func lifecycleInNewTable(_ table: Table, locations: SourceLocations) -> [Diagnostic] {
-        table.columns.filter { $0.was != nil || $0.isDeprecated }.map { column in
+        if table.isDeprecated {
+            return [
+                Diagnostic(
+                    locations.location(table: table.name), "new table '\(table.name)' is deprecated",
+                    hint: "only a shipped table can be deprecated: remove 'deprecated', or leave the table out")
+            ]
+        }
+        return table.columns.filter { $0.was != nil || $0.isDeprecated }.map { column in
             Diagnostic(
                 locations.location(table: table.name, column: column.name),
                 "column '\(table.name).\(column.name)' of new table '\(table.name)' is \(column.was != nil ? "renamed ('was')" : "deprecated")",

@@ -23,7 +23,9 @@ public enum SchemaDiff {
                 Diagnostic(
                     SourceLocation(file: locations.file, line: 1, column: 1),
                     "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
-                    hint: "keep the table in schema.yaml; stop using it in the app instead, and drop it by hand once no old client is left"
+                    hint: oldTable.isDeprecated
+                        ? "removing a deprecated table is not supported yet: keep it with 'deprecated: true' (the server keeps serving it to old builds)"
+                        : "keep the table in schema.yaml; mark it 'deprecated: true' so new builds leave it out while the server keeps it for old ones"
                 ))
         }
 
@@ -34,6 +36,12 @@ public enum SchemaDiff {
                 continue
             }
             let here = locations.location(table: table.name)
+            if oldTable.isDeprecated || table.isDeprecated {
+                let step = tableDeprecation(old: oldTable, new: table, locations: locations)
+                changes += step.changes
+                problems += step.problems
+                continue
+            }
             if oldTable.conflict != table.conflict {
                 problems.append(
                     Diagnostic(

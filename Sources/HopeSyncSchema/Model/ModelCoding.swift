@@ -89,7 +89,7 @@ extension Retype: Codable {
 
 extension Table {
     private enum Key: String, CodingKey {
-        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired, deprecated
     }
 
     /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
@@ -106,6 +106,7 @@ extension Table {
         rules = try container.decode([TableRule].self, forKey: .rules)
         sharing = try container.decodeIfPresent(TableSharing.self, forKey: .sharing)
         retired = try container.decodeIfPresent([RetiredColumn].self, forKey: .retired) ?? []
+        isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,6 +121,7 @@ extension Table {
         try container.encode(rules, forKey: .rules)
         try container.encodeIfPresent(sharing, forKey: .sharing)
         if !retired.isEmpty { try container.encode(retired, forKey: .retired) }
+        if isDeprecated { try container.encode(true, forKey: .deprecated) }
     }
 }
 

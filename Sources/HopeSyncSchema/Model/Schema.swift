@@ -19,6 +19,9 @@ public struct Schema: Codable, Equatable, Sendable {
         tables.first { $0.name == name }
     }
 
+    /// The tables new builds hold: all but the deprecated ones.
+    public var clientTables: [Table] { tables.filter { !$0.isDeprecated } }
+
     /// The Storage buckets of the file columns, each once, in the order the schema names them.
     public var buckets: [String] {
         tables.flatMap(\.columns).compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
@@ -45,6 +48,9 @@ public struct Table: Codable, Equatable, Sendable {
     /// `oldest_writer` (decision 0052): the old name of a finished rename, a removed column. The
     /// snapshot carries them; schema.yaml never names them.
     public var retired: [RetiredColumn] = []
+    /// `deprecated: true`: builds from now on neither hold nor sync it; the server keeps it for
+    /// the builds that still do (decision 0052).
+    public var isDeprecated = false
 
     public init(
         name: String,

@@ -76,4 +76,19 @@ import Testing
         #expect(
             try stored(queue, "habits") == [body, body, #"[["deleted_ms","isNull",null]]"#, body, "null", #"["color"]"#, "[]"])
     }
+
+    @Test func aDeprecatedTablesBookkeepingIsForgotten() throws {
+        let queue = try database()
+        let before = try stored(queue, "other")
+        try queue.inDatabase { db in
+            try db.execute("CREATE TABLE _sync_cursors (table_name TEXT PRIMARY KEY NOT NULL, server_seq INTEGER NOT NULL DEFAULT 0)")
+            try db.execute("INSERT INTO _sync_cursors VALUES ('habits', 5), ('other', 7)")
+            try db.execute("INSERT INTO _sync_column_changes VALUES ('habits', '', NULL)")
+            for change in try ColumnChange.pending(db) { try change.apply(db) }
+            #expect(try ColumnChange.pending(db).isEmpty)
+            #expect(try db.fetchAll("SELECT table_name FROM _sync_cursors") { $0.text(at: 0) ?? "" } == ["other"])
+        }
+        #expect(try stored(queue, "habits").isEmpty)
+        #expect(try stored(queue, "other") == before)
+    }
 }

@@ -110,8 +110,26 @@ pub const NOTES: Table = Table {
     files: &[],
 };
 
+pub const TAGS: Table = Table {
+    name: "tags",
+    columns: &[
+        Column { name: "id", sqlite_type: "TEXT", nullable: false },
+        Column { name: "user_id", sqlite_type: "TEXT", nullable: false },
+        Column { name: "label", sqlite_type: "TEXT", nullable: false },
+        Column { name: "updated_ms", sqlite_type: "INTEGER", nullable: false },
+        Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
+        Column { name: "device_id", sqlite_type: "TEXT", nullable: false },
+        Column { name: "column_stamps", sqlite_type: "TEXT", nullable: true },
+        Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
+    ],
+    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["label", "deleted_ms"] },
+    lookback: 0,
+    open_row_rule: None,
+    files: &[],
+};
+
 /// Every synced table, in schema order.
-pub const TABLES: &[Table] = &[HABITS, NOTES];
+pub const TABLES: &[Table] = &[HABITS, NOTES, TAGS];
 
 /// The server function that pulls every table in one request (docs/PROTOCOL.md in hope-sync):
 /// `GET /rest/v1/rpc/<this>?cursors=...&since=...&page_limit=...`.
@@ -158,6 +176,19 @@ CREATE TABLE notes (
     _dirty INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX notes__dirty_idx ON notes (_dirty) WHERE _dirty = 1;
+
+CREATE TABLE tags (
+    id TEXT PRIMARY KEY NOT NULL,
+    user_id TEXT NOT NULL,
+    label TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER,
+    device_id TEXT NOT NULL,
+    column_stamps TEXT,
+    server_seq INTEGER,
+    _dirty INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX tags__dirty_idx ON tags (_dirty) WHERE _dirty = 1;
 "#,
     },
 ];

@@ -708,6 +708,285 @@ create or replace trigger notes_poke_updates
 drop trigger if exists notes_after_write on public.notes;
 drop function if exists public.notes_after_write();
 
+-- tags: last writer wins on (updated_ms, device_id), column by column
+create table if not exists public.tags (
+  id uuid primary key,
+  user_id uuid not null default auth.uid(),
+  label text not null,
+  updated_ms bigint not null,
+  deleted_ms bigint,
+  device_id text not null,
+  column_stamps jsonb,
+  server_seq bigint
+);
+alter table public.tags add column if not exists user_id uuid not null default auth.uid();
+alter table public.tags add column if not exists label text not null;
+alter table public.tags add column if not exists updated_ms bigint not null;
+alter table public.tags add column if not exists deleted_ms bigint;
+alter table public.tags add column if not exists device_id text not null;
+alter table public.tags add column if not exists column_stamps jsonb;
+alter table public.tags add column if not exists server_seq bigint;
+create index if not exists tags_user_id_server_seq_idx on public.tags (user_id, server_seq);
+-- Signed-in users read and write their own rows only. There is no delete: clients delete by
+-- setting deleted_ms, so a delete syncs like any other write (and can lose to a newer edit).
+revoke all on table public.tags from anon, authenticated;
+grant select, insert, update on table public.tags to authenticated;
+grant select, insert, update, delete on table public.tags to service_role;
+alter table public.tags enable row level security;
+drop policy if exists tags_select_own on public.tags;
+create policy tags_select_own on public.tags for select to authenticated
+  using (user_id = (select auth.uid()));
+drop policy if exists tags_insert_own on public.tags;
+create policy tags_insert_own on public.tags for insert to authenticated
+  with check (user_id = (select auth.uid()));
+drop policy if exists tags_update_own on public.tags;
+create policy tags_update_own on public.tags for update to authenticated
+  using (user_id = (select auth.uid())) with check (user_id = (select auth.uid()));
+create or replace function public.tags_before_write()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  -- Each column is its own last-writer-wins register. A stamp is the text
+  -- lpad(updated_ms, 15, '0') || ':' || device_id, so comparing stamps bytewise (collate "C")
+  -- compares the pairs. A column without a stamp was never written and loses to any write.
+  -- (Written for speed: every statement costs, so the checks are few and wide.)
+  incoming jsonb;      -- the sender's stamps
+  in_default text;     -- a whole-row sender's pair, for every column
+  stored jsonb;
+  old_default text;    -- a row stored before it had stamps: its pair, for every column
+  newest text;
+  oldest text;
+  took boolean := false;
+  -- The latest stamp a write may claim: a day past the server's clock, so one device whose
+  -- clock is far ahead cannot win every column for good (nor drag the devices' clocks along).
+  horizon text;
+  s_label text;
+  s_deleted_ms text;
+  t_label text;
+  t_deleted_ms text;
+begin
+  -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
+  -- returns only where the full rules further down would give the same row and raise nothing;
+  -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
+  -- proposed insert, then the update, which sees what the insert phase made of the row.)
+  -- A stamp's digits are checked on its bytes (convert_to to SQL_ASCII copies them as they
+  -- are): ltrim on text walks characters, several times slower.
+  if new.column_stamps is not null and new.updated_ms between 0 and 999999999999999 then
+    s_label := new.column_stamps ->> 'label';
+    s_deleted_ms := new.column_stamps ->> 'deleted_ms';
+    if tg_op = 'INSERT' then
+      newest := greatest(s_label collate "C", s_deleted_ms collate "C");
+      oldest := least(s_label collate "C", s_deleted_ms collate "C");
+      -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
+      -- The clock check has a second's margin, so the float clock agrees with the exact one.
+      if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+          and (s_label = newest or s_label = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+          and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
+          and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
+          and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
+          and (new.deleted_ms is null or greatest(s_label collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['label', 'deleted_ms'] = '{}'::jsonb then
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        return new;
+      end if;
+    elsif new.column_stamps = old.column_stamps then
+      -- The stored stamps and pair again: a repeat.
+      if new.updated_ms = old.updated_ms and new.device_id = old.device_id and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+        return null;
+      end if;
+    elsif old.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object' then
+      t_label := old.column_stamps ->> 'label';
+      t_deleted_ms := old.column_stamps ->> 'deleted_ms';
+      -- Nothing newer: an older push.
+      if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+          and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+        return null;
+      end if;
+      -- Every column taken is a stamp within the clock check (as above), and the row stays
+      -- undeleted.
+      if (coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C"
+            or (pg_catalog.substr(s_label, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_label, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_label collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
+            or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (case when coalesce(s_deleted_ms, '') collate "C" > coalesce(t_deleted_ms, '') collate "C" then new.deleted_ms else old.deleted_ms end) is null then
+        if coalesce(s_label, '') collate "C" <= coalesce(t_label, '') collate "C" then
+          new.label := old.label;
+          s_label := t_label;
+        end if;
+        if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
+          new.deleted_ms := old.deleted_ms;
+          s_deleted_ms := t_deleted_ms;
+        end if;
+        new.user_id := old.user_id;
+        if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+          perform public.sync_wait_for_owner(new.user_id);
+        end if;
+        new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+        newest := greatest(s_label collate "C", s_deleted_ms collate "C");
+        new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
+        new.device_id := pg_catalog.substr(newest, 17);
+        new.column_stamps := case
+          when s_label is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['label', 'deleted_ms'],
+            array[s_label, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'deleted_ms'],
+            array[s_label, s_deleted_ms]))
+        end;
+        return new;
+      end if;
+    end if;
+  end if;
+  -- The full rules.
+  horizon := pg_catalog.lpad(((extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000)::text, 15, '0') || ':';
+  if new.updated_ms is null or new.updated_ms not between 0 and 999999999999999 then
+    raise exception using errcode = '22003', message = 'updated_ms is out of range (0 to 999999999999999)';
+  end if;
+  -- A client that sends no stamps (the whole-row protocol) set every column at its pair. In an
+  -- update that leaves column_stamps alone the pair tells the two apart: a stamped sender's
+  -- pair is its newest stamp, so the same stamps with the stored pair are a repeat, not a
+  -- whole-row write (which would re-stamp every older column).
+  if (tg_op = 'INSERT' and new.column_stamps is null)
+      or (tg_op = 'UPDATE' and new.column_stamps is not distinct from old.column_stamps
+        and (new.updated_ms, new.device_id) is distinct from (old.updated_ms, old.device_id)) then
+    incoming := '{}';
+    in_default := pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id;
+  else
+    incoming := new.column_stamps;
+    if pg_catalog.jsonb_typeof(incoming) <> 'object' then
+      raise exception using errcode = '22P02', message = 'column_stamps is not an object';
+    end if;
+  end if;
+  s_label := coalesce(incoming ->> 'label', in_default);
+  s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
+  -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
+  -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
+  -- two are checked once, the others only when they differ.
+  if tg_op = 'INSERT' and in_default is null then
+    newest := greatest(s_label collate "C", s_deleted_ms collate "C");
+    oldest := least(s_label collate "C", s_deleted_ms collate "C");
+    if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
+        or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
+        or (s_label <> newest and s_label <> oldest and (pg_catalog.substr(s_label, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> ''))
+        or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
+      raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
+        detail = pg_catalog.left(incoming::text, 500);
+    end if;
+  end if;
+  if tg_op = 'INSERT' and coalesce(newest, in_default, '') collate "C" > horizon collate "C" then
+    raise exception using errcode = '22008', message = 'the write is stamped more than a day past the server''s clock: check the device''s clock';
+  end if;
+  if tg_op = 'UPDATE' then
+    stored := old.column_stamps;
+    if stored is null then
+      stored := '{}';
+      old_default := pg_catalog.lpad(old.updated_ms::text, 15, '0') || ':' || old.device_id;
+    end if;
+    -- Each column: the sender's value where its stamp beats the stored one, else the stored.
+    if coalesce(s_label, '') collate "C" > coalesce(stored ->> 'label', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_label, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_label, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.label is not a stamp';
+      end if;
+      if s_label collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.label is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.label := old.label;
+      s_label := coalesce(stored ->> 'label', old_default);
+    end if;
+    if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.deleted_ms is not a stamp';
+      end if;
+      if s_deleted_ms collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.deleted_ms is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.deleted_ms := old.deleted_ms;
+      s_deleted_ms := coalesce(stored ->> 'deleted_ms', old_default);
+    end if;
+    if not took then
+      return null;  -- nothing newer: a repeat or an older write changes nothing
+    end if;
+    new.user_id := old.user_id;
+  end if;
+  -- Any column written after the delete brings the row back.
+  if new.deleted_ms is not null then
+    newest := greatest(s_label collate "C");
+    if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
+      new.deleted_ms := null;
+      s_deleted_ms := newest;
+    end if;
+  end if;
+  -- The owner's lock before nextval (see public.sync_lock_owner): this owner's rows commit
+  -- in server_seq order. Held already when the request is the owner's own; the bounded wait
+  -- (sync_wait_for_owner) only when another transaction holds it. An IF, not PERFORM: an
+  -- expression takes plpgsql's fast path, PERFORM runs a query (twice the cost).
+  if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
+    perform public.sync_wait_for_owner(new.user_id);
+  end if;
+  new.server_seq := pg_catalog.nextval('public.sync_server_seq');
+  -- The row's pair is its newest column's.
+  newest := greatest(s_label collate "C", s_deleted_ms collate "C");
+  -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
+  new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
+  new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
+  -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
+  -- a column never written has no stamp, not a null one.
+  new.column_stamps := case
+    when s_label is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['label', 'deleted_ms'],
+      array[s_label, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['label', 'deleted_ms'],
+      array[s_label, s_deleted_ms]))
+  end;
+  return new;
+end
+$$;
+-- Trigger functions: only their triggers run them (PostgreSQL checks no privilege when a
+-- trigger fires), so no API role may call them.
+revoke all on function public.tags_before_write() from public, anon, authenticated, service_role;
+create or replace trigger tags_before_write
+  before insert or update on public.tags
+  for each row execute function public.tags_before_write();
+create or replace trigger tags_lock_owner
+  before insert or update on public.tags
+  for each statement execute function public.sync_lock_owner();
+-- The owners' marks (public.sync_written_owners), once per statement: transition tables take
+-- one event a trigger.
+create or replace trigger tags_written_insert
+  after insert on public.tags
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+create or replace trigger tags_written_update
+  after update on public.tags
+  referencing new table as written
+  for each statement execute function public.sync_written_owners();
+-- Two triggers: PostgreSQL keeps transition tables for one event per trigger.
+create or replace trigger tags_poke_inserts
+  after insert on public.tags
+  referencing new table as written
+  for each statement execute function public.sync_poke_written();
+create or replace trigger tags_poke_updates
+  after update on public.tags
+  referencing new table as written
+  for each statement execute function public.sync_poke_written();
+drop trigger if exists tags_after_write on public.tags;
+drop function if exists public.tags_after_write();
+
 -- One request per pull pass: every table's next page after the cursor the caller sends for it
 -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`
 -- rows each (1000 at most), in server_seq order, with the caller's mark. Read-only and stable,
@@ -748,6 +1027,12 @@ begin
       from (select t.* from public.notes t where t.server_seq > (cursors ->> 'notes')::bigint order by t.server_seq limit size) r
     ) as page
     where cursors ? 'notes'
+    union all
+    select 'tags' as name, (
+      select pg_catalog.json_build_object('rows', coalesce(pg_catalog.json_agg(r order by r.server_seq), '[]'::json), 'more', pg_catalog.count(*) = size)
+      from (select t.* from public.tags t where t.server_seq > (cursors ->> 'tags')::bigint order by t.server_seq limit size) r
+    ) as page
+    where cursors ? 'tags'
   ) p;
   return pg_catalog.json_build_object('mark', current_mark, 'tables', coalesce(pages, '{}'::json));
 end

@@ -34,3 +34,16 @@ CREATE TABLE notes (
     _dirty INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX notes__dirty_idx ON notes (_dirty) WHERE _dirty = 1;
+
+CREATE TABLE tags (
+    id TEXT PRIMARY KEY NOT NULL,
+    user_id TEXT NOT NULL,
+    label TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER,
+    device_id TEXT NOT NULL,
+    column_stamps TEXT,
+    server_seq INTEGER,
+    _dirty INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX tags__dirty_idx ON tags (_dirty) WHERE _dirty = 1;

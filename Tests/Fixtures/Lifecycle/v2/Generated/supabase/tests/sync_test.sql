@@ -7,7 +7,7 @@
 -- as two made-up users, and leave nothing behind.
 begin;
 create extension if not exists pgtap with schema extensions;
-select plan(42);
+select plan(61);
 
 -- The two users, signed in as PostgREST signs in a request: role authenticated, and the JWT's
 -- claims, which auth.uid() reads.
@@ -128,6 +128,67 @@ update public.notes set title = 'value 2'::text, body = 'value 2'::text, version
 select is((select version from public.notes where id = '7e570000-0000-4000-8000-000001000000'), 2::bigint,
   'notes: an update naming a version but the stored one changes nothing');
 select is_empty($q$update public.notes set title = 'value 0'::text, body = 'value 0'::text where id = '7e570000-0000-4000-8000-000001000000' and version = 1 returning id$q$, 'notes: an edit guarded by an old version changes nothing');
+
+-- tags: row-level security. Alice writes a row; Bob can neither see nor change it.
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select lives_ok($q$insert into public.tags (id, label, updated_ms, device_id) values ('7e570000-0000-4000-8000-000002000000', 'value 0'::text, 1000, 'device-a')$q$, 'tags: Alice adds a row');
+select is((select user_id from public.tags where id = '7e570000-0000-4000-8000-000002000000'), 'a11ce000-0000-4000-8000-000000000001'::uuid,
+  'tags: the row is Alice''s (user_id defaults to auth.uid())');
+select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-0000-4000-8000-000000000001' and event = 'poke'
+    and payload ->> 'table' = 'tags'
+    and (payload ->> 'server_seq')::bigint = (select server_seq from public.tags where id = '7e570000-0000-4000-8000-000002000000')),
+  'tags: Alice''s write pokes her devices, naming the table and the row''s server_seq');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select is_empty($q$select id from public.tags where id = '7e570000-0000-4000-8000-000002000000'$q$, 'tags: Bob cannot read Alice''s row');
+select is_empty($q$update public.tags set label = 'value 1'::text, updated_ms = 9000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000002000000' returning id$q$, 'tags: Bob cannot change Alice''s row');
+select throws_ok($q$insert into public.tags (id, label, updated_ms, device_id) values ('7e570000-0000-4000-8000-000002000000', 'value 1'::text, 9000, 'device-b') on conflict (id) do update set label = excluded.label, updated_ms = excluded.updated_ms, device_id = excluded.device_id$q$, '42501', null,
+  'tags: Bob cannot push a row with the id of Alice''s');
+select throws_ok($q$insert into public.tags (id, user_id, label, updated_ms, device_id) values ('7e570000-0000-4000-8000-000002000001', 'a11ce000-0000-4000-8000-000000000001', 'value 3'::text, 1000, 'device-b')$q$, '42501', null,
+  'tags: Bob cannot add a row as Alice');
+select throws_ok($q$delete from public.tags where id = '7e570000-0000-4000-8000-000002000000'$q$, '42501', null,
+  'tags: nobody deletes a row (a delete sets deleted_ms)');
+set local role anon;
+select throws_ok($q$select id from public.tags$q$, '42501', null, 'tags: anon reads nothing');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+select ok((select row(label) is not distinct from row('value 0'::text) from public.tags where id = '7e570000-0000-4000-8000-000002000000'),
+  'tags: Alice''s row is as she wrote it');
+
+-- tags: the pull function reads as its caller, so row-level security keeps each user to
+-- their own rows there too.
+select ok(exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tags', 0)) -> 'tables' -> 'tags' -> 'rows') r
+  where r ->> 'id' = '7e570000-0000-4000-8000-000002000000'), 'tags: the pull function gives Alice her row');
+set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
+select ok(not exists(select 1 from pg_catalog.json_array_elements(
+    public.sync_pull(pg_catalog.jsonb_build_object('tags', 0)) -> 'tables' -> 'tags' -> 'rows') r
+  where r ->> 'user_id' = 'a11ce000-0000-4000-8000-000000000001'), 'tags: the pull function gives Bob none of Alice''s rows');
+set local role anon;
+select throws_ok($q$select public.sync_pull(pg_catalog.jsonb_build_object('tags', 0))$q$, '42501', null,
+  'tags: anon cannot call the pull function');
+set local role authenticated;
+set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
+
+-- tags: every accepted write takes a new server_seq, so the next pull sees it.
+with before as (select server_seq from public.tags where id = '7e570000-0000-4000-8000-000002000000'),
+  written as (update public.tags set label = 'value 1'::text, updated_ms = 2000, device_id = 'device-a' where id = '7e570000-0000-4000-8000-000002000000' returning server_seq)
+select ok((select server_seq from written) > (select server_seq from before), 'tags: a write moves server_seq');
+
+-- tags: each column is its own last-writer-wins register. Devices send whole rows with
+-- every column's stamp (updated_ms zero-padded to 15 digits, ':', device id); the server takes
+-- a column only where the sent stamp is larger.
+insert into public.tags (id, label, updated_ms, device_id) values ('7e570000-0000-4000-8000-000002000002', 'value 6'::text, 1000, 'device-a');
+update public.tags set label = 'value 7'::text, deleted_ms = null, column_stamps = '{"label": "000000000002000:device-b", "deleted_ms": "000000000001000:device-a"}', updated_ms = 2000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000002000002';
+update public.tags set label = 'value 6'::text, deleted_ms = 2000::bigint, column_stamps = '{"label": "000000000001000:device-a", "deleted_ms": "000000000002000:device-c"}', updated_ms = 2000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000002000002';
+select ok((select row(label, deleted_ms) is not distinct from row('value 7'::text, 2000::bigint) from public.tags where id = '7e570000-0000-4000-8000-000002000002'),
+  'tags: concurrent edits of label and deleted_ms both survive');
+update public.tags set label = 'value 8'::text, deleted_ms = 2000::bigint, column_stamps = '{"label": "000000000003000:device-d", "deleted_ms": "000000000002000:device-c"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000002000002';
+select is_empty($q$update public.tags set label = 'value 6'::text, deleted_ms = 2000::bigint, column_stamps = '{"label": "000000000003000:device-c", "deleted_ms": "000000000002000:device-c"}', updated_ms = 3000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000002000002' returning id$q$, 'tags: of two edits of label at the same ms the smaller device id changes nothing');
+select is((select label from public.tags where id = '7e570000-0000-4000-8000-000002000002'), 'value 8'::text, 'tags: the larger pair wins label');
+select is((select column_stamps ->> 'label' from public.tags where id = '7e570000-0000-4000-8000-000002000002'), '000000000003000:device-d',
+  'tags: label keeps the winner''s stamp');
+select is_empty($q$update public.tags set label = 'value 8'::text, deleted_ms = 2000::bigint, column_stamps = '{"label": "000000000003000:device-d", "deleted_ms": "000000000002000:device-c"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000002000002' returning id$q$, 'tags: a repeated write changes nothing');
 
 -- Pokes: row-level security on realtime.messages, which Realtime checks as the user when a
 -- device joins a private channel, lets a user join, read and send on their own topic only.
