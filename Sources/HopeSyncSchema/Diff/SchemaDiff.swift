@@ -159,7 +159,7 @@ public enum SchemaDiff {
                     Diagnostic(
                         here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
                         hint:
-                            "old clients keep sending the old type; add a new column with the new type and migrate the values in the app, then deprecate the old one ('deprecated: true')"
+                            "old clients keep sending the old type; between text, int and double rename it as you retype it ('was: { name: \(column.name), type: \(column.type.keyword), to: …, back: … }' on a new name), else add a new column and deprecate this one"
                     ))
             } else if changed.isNullable != column.isNullable {
                 problems.append(
