@@ -14,6 +14,7 @@ private typealias HabitV2 = HopeSyncLifecycleSchemaV2.Habit
 private typealias NoteV2 = HopeSyncLifecycleSchemaV2.Note
 private typealias HabitV3 = HopeSyncLifecycleSchemaV3.Habit
 private typealias TagV1 = HopeSyncLifecycleSchemaV1.Tag
+private typealias NoteV3 = HopeSyncLifecycleSchemaV3.Note
 
 /// The column lifecycle on PostgreSQL (decision 0052), with the builds of
 /// Tests/Fixtures/Lifecycle: v1; v2, which renames habits.name and notes.heading to title and
@@ -212,5 +213,27 @@ private typealias TagV1 = HopeSyncLifecycleSchemaV1.Tag
         try await newest.engine.syncNow()
         try await oldest.engine.syncNow()
         #expect(try await oldest.store.read { try $0.fetchOne(HabitV1.self, id: walk.id) }?.name == "Evening walk", "its cursor moves on")
+
+        // The oldest build's edits not sent, then its update straight to v3: they land through
+        // the new names (the renames happened in the v2 migration it applies on the way).
+        let note = try await oldest.store.write { try $0.save(NoteV1(heading: "Trip", body: nil)) }
+        try await oldest.engine.syncNow()
+        try await oldest.store.write { tx in
+            var edited = try #require(try tx.fetchOne(HabitV1.self, id: walk.id))
+            edited.name = "Night walk"
+            edited.goal = 9
+            try tx.save(edited)
+            var guarded = try #require(try tx.fetchOne(NoteV1.self, id: note.id))
+            guarded.heading = "Trip to the sea"
+            try tx.save(guarded)
+        }
+        let updated = try await oldest.reopened(as: "oldest", Self.v3(pull), transport, user: user)
+        defer { updated.remove() }
+        try await updated.engine.syncNow()
+        try await newest.engine.syncNow()
+        let landed = try #require(try await newest.store.read { try $0.fetchOne(HabitV3.self, id: walk.id) })
+        #expect(landed.title == "Night walk" && landed.goalText == "9")
+        #expect(try await newest.store.read { try $0.fetchOne(NoteV3.self, id: note.id) }?.title == "Trip to the sea")
+        #expect(try updated.store.pendingMutations().isEmpty)
     }
 }

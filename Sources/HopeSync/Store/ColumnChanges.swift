@@ -45,6 +45,7 @@ struct ColumnChange: Equatable {
             for bookkeeping in Self.perTable {
                 try database.execute("DELETE FROM \(bookkeeping) WHERE table_name = ?", [.text(table)])
             }
+            try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(StoreMigrator.repullKey(table))])
             try database.execute("DELETE FROM _sync_column_changes WHERE table_name = ? AND old_name = ''", [.text(table)])
             return
         }
