@@ -1,6 +1,7 @@
 import Foundation
 import HopeSyncPostgresClient
 import HopeSyncPostgresFixture
+import HopeSyncTestSupport
 import Testing
 
 /// The write trigger of a table in the middle of a rename (decision 0052), on the lifecycle
@@ -88,5 +89,37 @@ import Testing
                 "update public.notes set heading = 'Shopping' where id = $1 and version = 2", [id.uuidString.lowercased()])
         }
         #expect(try row("notes", id, "title, heading, version::text") == ["Shopping", "Shopping", "3"])
+    }
+
+    /// Writes of either shape in any order, each with a random stamp (an old build's sometimes
+    /// carrying the new name's older stamp it pulled, a new build's the old name's): both names
+    /// end with the value of the newest stamp, whichever name it came through.
+    @Test(arguments: [1, 2, 3])
+    func anyInterleavingEndsWithTheNewestWriteUnderBothNames(_ seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let id = UUID()
+        var newest: (stamp: String, value: String)?
+        for step in 0..<60 {
+            let ms = 1 + Int(random.next() % 500)
+            let device = random.next() % 2 == 0 ? "v1" : "v2"
+            let (named, other) = device == "v1" ? ("name", "title") : ("title", "name")
+            let value = "\(device)-\(step)"
+            let stamp = Self.stamp(ms, device)
+            var stamps = "{\"\(named)\": \"\(stamp)\", \"color\": \"\(stamp)\""
+            if random.next() % 2 == 0 { stamps += ", \"\(other)\": \"\(Self.stamp(max(0, ms - 1 - Int(random.next() % 50)), "x"))\"" }
+            stamps += "}"
+            var columns = [
+                ("id", "'\(id.uuidString.lowercased())'"), (named, "'\(value)'"), ("color", "'#000000'"), ("updated_ms", "\(ms)"),
+                ("device_id", "'\(device)'"), ("column_stamps", "'\(stamps)'::jsonb"),
+            ]
+            if device == "v1" { columns.append(("streak", "1")) }
+            try upsert("habits", columns)
+            if newest.map({ stamp > $0.stamp }) ?? true { newest = (stamp, value) }
+        }
+        let expected = try #require(newest)
+        #expect(
+            try row("habits", id, "title, name, column_stamps ->> 'title', column_stamps ->> 'name'") == [
+                expected.value, expected.value, expected.stamp, expected.stamp,
+            ])
     }
 }
