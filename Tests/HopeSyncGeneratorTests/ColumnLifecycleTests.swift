@@ -73,7 +73,7 @@ import Testing
         #expect(sqlite.contains("ALTER TABLE notes RENAME COLUMN heading TO title;"))
         let server = Self.server(v2, "0002")
         #expect(server.contains("alter table public.habits add column if not exists title text;"))
-        #expect(server.contains("update public.habits set title = name"))
+        #expect(server.contains("update public.habits set title = coalesce(title, name)"))
         #expect(server.contains("alter table public.habits alter column title set not null;"))
         // Both names kept equal by the write trigger, the stamp copied under column merge.
         #expect(
@@ -227,7 +227,7 @@ import Testing
                 "ALTER TABLE habits ADD COLUMN goal_text TEXT;\nUPDATE habits SET goal_text = CAST(goal AS TEXT);\nALTER TABLE habits DROP COLUMN goal;"
             ))
         let server = Self.server(outputs[1], "0002")
-        #expect(server.contains("update public.habits set goal_text = (goal::text),"))
+        #expect(server.contains("update public.habits set goal_text = coalesce(goal_text, (goal::text)),"))
         #expect(server.contains("declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;"))
         #expect(server.contains("declare goal_text text := new.goal_text; begin new.goal := (goal_text::bigint); end;"))
         #expect(Self.file(outputs[1], "swift/Habit.swift").contains("goalText: Swift.String?"))

@@ -122,4 +122,22 @@ import Testing
                 expected.value, expected.value, expected.stamp, expected.stamp,
             ])
     }
+
+    /// A retype's `back` need not give back what it was given ('lots' is no number): pasting
+    /// schema.sql again copies nothing over a value a write set.
+    @Test func aPasteNeverCopiesOverAValueAWriteSet() throws {
+        let id = UUID()
+        try habit(id, "title", "Read", at: 1000, by: "v2", streak: false)
+        try upsert(
+            "habits",
+            [
+                ("id", "'\(id.uuidString.lowercased())'"), ("title", "'Read'"), ("goal_text", "'lots'"), ("updated_ms", "2000"),
+                ("device_id", "'v2'"),
+                ("column_stamps", "'{\"goal_text\": \"\(Self.stamp(2000, "v2"))\"}'::jsonb"),
+            ])
+        #expect(try row("habits", id, "goal_text, goal::text") == ["lots", nil])
+        let schema = GeneratedPgTAPTests.packageRoot.appendingPathComponent("Tests/Fixtures/Lifecycle/v2/Generated/supabase/schema.sql")
+        try connection.execute(script: String(contentsOf: schema, encoding: .utf8))
+        #expect(try row("habits", id, "goal_text, goal::text, title, name") == ["lots", nil, "Read", "Read"])
+    }
 }

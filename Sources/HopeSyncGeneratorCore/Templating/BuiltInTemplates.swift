@@ -911,13 +911,15 @@ enum BuiltInTemplates {
         {{! The expand step of a rename after its column is added (nullable), in a migration and in schema.sql; schema.sql also runs it for a finished rename, over a table that has not had it. }}
         -- {{column}} is the new name of {{was}} (decision 0052): the write trigger keeps the two equal
         -- while builds that know only {{was}} write it. The rows copied once with triggers off: the copy
-        -- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+        -- is nobody's write, so it moves no server_seq (updated devices rename their own copy). Only a
+        -- row the copy has not reached is filled: a pasted schema.sql never copies again over a value
+        -- a write set (a retype's conversions need not give back what they were given).
         alter table public.{{table}} disable trigger user;
-        update public.{{table}} set {{column}} = {{from}}{{#columnMerge}},
-          column_stamps = case when column_stamps ? '{{was}}'
+        update public.{{table}} set {{column}} = coalesce({{column}}, {{from}}){{#columnMerge}},
+          column_stamps = case when column_stamps ? '{{was}}' and not column_stamps ? '{{column}}'
             then column_stamps || pg_catalog.jsonb_build_object('{{column}}', column_stamps -> '{{was}}') else column_stamps end{{/columnMerge}}
-          where {{column}} is distinct from {{from}}{{#columnMerge}}
-            or (column_stamps ? '{{was}}' and column_stamps -> '{{column}}' is distinct from column_stamps -> '{{was}}'){{/columnMerge}};
+          where ({{column}} is null and {{was}} is not null){{#columnMerge}}
+            or (column_stamps ? '{{was}}' and not column_stamps ? '{{column}}'){{/columnMerge}};
         alter table public.{{table}} enable trigger user;
         {{#notNull}}
         alter table public.{{table}} alter column {{column}} set not null;

@@ -278,25 +278,29 @@ alter table public.habits add column if not exists server_seq bigint;
 alter table public.habits add column if not exists title text;
 -- title is the new name of name (decision 0052): the write trigger keeps the two equal
 -- while builds that know only name write it. The rows copied once with triggers off: the copy
--- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy). Only a
+-- row the copy has not reached is filled: a pasted schema.sql never copies again over a value
+-- a write set (a retype's conversions need not give back what they were given).
 alter table public.habits disable trigger user;
-update public.habits set title = name,
-  column_stamps = case when column_stamps ? 'name'
+update public.habits set title = coalesce(title, name),
+  column_stamps = case when column_stamps ? 'name' and not column_stamps ? 'title'
     then column_stamps || pg_catalog.jsonb_build_object('title', column_stamps -> 'name') else column_stamps end
-  where title is distinct from name
-    or (column_stamps ? 'name' and column_stamps -> 'title' is distinct from column_stamps -> 'name');
+  where (title is null and name is not null)
+    or (column_stamps ? 'name' and not column_stamps ? 'title');
 alter table public.habits enable trigger user;
 alter table public.habits alter column title set not null;
 alter table public.habits add column if not exists goal_text text;
 -- goal_text is the new name of goal (decision 0052): the write trigger keeps the two equal
 -- while builds that know only goal write it. The rows copied once with triggers off: the copy
--- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy). Only a
+-- row the copy has not reached is filled: a pasted schema.sql never copies again over a value
+-- a write set (a retype's conversions need not give back what they were given).
 alter table public.habits disable trigger user;
-update public.habits set goal_text = (goal::text),
-  column_stamps = case when column_stamps ? 'goal'
+update public.habits set goal_text = coalesce(goal_text, (goal::text)),
+  column_stamps = case when column_stamps ? 'goal' and not column_stamps ? 'goal_text'
     then column_stamps || pg_catalog.jsonb_build_object('goal_text', column_stamps -> 'goal') else column_stamps end
-  where goal_text is distinct from (goal::text)
-    or (column_stamps ? 'goal' and column_stamps -> 'goal_text' is distinct from column_stamps -> 'goal');
+  where (goal_text is null and goal is not null)
+    or (column_stamps ? 'goal' and not column_stamps ? 'goal_text');
 alter table public.habits enable trigger user;
 -- An insert names one of the two: a default on the other would overwrite an explicit null.
 alter table public.habits alter column goal drop default;
@@ -777,10 +781,12 @@ alter table public.notes add column if not exists server_seq bigint;
 alter table public.notes add column if not exists title text;
 -- title is the new name of heading (decision 0052): the write trigger keeps the two equal
 -- while builds that know only heading write it. The rows copied once with triggers off: the copy
--- is nobody's write, so it moves no server_seq (updated devices rename their own copy).
+-- is nobody's write, so it moves no server_seq (updated devices rename their own copy). Only a
+-- row the copy has not reached is filled: a pasted schema.sql never copies again over a value
+-- a write set (a retype's conversions need not give back what they were given).
 alter table public.notes disable trigger user;
-update public.notes set title = heading
-  where title is distinct from heading;
+update public.notes set title = coalesce(title, heading)
+  where (title is null and heading is not null);
 alter table public.notes enable trigger user;
 alter table public.notes alter column title set not null;
 create index if not exists notes_user_id_server_seq_idx on public.notes (user_id, server_seq);
