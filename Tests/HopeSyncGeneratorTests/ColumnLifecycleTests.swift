@@ -280,7 +280,7 @@ import Testing
             (Self.tagsDeprecated + "      note: text?\n", "deprecated table 'tags' changed"),
             (
                 "tables:\n  habits:\n    columns:\n      name: text\n",
-                "table 'tags' was removed or renamed, which shipped clients would still sync"
+                "deprecated table 'tags' cannot leave schema.yaml yet: 'oldest_writer' has not passed its deprecation"
             ),
         ]
         for (yaml, message) in cases {
@@ -293,5 +293,15 @@ import Testing
         }
         let newTable = Self.tags + "  labels:\n    deprecated: true\n    columns:\n      text: text\n"
         #expect(throws: SchemaError.self) { try generate(newTable, existing: outputs[0].tree) }
+    }
+
+    @Test func aDeprecatedTableLeavesSchemaYamlOnceTheFloorPassesItAndTheServerKeepsIt() throws {
+        let outputs = try Self.steps([Self.tags, Self.tagsDeprecated])
+        let gone = try generate("oldest_writer: 2\ntables:\n  habits:\n    columns:\n      name: text\n", existing: outputs[1].tree)
+        #expect(gone.newMigration == nil)
+        // Nothing changes but the floor the snapshot records: it carries the table on, and the
+        // server keeps it.
+        #expect(gone.tree.files.filter { $0.key != Snapshot.fileName } == outputs[1].tree.files.filter { $0.key != Snapshot.fileName })
+        #expect(try Snapshot.decode(Self.file(gone, Snapshot.fileName)).schema.table(named: "tags")?.isDeprecated == true)
     }
 }

@@ -36,9 +36,15 @@ package enum MigrationPlanner {
     }
 
     /// schema.yaml's schema with what only the snapshot knows: each table's retired columns,
-    /// those retired before and those `changes` retire (decision 0052).
+    /// those retired before and those `changes` retire, and the deprecated tables schema.yaml
+    /// let go of (decision 0052).
     package static func carried(_ schema: Schema, from snapshot: Snapshot?, changes: [SchemaChange]) -> Schema {
         var carried = schema
+        // A deprecated table schema.yaml no longer names (the diff let it go), where it was.
+        for (index, table) in (snapshot?.schema.tables ?? []).enumerated()
+        where table.isDeprecated && schema.table(named: table.name) == nil {
+            carried.tables.insert(table, at: min(index, carried.tables.count))
+        }
         for index in carried.tables.indices {
             let name = carried.tables[index].name
             carried.tables[index].retired =

@@ -53,7 +53,7 @@ public enum SchemaChange: Equatable, Sendable {
         case .renameColumn(let column, let table): Self.renameRecord(table.name, from: column.twin ?? "", to: column.name)
         case .deprecateColumn(let column, let table): Self.deprecateRecord(table.name, column.name)
         case .retireColumn(let retired, let table): "retire \(table.name).\(retired.column.name)"
-        case .deprecateTable(let table): "deprecate \(table.name)"
+        case .deprecateTable(let table): Self.deprecateRecord(table.name)
         }
     }
 
@@ -62,6 +62,8 @@ public enum SchemaChange: Equatable, Sendable {
     public static func renameRecord(_ table: String, from old: String, to new: String) -> String { "rename \(table).\(old)>\(new)" }
 
     public static func deprecateRecord(_ table: String, _ column: String) -> String { "deprecate \(table).\(column)" }
+
+    public static func deprecateRecord(_ table: String) -> String { "deprecate \(table)" }
 
     /// A recorded change read back against `schema`, a schema at or after the change. An index
     /// reads back as added: the record does not tell a replaced server index apart, and no

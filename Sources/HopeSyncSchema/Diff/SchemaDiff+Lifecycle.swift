@@ -226,6 +226,29 @@ extension SchemaDiff {
         return ([.deprecateTable(new)], [])
     }
 
+    /// A table gone from schema.yaml: refused but for a deprecated table once `oldest_writer`
+    /// passed its deprecation.
+    static func removedTableProblem(
+        _ table: Table, floor: Int?, introducedIn: (String) -> Int?, in locations: SourceLocations
+    ) -> Diagnostic? {
+        let here = SourceLocation(file: locations.file, line: 1, column: 1)
+        guard table.isDeprecated else {
+            return Diagnostic(
+                here, "table '\(table.name)' was removed or renamed, which shipped clients would still sync",
+                hint:
+                    "keep the table in schema.yaml; mark it 'deprecated: true' so new builds leave it out while the server keeps it for old ones"
+            )
+        }
+        let record = SchemaChange.deprecateRecord(table.name)
+        if let number = introducedIn(record), let floor, floor >= number { return nil }
+        let number = introducedIn(record).map(String.init) ?? "the number of the migration that deprecated it"
+        return Diagnostic(
+            here, "deprecated table '\(table.name)' cannot leave schema.yaml yet: 'oldest_writer' has not passed its deprecation",
+            hint:
+                "builds older than that step still write it: set 'oldest_writer: \(number)' (or higher) once no such build may write, or keep it with 'deprecated: true'"
+        )
+    }
+
     /// A new table has nothing shipped to rename or deprecate.
     static func lifecycleInNewTable(_ table: Table, locations: SourceLocations) -> [Diagnostic] {
         if table.isDeprecated {

@@ -19,14 +19,11 @@ public enum SchemaDiff {
         let locations = new.locations
 
         for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil {
-            problems.append(
-                Diagnostic(
-                    SourceLocation(file: locations.file, line: 1, column: 1),
-                    "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
-                    hint: oldTable.isDeprecated
-                        ? "removing a deprecated table is not supported yet: keep it with 'deprecated: true' (the server keeps serving it to old builds)"
-                        : "keep the table in schema.yaml; mark it 'deprecated: true' so new builds leave it out while the server keeps it for old ones"
-                ))
+            // A deprecated table leaves schema.yaml once the floor passed its deprecation; the
+            // snapshot carries it on (the server keeps serving it to the builds below the floor).
+            if let problem = removedTableProblem(oldTable, floor: new.schema.oldestWriter, introducedIn: introducedIn, in: locations) {
+                problems.append(problem)
+            }
         }
 
         for table in new.schema.tables {
