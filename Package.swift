@@ -135,6 +135,11 @@ let package = Package(
         // the tests of devices on mixed builds and of upgrades.
         .target(name: "HopeSyncUpgradeSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v1/Generated/swift"),
         .target(name: "HopeSyncUpgradeSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Upgrade/v2/Generated/swift"),
+        // Another small app's generated code through the column lifecycle (decision 0052): v2
+        // renames a column in each table and deprecates one, v3 finishes and removes them.
+        .target(name: "HopeSyncLifecycleSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v1/Generated/swift"),
+        .target(name: "HopeSyncLifecycleSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v2/Generated/swift"),
+        .target(name: "HopeSyncLifecycleSchemaV3", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v3/Generated/swift"),
         // The example schema shared (Tests/Fixtures/Sharing): task lists as scopes, for the tests
         // of several users' devices syncing shared rows.
         .target(name: "HopeSyncSharingSchema", dependencies: ["HopeSync"], path: "Tests/Fixtures/Sharing/Generated/swift"),
@@ -181,7 +186,8 @@ let package = Package(
             dependencies: [
                 "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
                 "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
-                "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema",
+                "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
+                "HopeSyncLifecycleSchemaV3",
             ]
         ),
     ]

@@ -71,7 +71,7 @@ struct CatalogCheck {
     private func columns(of table: Table) throws -> [Finding] {
         var findings: [Finding] = []
         let live = catalog.columns[table.name] ?? [:]
-        for column in table.syncedColumns {
+        for column in table.serverColumns {
             let type = SchemaVerifier.catalogType(column.type)
             let migration = history.adding(column: column.name, to: table.name)
             guard let found = live[column.name] else {
@@ -92,7 +92,7 @@ struct CatalogCheck {
                     ))
             }
         }
-        let expected = Set(table.syncedColumns.map(\.name))
+        let expected = Set(table.serverColumns.map(\.name))
         for (name, column) in live.sorted(by: { $0.key < $1.key }) where !expected.contains(name) {
             findings.append(
                 Finding(

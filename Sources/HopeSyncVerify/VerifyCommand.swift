@@ -39,7 +39,8 @@ public struct VerifyCommand: Sendable {
             return GenerateCommand.Failure("error: cannot load the templates: \(error)", GenerateCommand.ExitCode.usage).report(on: console)
         }
         let outcome = SchemaVerifier(renderer: SupabaseRenderer(templates: templates), deviceDays: options.deviceDays)
-            .outcome(parsed.schema, snapshot: snapshot, databaseURL: databaseURL)
+            // The server also holds the retired columns only the snapshot knows (decision 0052).
+            .outcome(MigrationPlanner.carried(parsed.schema, from: snapshot, changes: []), snapshot: snapshot, databaseURL: databaseURL)
         if outcome.status == VerifyOutcome.unreachable {
             console.error(outcome.text)
         } else {

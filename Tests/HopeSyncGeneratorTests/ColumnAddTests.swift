@@ -66,7 +66,7 @@ import Testing
         let dropped = project.run()
         #expect(dropped.status == 65)
         #expect(dropped.error.contains("column 'sessions.note' was removed"))
-        #expect(dropped.error.contains("keep it (nullable or defaulted)"))
+        #expect(dropped.error.contains("mark it 'deprecated: true' first"))
 
         try project.writeSchema(Self.before + "\n      comment: text?\n")
         #expect(project.run().error.contains("column 'sessions.note' was removed (renamed to 'comment'?)"))

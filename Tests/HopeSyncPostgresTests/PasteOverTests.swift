@@ -44,7 +44,7 @@ import Testing
 
     @Test(arguments: GeneratedPgTAPTests.fixtures)
     func everyPrefixOfAFixturesMigrationsThenSchemaSQLEndsAsTheMigrations(_ path: String) throws {
-        try Self.expectEveryWayAlike(path + "/Generated", earlier: Self.earlierStates[path].map { [$0 + "/Generated"] } ?? [])
+        try Self.expectEveryWayAlike(path + "/Generated", earlier: (Self.earlierStates[path] ?? []).map { $0 + "/Generated" })
     }
 
     @Test(arguments: GeneratedPgTAPTests.referenceCases)
@@ -53,8 +53,12 @@ import Testing
     }
 
     /// The upgrade fixture's v1 is an earlier state of v2 (the same migration 0001), so v2's
-    /// schema.sql is also pasted over v1's.
-    static let earlierStates = ["Tests/Fixtures/Upgrade/v2": "Tests/Fixtures/Upgrade/v1"]
+    /// schema.sql is also pasted over v1's; the lifecycle fixture's each step over every earlier.
+    static let earlierStates = [
+        "Tests/Fixtures/Upgrade/v2": ["Tests/Fixtures/Upgrade/v1"],
+        "Tests/Fixtures/Lifecycle/v2": ["Tests/Fixtures/Lifecycle/v1"],
+        "Tests/Fixtures/Lifecycle/v3": ["Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2"],
+    ]
 
     /// `generated` and each of `earlier` are Generated/ folders, relative to the package.
     static func expectEveryWayAlike(_ generated: String, earlier: [String] = []) throws {

@@ -56,6 +56,25 @@ import Testing
         #expect(verify(database.url, ["--devices", "0"]).status == 2)
     }
 
+    /// Each step of the column lifecycle (decision 0052), its migrations applied in order:
+    /// verify passes, the server's extra names (a rename's old one, a deprecated or retired
+    /// column) included.
+    @Test(arguments: ["v1", "v2", "v3"])
+    func eachLifecycleStepVerifies(_ step: String) throws {
+        let fixture = Self.root.appendingPathComponent("Tests/Fixtures/Lifecycle/\(step)")
+        let database = try PostgresCluster.createDatabase()
+        let connection = try database.connect()
+        let folder = fixture.appendingPathComponent("Generated/supabase/migrations")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() {
+            try connection.execute(script: String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
+        }
+        let (console, transcript) = GenerateCommand.Console.recording()
+        let status = VerifyCommand(console: console).run([
+            "--database-url", database.url, "--schema", fixture.appendingPathComponent("schema.yaml").path,
+        ])
+        #expect(status == 0, "\(transcript.out)\(transcript.error)")
+    }
+
     @Test func anUnreachableDatabaseIsExitTwoWithoutThePassword() {
         let result = verify("postgresql://someone:hunter2secret@127.0.0.1:1/nowhere?connect_timeout=2")
         #expect(result.status == 2)

@@ -51,11 +51,12 @@ struct ReplayRequestTests {
             try writer.save(task)
         }
 
-        // The replay: an empty answer, the read by key at T2, then the pull.
+        // The day's hello (no floor), the replay: an empty answer, the read by key at T2, then the pull.
         let first = StubServer(
             host: Self.host,
             answers: [
-                .respond(status: 200, body: "[]"), .respond(status: 200, body: taskJSON("Buy almond milk", Self.t2)),
+                .respond(status: 200, body: #"{"oldest_writer":null}"#), .respond(status: 200, body: "[]"),
+                .respond(status: 200, body: taskJSON("Buy almond milk", Self.t2)),
                 .respond(status: 200, body: Self.emptyPull),
             ])
         var configuration = SyncConfiguration()
@@ -64,10 +65,17 @@ struct ReplayRequestTests {
         let report = try await engine.syncNow()
         #expect(report.conflicted.map(\.conflictingColumns) == [["title"]])
         #expect(report.conflicted.map(\.serverChangedBy) == [UUID(uuidString: Self.phoneBUser)])
-        // The same bytes as the transport's own golden request (which uses another host).
-        let patch = try #require(first.requests.first).goldenText.replacingOccurrences(of: Self.host, with: RequestGoldenTests.host)
+        let hello = try #require(first.requests.first)
+        #expect(hello.method == "POST" && hello.url == "https://\(Self.host)/rest/v1/rpc/sync_hello")
+        #expect(hello.header("X-Sync-Schema") == String(GeneratedSchema.app.schemaVersion))
+        // The same bytes as the transport's own golden request (which uses another host, and
+        // states no schema version: the engine's transport does).
+        let sent = try #require(first.requests.dropFirst().first)
+        #expect(sent.header("X-Sync-Schema") == String(GeneratedSchema.app.schemaVersion))
+        let patch = sent.goldenText.replacingOccurrences(of: Self.host, with: RequestGoldenTests.host)
+            .replacingOccurrences(of: "x-sync-schema: \(GeneratedSchema.app.schemaVersion)\n", with: "")
         try expectGolden(patch, named: "guarded-update-tasks")
-        let read = try #require(first.requests.dropFirst().first)
+        let read = try #require(first.requests.dropFirst(2).first)
         #expect(read.method == "GET")
         #expect(read.url == "https://\(Self.host)/rest/v1/tasks?id=eq.\(key)&limit=1&select=id,updated_at,title,done,deleted_ms,updated_by")
 

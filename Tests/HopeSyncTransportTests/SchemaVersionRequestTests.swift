@@ -9,7 +9,7 @@ import Testing
 /// rows' fault.
 @Suite(.serialized)
 struct SchemaVersionRequestTests {
-    static let host = "abcdefghijklmnop.supabase.co"
+    static let host = "schemaversion.supabase.co"
 
     @Test func everyRequestOfAStatingTransportCarriesTheVersion() async throws {
         let server = StubServer(host: Self.host, answers: [.respond(status: 200, body: "[]"), .respond(status: 200, body: "[]")])

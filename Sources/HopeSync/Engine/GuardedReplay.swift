@@ -192,7 +192,9 @@ struct GuardedReplay {
     /// Why the pass stops with the write still first in the queue (so it holds the writes
     /// behind it): the status and code only, never the message, which may quote row values.
     private static func stopped(_ error: SyncError, _ write: QueuedMutation) -> SyncError {
-        guard error.code == .server, !error.refusesThisBuild, let server = error.serverError, SchemaDrift(server) == nil else {
+        guard error.code == .server, !error.refusesThisBuild, !error.writesARetiredColumn, let server = error.serverError,
+            SchemaDrift(server) == nil
+        else {
             return error
         }
         let code = server.code.map { ", code \($0)" } ?? ""

@@ -49,7 +49,7 @@ struct Pusher {
             do {
                 try await push(table, into: &report)
                 continue
-            } catch let error where error.refusesThisBuild {
+            } catch let error where error.refusesThisBuild || error.writesARetiredColumn {
                 // Every table would meet the floor alike: nothing more is sent.
                 throw error
             } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {

@@ -19,6 +19,8 @@ struct SyncPass {
     private(set) var held: SyncError?
     /// The server refused this build's writes as older than its writer floor (decision 0051).
     private(set) var buildRefused = false
+    /// The day the pass said (or skipped) its hello on, days since 1970.
+    private var today: Int64 = 0
 
     init(store: SyncStore, transport: any SyncTransport, credentials: Credentials, configuration: SyncConfiguration) {
         self.store = store
@@ -46,16 +48,18 @@ struct SyncPass {
 
     /// Says the device's daily hello when one is due (`day`: days since 1970), and tells whether
     /// this build may write: not once the server said its floor is above it (decision 0051).
-    /// A server that refuses the hello is asked again tomorrow, one passing trouble (a 503) at
-    /// the next pass; neither keeps the pass from going on. A network failure fails the pass.
+    /// A server that refuses the hello (or answers what is not one) is asked again tomorrow, one
+    /// passing trouble (a 503) at the next pass; neither keeps the pass from going on. A network
+    /// failure fails the pass.
     mutating func buildMayWrite(on day: Int64) async throws(SyncError) -> Bool {
+        today = day
         let state = try await store.onWriter { store throws(SyncError) in try store.writerFloorState(on: day) }
         buildRefused = state.isRefused
         guard state.helloIsDue else { return !buildRefused }
         do {
             let hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
             buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
-        } catch  where error.code == .server {
+        } catch  where error.code == .server || error.code == .decoding {
             if error.serverError?.isTransient != true {
                 buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(nil, on: day) }
             }
@@ -86,6 +90,8 @@ struct SyncPass {
             drifts += try await pusher.push(into: &report)
         } catch  where error.refusesThisBuild {
             try await refuseBuild()
+        } catch  where error.writesARetiredColumn {
+            try await askTheFloor(after: error)
         } catch  where error.code == .server {
             hold(error)
         }
@@ -98,9 +104,19 @@ struct SyncPass {
             try await GuardedReplay(store: store, transport: transport, credentials: credentials, resolver: resolver).replay(into: &report)
         } catch  where error.refusesThisBuild {
             try await refuseBuild()
+        } catch  where error.writesARetiredColumn {
+            try await askTheFloor(after: error)
         } catch  where error.code == .server {
             hold(error)
         }
+    }
+
+    /// A write named a retired column, which only a build below the floor does: the floor is asked
+    /// now rather than at tomorrow's hello. A server that lets the build write holds the failure.
+    private mutating func askTheFloor(after error: SyncError) async throws(SyncError) {
+        let hello = try? await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+        guard let hello, !hello.letsWrite(schemaVersion: store.schema.schemaVersion) else { return hold(error) }
+        buildRefused = try await store.onWriter { [today] store throws(SyncError) in try store.recordHello(hello, on: today) }
     }
 
     /// A write met the server's floor: this build sends no more writes, now or in later passes.

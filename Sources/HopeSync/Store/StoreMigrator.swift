@@ -34,9 +34,17 @@ struct StoreMigrator {
         let before = upgrading ? try columns(of: syncedTables, database) : [:]
         try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
         try apply(RuntimeMigrations.all, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
+        // Renamed and dropped columns (decision 0052): the bookkeeping follows, and a renamed
+        // column is no column the table gained.
+        let changes = try ColumnChange.pending(database)
+        try database.inTransaction { for change in changes { try change.apply(database) } }
         guard upgrading else { return }
         for (table, columns) in try columns(of: syncedTables, database) {
-            guard let old = before[table], !old.isEmpty, !columns.isSubset(of: old) else { continue }
+            guard var old = before[table], !old.isEmpty else { continue }
+            for change in changes where change.table == table {
+                if let new = change.new, old.remove(change.old) != nil { old.insert(new) }
+            }
+            guard !columns.isSubset(of: old) else { continue }
             try markForRepull(table, added: columns.subtracting(old), holdsStamps: columns.contains(ReservedColumn.columnStamps), database)
         }
     }

@@ -11,6 +11,14 @@ package struct CheckedSchema: Sendable {
     fileprivate init(_ parsed: ParsedSchema) {
         self.parsed = parsed
     }
+
+    /// The same schema with what the snapshot carries (retired columns), which no name check
+    /// needs: their names were checked when they were columns.
+    package func carrying(_ schema: Schema) -> CheckedSchema {
+        var carried = parsed
+        carried.schema = schema
+        return CheckedSchema(carried)
+    }
 }
 
 /// Check: the names each output derives from the schema, refused at the line that needs

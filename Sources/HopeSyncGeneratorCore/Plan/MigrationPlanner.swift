@@ -10,9 +10,8 @@ package enum MigrationPlanner {
     package static func nextMigration(
         after snapshot: Snapshot?, for parsed: ParsedSchema, serverCode: [String: String] = [:], sharedCode: String? = nil
     ) throws(SchemaError) -> Migration? {
-        let previous = snapshot?.schema ?? Schema(tables: [])
         try checkOldestWriter(parsed, shipped: snapshot)
-        var changes = try SchemaDiff.changes(from: previous, to: parsed)
+        var changes = try diff(after: snapshot, for: parsed)
         changes += lastWriterColumns(shipped: snapshot, in: parsed.schema)
         for table in parsed.schema.tables {
             guard let recorded = snapshot?.serverCode?[table.name], let current = serverCode[table.name], recorded != current,
@@ -45,6 +44,35 @@ package enum MigrationPlanner {
                     "set it to the schema version of the oldest build that may still write (each build's version is its newest migration's number); `generate verify --devices` counts the devices on each"
             )
         ])
+    }
+
+    /// What schema.yaml changes since the snapshot, each step of the lifecycle judged against
+    /// the migration that recorded the step before it.
+    package static func diff(after snapshot: Snapshot?, for parsed: ParsedSchema) throws(SchemaError) -> [SchemaChange] {
+        try SchemaDiff.changes(
+            from: snapshot?.schema ?? Schema(tables: []), to: parsed,
+            introducedIn: { record in snapshot?.migrations.first { $0.changes.contains(record) }?.number })
+    }
+
+    /// schema.yaml's schema with what only the snapshot knows: each table's retired columns,
+    /// those retired before and those `changes` retire, and the deprecated tables schema.yaml
+    /// let go of (decision 0052).
+    package static func carried(_ schema: Schema, from snapshot: Snapshot?, changes: [SchemaChange]) -> Schema {
+        var carried = schema
+        // A deprecated table schema.yaml no longer names (the diff let it go), where it was.
+        for (index, table) in (snapshot?.schema.tables ?? []).enumerated()
+        where table.isDeprecated && schema.table(named: table.name) == nil {
+            carried.tables.insert(table, at: min(index, carried.tables.count))
+        }
+        for index in carried.tables.indices {
+            let name = carried.tables[index].name
+            carried.tables[index].retired =
+                (snapshot?.schema.table(named: name)?.retired ?? [])
+                + changes.compactMap { change in
+                    if case .retireColumn(let retired, let table) = change, table.name == name { retired } else { nil }
+                }
+        }
+        return carried
     }
 
     /// The shipped unique indexes that the server still holds unique across all owners: those
@@ -89,15 +117,23 @@ package enum MigrationPlanner {
             case .replaceTriggers: parts.append("triggers")
             case .replaceServerIndex: parts.append("per_owner")
             case .shareTable: parts.append("sharing")
+            case .renameColumn(let column, _): parts.append("rename_\(column.twin ?? "")_\(column.name)")
+            case .deprecateColumn(let column, _): parts.append("deprecate_\(column.name)")
+            case .retireColumn(let retired, _): parts.append("retire_\(retired.column.name)")
+            case .deprecateTable: parts.append("deprecate_table")
             }
             if !tables.contains(table) { tables.append(table) }
         }
-        let added = parts.filter { $0 != "triggers" && $0 != "per_owner" }
+        let steps = parts.filter { ["rename_", "deprecate_", "retire_"].contains(where: $0.hasPrefix) }
+        let added = parts.filter { $0 != "triggers" && $0 != "per_owner" && !steps.contains($0) }
         let name: String
         if tables.count > 1 {
             name = "update_" + tables.joined(separator: "_")
         } else if parts == ["create"] {
             name = "create_" + tables[0]
+        } else if !steps.isEmpty {
+            // `habits_rename_name_title`, `habits_deprecate_color_retire_name`.
+            name = tables[0] + "_" + (steps + added.map { "add_" + $0 }).joined(separator: "_")
         } else if !added.isEmpty {
             name = tables[0] + "_add_" + added.joined(separator: "_")
         } else {

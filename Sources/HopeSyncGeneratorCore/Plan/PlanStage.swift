@@ -42,13 +42,17 @@ package struct PlanStage: PipelineStage {
         let history = input.history
         let problems = try Checksums.shippedProblems(history.migrations, in: history.files)
         if !problems.isEmpty { throw GeneratorError.shippedMigrations(problems) }
+        // The retired columns the snapshot carries, and those this run retires, are the
+        // server's: every output below renders from the schema with them.
+        let steps = try MigrationPlanner.diff(after: history.snapshot, for: input.schema.parsed)
+        let schema = input.schema.carrying(MigrationPlanner.carried(input.schema.schema, from: history.snapshot, changes: steps))
         let renderer = SupabaseRenderer(templates: templates)
-        let serverCode = try Checksums.serverCode(of: input.schema.schema, renderer: renderer)
-        let sharedCode = try Checksums.sharedServerCode(of: input.schema.schema, renderer: renderer)
+        let serverCode = try Checksums.serverCode(of: schema.schema, renderer: renderer)
+        let sharedCode = try Checksums.sharedServerCode(of: schema.schema, renderer: renderer)
         let next = try MigrationPlanner.nextMigration(
-            after: history.snapshot, for: input.schema.parsed, serverCode: serverCode, sharedCode: sharedCode)
+            after: history.snapshot, for: schema.parsed, serverCode: serverCode, sharedCode: sharedCode)
         let nextStamp = next.map { _ in MigrationStamp.next(stamp(), after: history.migrations.map(\.stamp) + history.supabaseStamps) }
         return Plan(
-            schema: input.schema, history: history, next: next, nextStamp: nextStamp, serverCode: serverCode, sharedCode: sharedCode)
+            schema: schema, history: history, next: next, nextStamp: nextStamp, serverCode: serverCode, sharedCode: sharedCode)
     }
 }

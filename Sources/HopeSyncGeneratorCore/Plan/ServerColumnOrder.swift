@@ -14,13 +14,23 @@ package struct ServerColumnOrder: Equatable, Sendable {
     private var recorded: [String: [String]] = [:]
     /// Per table, the names of the columns added after its creating migration, oldest first.
     private var added: [String: [String]] = [:]
+    /// Per table, the columns retired (dropped and made again, generated): they move last. Only
+    /// a change as made moves one, never one read back from the snapshot (whose recorded order
+    /// has the move already): a retirement reads back as nothing.
+    private var moved: [String: [String]] = [:]
 
     /// From the order recorded last time and the changes of every migration since the first,
     /// oldest first.
     package init(recorded: [String: [String]]? = nil, _ changes: [SchemaChange] = []) {
         self.recorded = recorded ?? [:]
-        for case .addColumn(let column, let table) in changes {
-            added[table.name, default: []].append(column.name)
+        for change in changes {
+            switch change {
+            case .addColumn(let column, let table), .renameColumn(let column, let table):
+                added[table.name, default: []].append(column.name)
+            case .retireColumn(let retired, let table):
+                moved[table.name, default: []].append(retired.column.name)
+            default: break
+            }
         }
     }
 
@@ -32,13 +42,15 @@ package struct ServerColumnOrder: Equatable, Sendable {
 
     /// The table's columns as the server holds them.
     package func columns(of table: Table) -> [SyncedColumn] {
+        let server = table.serverColumns
         let later = added[table.name] ?? []
-        let created = recorded[table.name] ?? table.syncedColumns.map(\.name).filter { !later.contains($0) }
-        var names = created
-        for name in later where !names.contains(name) { names.append(name) }
+        let moved = moved[table.name] ?? []
+        let created = recorded[table.name] ?? server.map(\.name).filter { !later.contains($0) }
+        var names = created.filter { !moved.contains($0) }
+        for name in later + moved where !names.contains(name) { names.append(name) }
         // Defensive: a column no record names (none should be) goes last.
-        for column in table.syncedColumns where !names.contains(column.name) { names.append(column.name) }
-        return names.compactMap { name in table.syncedColumns.first { $0.name == name } }
+        for column in server where !names.contains(column.name) { names.append(column.name) }
+        return names.compactMap { name in server.first { $0.name == name } }
     }
 
     /// Every table's order, as the snapshot records it.

@@ -32,7 +32,9 @@ package struct RenderStage: PipelineStage {
         }
         let schema = plan.schema.schema
         let localMigrations = entries.map { ($0.number, $0.name, tree[$0.sqlitePath]!) }
-        let columnOrder = ServerColumnOrder(recorded: plan.history.snapshot?.serverColumns, entries, in: schema)
+        // The new migration's changes as made: a retirement moves its column, and reads back as nothing.
+        let columnOrder = ServerColumnOrder(
+            recorded: plan.history.snapshot?.serverColumns, entries.flatMap { $0.schemaChanges(in: schema) } + (plan.next?.changes ?? []))
         let snapshot = Snapshot(
             schema: schema, migrations: entries, serverCode: plan.serverCode, perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema),
             serverColumns: columnOrder.recording(schema), sharedServerCode: plan.sharedCode)

@@ -14,7 +14,9 @@ package struct RustRenderer: Sendable {
     package func tablesSource(for schema: Schema, migrations: [(Int, String, String)]) throws -> String {
         try templates.render(
             RustTablesContext(
-                tables: schema.tables.flatMap { table in [tableContext(table)] + (table.membershipTable.map { [tableContext($0)] } ?? []) },
+                tables: schema.clientTables.flatMap { table in
+                    [tableContext(table)] + (table.membershipTable.map { [tableContext($0)] } ?? [])
+                },
                 shared: schema.tables.contains { $0.sharing != nil },
                 migrations: migrations.map { number, name, sql in
                     EmbeddedMigration(version: String(number), name: name, sql: RustLiteral.string(sql))
@@ -29,7 +31,7 @@ package struct RustRenderer: Sendable {
             conflict: conflictLiteral(table.conflict, stamped: table.merge == .column ? table.stampedColumns : nil),
             lookback: String(table.pullOrdering.distance),
             openRowRule: table.openRowRule.map { "Some((\"\($0.start)\", \"\($0.end)\"))" } ?? "None",
-            files: table.columns.compactMap { column in
+            files: table.columns.filter { !$0.isDeprecated }.compactMap { column in
                 column.type.bucket.map { .init(column: column.name, bucket: $0, download: column.download == .eager ? "Eager" : "OnRead") }
             },
             scope: table.sharing.map { scopeExpression($0, of: table) })

@@ -26,12 +26,57 @@ struct SQLiteStep: TemplateObject {
     var createTable: SQLiteTable?
     var addColumn: SQLiteAddedColumn?
     var addIndex: SQLiteIndex?
+    var renameColumn: SQLiteColumnChange?
+    var dropColumn: SQLiteColumnChange?
+    var dropTable: SQLiteDroppedTable?
 
     static var fields: [TemplateField<Self>] {
         [
             .init("createTable", "a new table", \.createTable),
             .init("addColumn", "a new column on an existing table", \.addColumn),
             .init("addIndex", "a new index on an existing table", \.addIndex),
+            .init("renameColumn", "a column renamed (decision 0052)", \.renameColumn),
+            .init("dropColumn", "a column deprecated: this build drops it (decision 0052)", \.dropColumn),
+            .init("dropTable", "a table deprecated: this build drops it (decision 0052)", \.dropTable),
+        ]
+    }
+}
+
+/// A rename or a deprecation, which the runtime also applies to the writes it keeps.
+struct SQLiteColumnChange: TemplateObject {
+    var table: String
+    var column: String
+    var was: String?
+    var stamped: Bool
+    var retype: SQLiteRetype? = nil
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("column", "the column (its new name, for a rename)", \.column),
+            .init("was", "a renamed column's old name", \.was),
+            .init("stamped", "the table keeps column_stamps, whose keys name columns", \.stamped),
+            .init("retype", "a rename that changes the type: the column is made again", \.retype),
+        ]
+    }
+}
+
+/// A deprecated table, which a device drops.
+struct SQLiteDroppedTable: TemplateObject {
+    var table: String
+
+    static var fields: [TemplateField<Self>] { [.init("table", "the table's name", \.table)] }
+}
+
+/// A retyped column made again on a device: added, filled by CAST, the old one dropped.
+struct SQLiteRetype: TemplateObject {
+    var type: String
+    var fill: String?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("type", "the new SQLite type", \.type),
+            .init("fill", "a NOT NULL column's placeholder until the CAST fills it (SQLite adds NOT NULL only with a default)", \.fill),
         ]
     }
 }

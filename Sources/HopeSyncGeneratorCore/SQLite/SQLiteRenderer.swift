@@ -29,6 +29,22 @@ package struct SQLiteRenderer: Sendable {
                 break // the runtime reads rules from the table list; SQLite has no triggers of ours
             case .replaceServerIndex:
                 break // a device holds one owner's rows, so its unique index is per owner already
+            case .renameColumn(let column, let table):
+                let retype = column.retype.map { _ in
+                    SQLiteRetype(type: column.type.sqliteType, fill: column.isNullable ? nil : Self.placeholder(column.type))
+                }
+                steps.append(
+                    SQLiteStep(
+                        renameColumn: SQLiteColumnChange(
+                            table: table.name, column: column.name, was: column.twin, stamped: table.mergesColumns, retype: retype)))
+            case .deprecateColumn(let column, let table):
+                steps.append(
+                    SQLiteStep(
+                        dropColumn: SQLiteColumnChange(table: table.name, column: column.name, was: nil, stamped: table.mergesColumns)))
+            case .deprecateTable(let table):
+                steps.append(SQLiteStep(dropTable: SQLiteDroppedTable(table: table.name)))
+            case .retireColumn:
+                break // devices renamed or dropped it at the step before
             case .shareTable(let table):
                 // The table list says how a table is shared; locally a scope gains its membership
                 // table, and a scoped table the index a scope's rows are deleted by.
@@ -86,6 +102,15 @@ package struct SQLiteRenderer: Sendable {
     /// stamps the row, whatever the server's says.
     static func isNullable(_ column: SyncedColumn) -> Bool {
         column.isNullable || column.role == .version
+    }
+
+    /// What a NOT NULL column added by a retype holds until the CAST fills it.
+    static func placeholder(_ type: ColumnType) -> String {
+        switch type {
+        case .int: "0"
+        case .double: "0.0"
+        default: "''"
+        }
     }
 
     static func literal(_ value: DefaultValue) -> String {

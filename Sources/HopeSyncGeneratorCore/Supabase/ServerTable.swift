@@ -15,6 +15,8 @@ struct ServerTable: TemplateObject {
     var stamped: [NamedColumn]
     var written: [NamedColumn]
     var jsonColumns: [NamedColumn]
+    var renamed: [RenamedColumn]
+    var retiredCopies: [RenamedColumn]
     var sharing: ServerSharing?
 
     struct OpenRow: TemplateObject {
@@ -43,6 +45,10 @@ struct ServerTable: TemplateObject {
             .init("stamped", "the columns with a stamp each under column merge: the user's, then deleted_ms", \.stamped),
             .init("written", "the user's stamped columns (without deleted_ms)", \.written),
             .init("jsonColumns", "the json columns, whose nesting depth the trigger limits", \.jsonColumns),
+            .init("renamed", "the columns renamed but not finished: both names kept equal (decision 0052)", \.renamed),
+            .init(
+                "retiredCopies", "the finished renames: `was`, the retired old name, gets the stamp of `name`, the column it copies",
+                \.retiredCopies),
             .init("sharing", "how the rows are shared, for a shared table (decision 0048)", \.sharing),
         ]
     }
@@ -59,7 +65,8 @@ extension ServerTable {
     /// identifiers are plain lowercase names (the parser refuses any other), so none needs quoting.
     /// `schema` lists the tables that follow this one or that its scopes hold (for a shared table).
     init(_ table: Table, in schema: Schema? = nil) {
-        let stamped = table.stampedColumns
+        // The server's columns: a deprecated column and a renamed one's old name are still written.
+        let stamped = table.serverStampedColumns
         self.init(
             table: table.name,
             lww: table.conflict == .lww,
@@ -75,7 +82,11 @@ extension ServerTable {
             // Each a register of its own (column merge): the user's columns, then deleted_ms.
             stamped: stamped.map { NamedColumn(name: $0.name) },
             written: stamped.filter { $0.role == .user }.map { NamedColumn(name: $0.name) },
-            jsonColumns: table.columns.filter { $0.type == .json }.map { NamedColumn(name: $0.name) },
+            jsonColumns: table.serverColumns.filter { $0.role == .user && $0.type == .json && !$0.isRetired }.map {
+                NamedColumn(name: $0.name)
+            },
+            renamed: table.columns.filter { $0.was != nil }.map(RenamedColumn.init),
+            retiredCopies: table.retired.compactMap { retired in retired.copies.map { RenamedColumn(name: $0, was: retired.column.name) } },
             sharing: ServerSharing(table, in: schema))
     }
 }

@@ -13,8 +13,18 @@ struct CreateTableContext: TemplateContext {
 
     struct ColumnDefinition: TemplateObject {
         var definition: String
+        var before: String? = nil
+        var after: String? = nil
 
-        static var fields: [TemplateField<Self>] { [.init("definition", "the rendered column.sql", \.definition)] }
+        static var fields: [TemplateField<Self>] {
+            [
+                .init("definition", "the rendered column.sql", \.definition),
+                .init("before", "in addableColumns, SQL run before it is added: a retired column dropped unless generated", \.before),
+                .init(
+                    "after", "in addableColumns, SQL run after: a renamed column's rows copied, a deprecated column's default",
+                    \.after),
+            ]
+        }
     }
 
     static var fields: [TemplateField<Self>] {
@@ -45,12 +55,14 @@ struct ColumnContext: TemplateContext {
     var `default`: String?
     var isEnum: Bool
     var values: [String]
+    var generated: String?
 
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
             .init("name", "the column's name", \.name),
             .init("type", "its PostgreSQL type (HopeSyncModel's postgresType)", \.type),
+            .init("generated", "a retired column's generation expression: the column it copies, or its default", \.generated),
             .init("primaryKey", "the id column", \.primaryKey),
             .init("notNull", "NOT NULL (every column but the nullable ones and the id)", \.notNull),
             .init("default", "its default as an SQL expression", \.default),
@@ -64,16 +76,24 @@ extension ColumnContext {
     /// One column definition's parts (see column.sql.mustache).
     init(_ column: SyncedColumn, of table: Table) {
         var values: [String] = []
-        if case .enumeration(let names) = column.type { values = names.map(SQLLiteral.string) }
+        if case .enumeration(let names) = column.type, !column.isRetired { values = names.map(SQLLiteral.string) }
         self.init(
             table: table.name, name: column.name, type: column.type.postgresType, primaryKey: column.role == .id,
-            notNull: !column.isNullable && column.role != .id, default: Self.defaultExpression(column),
-            isEnum: !values.isEmpty, values: values)
+            notNull: !column.isNullable && column.role != .id, default: column.isRetired ? nil : Self.defaultExpression(column),
+            isEnum: !values.isEmpty, values: values, generated: column.isRetired ? Self.generation(column) : nil)
+    }
+
+    /// What a retired column serves: the column it copies, or its default as a constant (a
+    /// generation expression must be immutable: `now()` serves the epoch), or null.
+    private static func generation(_ column: SyncedColumn) -> String {
+        if let copies = column.copies { return column.retype.map { "(\($0.back))" } ?? copies }
+        let constant = column.defaultValue == .now ? "'epoch'" : defaultExpression(column) ?? "null"
+        return "(\(constant))::\(column.type.postgresType)"
     }
 
     /// A column's default on the server: the owner is whoever signs the request in, and a
     /// version starts where the server starts it.
-    private static func defaultExpression(_ column: SyncedColumn) -> String? {
+    static func defaultExpression(_ column: SyncedColumn) -> String? {
         switch column.role {
         case .owner: return "auth.uid()"
         case .version: return column.type == .timestamp ? "now()" : "1"

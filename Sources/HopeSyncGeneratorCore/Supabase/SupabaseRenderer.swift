@@ -78,7 +78,7 @@ package struct SupabaseRenderer: Sendable {
             switch change {
             case .createTable(let table), .replaceTriggers(let table), .shareTable(let table): table.syncedColumns
             case .addColumn(let column, _): [column]
-            case .addIndex, .replaceServerIndex: []
+            case .addIndex, .replaceServerIndex, .renameColumn, .deprecateColumn, .retireColumn, .deprecateTable: []
             }
         }
         return buckets(of: columns)
@@ -103,6 +103,10 @@ package struct SupabaseRenderer: Sendable {
         case .replaceServerIndex(let index, let table): try indexSQL(index, on: table, replacing: true)
         case .replaceTriggers(let table): try replacedServerCodeSQL(table, in: schema)
         case .shareTable(let table): try shareTableSQL(table, in: schema)
+        case .renameColumn(let column, let table): try renameColumnSQL(column, of: table)
+        case .deprecateColumn(let column, let table): try deprecateColumnSQL(column, of: table)
+        case .retireColumn(let retired, let table): try retireColumnSQL(retired, of: table)
+        case .deprecateTable(let table): try deprecateTableSQL(table)
         }
     }
 
@@ -159,7 +163,7 @@ package struct SupabaseRenderer: Sendable {
         return try fragment(
             CreateTableContext(
                 table: table.name, columns: try definitions(columnOrder.columns(of: table)),
-                addableColumns: try definitions(columnOrder.columns(of: table).filter { $0.role != .id }),
+                addableColumns: try columnOrder.columns(of: table).filter { $0.role != .id }.map { try addableColumn($0, of: table) },
                 userColumns: try definitions(table.syncedColumns.filter { $0.role == .user }), upgrading: upgrading))
     }
 
@@ -188,12 +192,12 @@ package struct SupabaseRenderer: Sendable {
         try fragment(TriggersContext(server: ServerTable(table, in: schema), replacing: replacing))
     }
 
-    private func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
+    func columnDefinition(_ column: SyncedColumn, of table: Table) throws -> String {
         try fragment(ColumnContext(column, of: table))
     }
 
     /// A rendered fragment without its final newline, so frames decide the spacing.
-    private func fragment<Context: TemplateContext>(_ context: Context) throws -> String {
+    func fragment<Context: TemplateContext>(_ context: Context) throws -> String {
         var text = try templates.render(context)
         while text.hasSuffix("\n") { text.removeLast() }
         return text

@@ -17,7 +17,7 @@ package struct SwiftRenderer: Sendable {
     package func files(for schema: Schema, migrations: [(Int, String, String)]) throws -> [String: String] {
         var files: [String: String] = [:]
         var types: [String] = []
-        for table in schema.tables {
+        for table in schema.clientTables {
             files["\(table.swiftTypeName).swift"] = try templates.render(recordContext(table))
             types.append(table.swiftTypeName)
             // A scope's membership table follows it, in the files and in the table list.

@@ -188,6 +188,44 @@ enum BuiltInTemplates {
         {{/comments}}
         ALTER TABLE {{table}} ADD COLUMN {{#column}}{{name}} {{type}}{{#notNull}} NOT NULL{{/notNull}}{{#default}} DEFAULT {{default}}{{/default}}{{#check}} CHECK ({{check}}){{/check}}{{/column}};
         {{/addColumn}}
+        {{#renameColumn}}
+
+        -- {{table}}.{{column}} was {{was}} (decision 0052); its stamp follows it, and the runtime
+        -- renames it in the writes this device has not sent yet (_sync_column_changes).
+        {{^retype}}
+        ALTER TABLE {{table}} RENAME COLUMN {{was}} TO {{column}};
+        {{/retype}}
+        {{#retype}}
+        -- Retyped: the values CAST (the server converts its own with the schema's 'to').
+        ALTER TABLE {{table}} ADD COLUMN {{column}} {{type}}{{#fill}} NOT NULL DEFAULT {{fill}}{{/fill}};
+        UPDATE {{table}} SET {{column}} = CAST({{was}} AS {{type}});
+        ALTER TABLE {{table}} DROP COLUMN {{was}};
+        {{/retype}}
+        {{#stamped}}
+        UPDATE {{table}} SET column_stamps = json_set(json_remove(column_stamps, '$.{{was}}'), '$.{{column}}', json_extract(column_stamps, '$.{{was}}'))
+            WHERE json_type(column_stamps, '$.{{was}}') IS NOT NULL;
+        {{/stamped}}
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '{{was}}', '{{column}}');
+        {{/renameColumn}}
+        {{#dropColumn}}
+
+        -- {{table}}.{{column}} is deprecated (decision 0052): this build neither holds nor sends it.
+        ALTER TABLE {{table}} DROP COLUMN {{column}};
+        {{#stamped}}
+        UPDATE {{table}} SET column_stamps = json_remove(column_stamps, '$.{{column}}') WHERE column_stamps IS NOT NULL;
+        {{/stamped}}
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '{{column}}', NULL);
+        {{/dropColumn}}
+        {{#dropTable}}
+
+        -- {{table}} is deprecated (decision 0052): this build neither holds nor syncs it; the runtime
+        -- forgets its bookkeeping (a whole table: no column named).
+        DROP TABLE {{table}};
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '', NULL);
+        {{/dropTable}}
         {{#addIndex}}
 
         CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
@@ -360,17 +398,17 @@ enum BuiltInTemplates {
         """#,
         "supabase/column.sql.mustache": #"""
         {{! One column definition, shared by create table and add column. }}
-        {{name}} {{type}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
+        {{name}} {{type}}{{#generated}} generated always as ({{generated}}) stored{{/generated}}{{#primaryKey}} primary key{{/primaryKey}}{{#notNull}} not null{{/notNull}}{{#default}} default {{default}}{{/default}}{{#isEnum}} constraint {{table}}_{{name}}_check check ({{name}} in ({{#values}}{{.}}{{^@last}}, {{/@last}}{{/values}})){{/isEnum}}
 
         """#,
         "supabase/column_stamps.sql.mustache": #"""
-        {{! The row's stamps from the s_ variables, in both branches of triggers.sql. }}
+        {{! The row's stamps from the s_ variables, in both branches of triggers.sql; a retired old name's is its new name's, so the builds that still read it merge it. }}
         new.column_stamps := case
           when {{#stamped}}s_{{name}} is not null{{^@last}} and {{/@last}}{{/stamped}}
-          then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}],
-            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}]))
+          then pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, '{{was}}'{{/retiredCopies}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, s_{{name}}{{/retiredCopies}}])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array[{{#stamped}}'{{name}}'{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, '{{was}}'{{/retiredCopies}}],
+            array[{{#stamped}}s_{{name}}{{^@last}}, {{/@last}}{{/stamped}}{{#retiredCopies}}, s_{{name}}{{/retiredCopies}}]))
         end;
 
         """#,
@@ -383,9 +421,30 @@ enum BuiltInTemplates {
         {{#upgrading}}
         {{! schema.sql also brings a table an earlier migration or schema.sql made up to date, or one that lost a column: whatever it lacks is added, in server order; over a table an earlier migration made, that is each column added since, put last as the migrations did. }}
         {{#addableColumns}}
+        {{#before}}
+        {{before}}
+        {{/before}}
         alter table public.{{table}} add column if not exists {{definition}};
+        {{#after}}
+        {{after}}
+        {{/after}}
         {{/addableColumns}}
         {{/upgrading}}
+
+        """#,
+        "supabase/deprecate_column.sql.mustache": #"""
+        {{! A deprecated column (or table) on the server, in a migration and in schema.sql (decision 0052). }}
+        {{#column}}
+        -- {{column}} is deprecated: new builds neither hold nor send it; the server keeps it for the builds
+        -- that still do{{#default}}, with a default for the rows new builds insert{{/default}}.
+        {{#default}}
+        alter table public.{{table}} alter column {{column}} set default {{default}};
+        {{/default}}
+        {{/column}}
+        {{^column}}
+        -- {{table}} is deprecated: new builds neither hold nor sync it; the server keeps it, and syncs it
+        -- with the builds that still do.
+        {{/column}}
 
         """#,
         "supabase/index.sql.mustache": #"""
@@ -853,6 +912,85 @@ enum BuiltInTemplates {
         $$;
         revoke all on function public.{{function}}(jsonb, bigint, integer) from public, anon;
         grant execute on function public.{{function}}(jsonb, bigint, integer) to authenticated;
+
+        """#,
+        "supabase/rename_column.sql.mustache": #"""
+        {{! The expand step of a rename after its column is added (nullable), in a migration and in schema.sql; schema.sql also runs it for a finished rename, over a table that has not had it. }}
+        -- {{column}} is the new name of {{was}} (decision 0052): the write trigger keeps the two equal
+        -- while builds that know only {{was}} write it. The rows copied once with triggers off: the copy
+        -- is nobody's write, so it moves no server_seq (updated devices rename their own copy). Only a
+        -- row the copy has not reached is filled: a pasted schema.sql never copies again over a value
+        -- a write set (a retype's conversions need not give back what they were given).
+        alter table public.{{table}} disable trigger user;
+        update public.{{table}} set {{column}} = coalesce({{column}}, {{from}}){{#columnMerge}},
+          column_stamps = case when column_stamps ? '{{was}}' and not column_stamps ? '{{column}}'
+            then column_stamps || pg_catalog.jsonb_build_object('{{column}}', column_stamps -> '{{was}}') else column_stamps end{{/columnMerge}}
+          where ({{column}} is null and {{was}} is not null){{#columnMerge}}
+            or (column_stamps ? '{{was}}' and not column_stamps ? '{{column}}'){{/columnMerge}};
+        alter table public.{{table}} enable trigger user;
+        {{#notNull}}
+        alter table public.{{table}} alter column {{column}} set not null;
+        {{/notNull}}
+        {{#dropsOldDefault}}
+        -- An insert names one of the two: a default on the other would overwrite an explicit null.
+        alter table public.{{table}} alter column {{was}} drop default;
+        {{/dropsOldDefault}}
+
+        """#,
+        "supabase/renamed_columns.sql.mustache": #"""
+        {{! A renamed column's two names kept equal (decision 0052), first in both branches of triggers.sql. }}
+        {{#renamed}}
+          -- {{name}} is the new name of {{was}}: builds that know only {{was}} write it, newer builds
+          -- write {{name}}, and the other follows whichever a write set (converted, for a retype), so
+          -- each build reads its own.
+        {{#columnMerge}}
+          -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
+          -- it does not know) says which the write set, and both take its stamp, so the merge below
+          -- decides between an old build's write and a new build's as between any two.
+          if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+              and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
+            if coalesce(new.column_stamps ->> '{{was}}', '') collate "C" > coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
+              {{toNew}}
+              new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{name}}', new.column_stamps -> '{{was}}');
+            else
+              {{toOld}}
+              new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{was}}', new.column_stamps -> '{{name}}');
+            end if;
+          elsif tg_op = 'INSERT' then
+        {{/columnMerge}}
+        {{^columnMerge}}
+          if tg_op = 'INSERT' then
+        {{/columnMerge}}
+            -- An insert names one of the two; the other has no default (BEFORE triggers run before
+            -- NOT NULL is checked).
+            if new.{{name}} is null then
+              {{toNew}}
+            else
+              {{toOld}}
+            end if;
+          elsif new.{{name}} is distinct from old.{{name}} then
+            {{toOld}}
+          elsif new.{{was}} is distinct from old.{{was}} then
+            {{toNew}}
+          end if;
+        {{/renamed}}
+
+        """#,
+        "supabase/retire_column.sql.mustache": #"""
+        {{! A retired column made generated, before it is added again, in a migration and in schema.sql. }}
+        -- {{column}} is retired (decision 0052): the builds that know it may no longer write (oldest_writer),
+        -- but they still pull it, so the server serves it read only, {{#copies}}a copy of {{copies}}{{/copies}}{{^copies}}its default{{/copies}}.
+        do $$
+        begin
+          if exists (select from pg_catalog.pg_attribute a where a.attrelid = 'public.{{table}}'::regclass
+              and a.attname = '{{column}}' and a.attgenerated = '' and not a.attisdropped) then
+            alter table public.{{table}} drop column {{column}};
+          end if;
+        end
+        $$;
+        {{#restoredDefault}}
+        alter table public.{{table}} alter column {{copies}} set default {{restoredDefault}};
+        {{/restoredDefault}}
 
         """#,
         "supabase/schema.sql.mustache": #"""
@@ -1694,6 +1832,7 @@ enum BuiltInTemplates {
         {{> supabase/later_start.sql.mustache}}
         begin
         {{> supabase/json_depth_guard.sql.mustache}}
+        {{> supabase/renamed_columns.sql.mustache}}
           -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
           -- returns only where the full rules further down would give the same row and raise nothing;
           -- anything else falls through to them. (An upsert of a row that exists runs this twice: the
@@ -1849,6 +1988,7 @@ enum BuiltInTemplates {
         {{> supabase/later_start.sql.mustache}}
         begin
         {{> supabase/json_depth_guard.sql.mustache}}
+        {{> supabase/renamed_columns.sql.mustache}}
         {{#lww}}
           -- A day past the server's clock at most (see the column-merge branch).
           if new.updated_ms > (extract(epoch from pg_catalog.statement_timestamp()) * 1000)::bigint + 86400000 then
@@ -2024,7 +2164,7 @@ enum BuiltInTemplates {
 
         """#,
         "supabase/writers.sql.mustache": #"""
-        -- Which builds may write (docs/decisions/0052-schema-versions-and-the-writer-floor.md). Every
+        -- Which builds may write (docs/decisions/0051-schema-versions-and-the-writer-floor.md). Every
         -- request of a hope-sync client names the schema version its build was generated with (the
         -- number of its newest migration) in the header X-Sync-Schema; a request without it counts as
         -- version 0 (a build from before the header, or another client).

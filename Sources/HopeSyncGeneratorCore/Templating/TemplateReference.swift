@@ -14,6 +14,8 @@ enum TemplateReference {
             TableTestsContext.self,
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
+            RenamedColumnsPartial.self,
+            RenameColumnContext.self, RetireColumnContext.self, DeprecateColumnContext.self,
             LockStreamPartial.self, SharingTriggersPartial.self,
             PokesPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,

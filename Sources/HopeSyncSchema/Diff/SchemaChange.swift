@@ -1,4 +1,4 @@
-/// One additive change: what the diff finds, what a migration applies to both databases, and
+/// One change: what the diff finds, what a migration applies to both databases, and
 /// what the snapshot records (by name, see ``recorded``). Every table is the table as it is
 /// after the change.
 public enum SchemaChange: Equatable, Sendable {
@@ -19,17 +19,29 @@ public enum SchemaChange: Equatable, Sendable {
     /// A shipped table starts being shared (docs/decisions/0048-sharing-by-scope.md): a scope
     /// gets its membership table, and the table's policies and triggers follow its scope.
     case shareTable(Table)
+    /// The expand step of a rename (decision 0052): `column` (its new name; `was` holds the
+    /// old) is added on the server beside the old name and kept equal to it; devices rename
+    /// theirs.
+    case renameColumn(SyncedColumn, to: Table)
+    /// A column new builds leave out: devices drop theirs; the server keeps it.
+    case deprecateColumn(SyncedColumn, of: Table)
+    /// The contract step of a rename, or the removal of a deprecated column, once
+    /// `oldest_writer` passed the builds that write it: the server serves it read only.
+    case retireColumn(RetiredColumn, of: Table)
+    /// A table new builds leave out: devices drop theirs; the server keeps it.
+    case deprecateTable(Table)
 
     public var table: Table {
         switch self {
         case .createTable(let table), .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table),
-            .replaceServerIndex(_, let table), .shareTable(let table):
+            .replaceServerIndex(_, let table), .shareTable(let table), .renameColumn(_, let table), .deprecateColumn(_, let table),
+            .retireColumn(_, let table), .deprecateTable(let table):
             table
         }
     }
 
     /// The change as the snapshot records it: `table t`, `column t.c`, `index t.i`, `triggers t`,
-    /// `sharing t`.
+    /// `sharing t`, `rename t.old>new`, `deprecate t.c`, `retire t.c`, `deprecate t`.
     /// A name, not a copy of the table: the snapshot holds the schema once.
     public var recorded: String {
         switch self {
@@ -38,12 +50,25 @@ public enum SchemaChange: Equatable, Sendable {
         case .addIndex(let index, let table), .replaceServerIndex(let index, let table): "index \(table.name).\(index.name)"
         case .replaceTriggers(let table): "triggers \(table.name)"
         case .shareTable(let table): "sharing \(table.name)"
+        case .renameColumn(let column, let table): Self.renameRecord(table.name, from: column.twin ?? "", to: column.name)
+        case .deprecateColumn(let column, let table): Self.deprecateRecord(table.name, column.name)
+        case .retireColumn(let retired, let table): "retire \(table.name).\(retired.column.name)"
+        case .deprecateTable(let table): Self.deprecateRecord(table.name)
         }
     }
 
-    /// A recorded change read back against `schema`, a schema at or after the change (changes
-    /// are additive, so what it names is still there). An index reads back as added: the record
-    /// does not tell a replaced server index apart, and no reader needs it to.
+    /// How the snapshot records the rename of `table.old` to `new`, looked up to tell which
+    /// migration introduced it.
+    public static func renameRecord(_ table: String, from old: String, to new: String) -> String { "rename \(table).\(old)>\(new)" }
+
+    public static func deprecateRecord(_ table: String, _ column: String) -> String { "deprecate \(table).\(column)" }
+
+    public static func deprecateRecord(_ table: String) -> String { "deprecate \(table)" }
+
+    /// A recorded change read back against `schema`, a schema at or after the change. An index
+    /// reads back as added: the record does not tell a replaced server index apart, and no
+    /// reader needs it to. A lifecycle step reads back as nil (what it names may be gone): the
+    /// readers (the server column order) find its columns in the recorded order.
     public init?(recorded: String, in schema: Schema) {
         let parts = recorded.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return nil }
@@ -54,7 +79,7 @@ public enum SchemaChange: Equatable, Sendable {
         case ("triggers", 1): self = .replaceTriggers(table)
         case ("sharing", 1): self = .shareTable(table)
         case ("column", 2):
-            guard let column = table.syncedColumns.first(where: { $0.name == qualified[1] }) else { return nil }
+            guard let column = table.serverColumns.first(where: { $0.name == qualified[1] }) else { return nil }
             self = .addColumn(column, to: table)
         case ("index", 2):
             guard let index = table.indexes.first(where: { $0.name == qualified[1] }) else { return nil }

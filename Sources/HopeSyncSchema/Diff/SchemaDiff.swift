@@ -1,27 +1,44 @@
 /// Compares the schema of the newest migration with schema.yaml. Every destructive change is
 /// refused, because a migration cannot take a column back from the clients already in the
 /// field: they keep sending it, and a server without it answers their every push with PGRST204.
+/// A rename, a deprecation and a removal go step by step instead (decision 0052,
+/// SchemaDiff+Lifecycle.swift).
 public enum SchemaDiff {
     public static func changes(from old: Schema, to new: ParsedSchema) throws(SchemaError) -> [SchemaChange] {
+        try changes(from: old, to: new, introducedIn: { _ in nil })
+    }
+
+    /// `introducedIn` answers the number of the migration that recorded a change (see
+    /// ``SchemaChange/recorded``): a step that finishes a rename or removes a column waits
+    /// until `oldest_writer` reaches it.
+    package static func changes(
+        from old: Schema, to new: ParsedSchema, introducedIn: (String) -> Int?
+    ) throws(SchemaError) -> [SchemaChange] {
         var changes: [SchemaChange] = []
         var problems: [Diagnostic] = []
         let locations = new.locations
 
         for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil {
-            problems.append(
-                Diagnostic(
-                    SourceLocation(file: locations.file, line: 1, column: 1),
-                    "table '\(oldTable.name)' was removed or renamed, which shipped clients would still sync",
-                    hint: "keep the table in schema.yaml; stop using it in the app instead, and drop it by hand once no old client is left"
-                ))
+            // A deprecated table leaves schema.yaml once the floor passed its deprecation; the
+            // snapshot carries it on (the server keeps serving it to the builds below the floor).
+            if let problem = removedTableProblem(oldTable, floor: new.schema.oldestWriter, introducedIn: introducedIn, in: locations) {
+                problems.append(problem)
+            }
         }
 
         for table in new.schema.tables {
             guard let oldTable = old.table(named: table.name) else {
-                changes.append(.createTable(table))
+                let steps = lifecycleInNewTable(table, locations: locations)
+                if steps.isEmpty { changes.append(.createTable(table)) } else { problems += steps }
                 continue
             }
             let here = locations.location(table: table.name)
+            if oldTable.isDeprecated || table.isDeprecated {
+                let step = tableDeprecation(old: oldTable, new: table, locations: locations)
+                changes += step.changes
+                problems += step.problems
+                continue
+            }
             if oldTable.conflict != table.conflict {
                 problems.append(
                     Diagnostic(
@@ -55,7 +72,14 @@ public enum SchemaDiff {
                 }
             }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
-            for column in table.columns where oldTable.column(named: column.name) == nil {
+            let lifecycle = lifecycleChanges(
+                old: oldTable, new: table, floor: new.schema.oldestWriter, introducedIn: introducedIn, locations: locations)
+            changes += lifecycle.changes
+            problems += lifecycle.problems
+            // The write trigger keeps a renamed pair equal, and forgets a retired name.
+            if lifecycle.changes.contains(where: \.changesServerCode) { changes.append(.replaceTriggers(table)) }
+            // A renamed column is the rename's; a deprecated one is refused above.
+            for column in table.columns where oldTable.column(named: column.name) == nil && column.was == nil && !column.isDeprecated {
                 if !column.isNullable && column.defaultValue == nil {
                     problems.append(
                         Diagnostic(
@@ -112,13 +136,15 @@ public enum SchemaDiff {
         let added = new.columns.filter { old.column(named: $0.name) == nil }
         for column in old.columns {
             guard let changed = new.column(named: column.name) else {
+                // A rename, or the removal of a deprecated column: the lifecycle's to judge.
+                if column.isDeprecated || column.was != nil || new.columns.contains(where: { $0.was == column.name }) { continue }
                 let renamed = added.first { $0.type == column.type }
                 problems.append(
                     Diagnostic(
                         locations.location(table: new.name),
                         "column '\(new.name).\(column.name)' was removed\(renamed.map { " (renamed to '\($0.name)'?)" } ?? "")",
                         hint:
-                            "clients already in the field keep sending '\(column.name)', so dropping or renaming it breaks their every push (PGRST204); keep it (nullable or defaulted) and add the new column beside it"
+                            "clients already in the field keep sending '\(column.name)', so dropping it breaks their every push (PGRST204): mark it 'deprecated: true' first and remove it once 'oldest_writer' passes that migration, or rename it with 'was: \(column.name)' on the new name"
                     ))
                 continue
             }
@@ -129,7 +155,8 @@ public enum SchemaDiff {
                 problems.append(
                     Diagnostic(
                         here, "column '\(new.name).\(column.name)' changed type from \(column.type.keyword) to \(changed.type.keyword)",
-                        hint: "old clients keep sending the old type; add a new column with the new type and migrate the values in the app"
+                        hint:
+                            "old clients keep sending the old type; between text, int and double rename it as you retype it ('was: { name: \(column.name), type: \(column.type.keyword), to: …, back: … }' on a new name), else add a new column and deprecate this one"
                     ))
             } else if changed.isNullable != column.isNullable {
                 problems.append(
@@ -137,7 +164,9 @@ public enum SchemaDiff {
                         here, "column '\(new.name).\(column.name)' changed nullability",
                         hint: "old clients and existing rows follow the shipped rule; add a new column instead"
                     ))
-            } else if changed.defaultValue != column.defaultValue {
+            } else if changed.defaultValue != column.defaultValue,
+                !(changed.isDeprecated && !column.isDeprecated && column.defaultValue == nil)
+            {
                 problems.append(
                     Diagnostic(
                         here, "the default of '\(new.name).\(column.name)' changed",
@@ -184,5 +213,14 @@ public enum SchemaDiff {
             hint:
                 "clients in the field cannot read a value they do not know, and shipped local databases check the old list; add a new column (an enum with every value, or text) and fill it in the app"
         )
+    }
+}
+
+extension SchemaChange {
+    fileprivate var changesServerCode: Bool {
+        switch self {
+        case .renameColumn, .retireColumn: true
+        default: false
+        }
     }
 }

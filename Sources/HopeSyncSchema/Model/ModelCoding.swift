@@ -4,7 +4,7 @@
 /// which matters because `generate --check` runs in every build.
 extension Column {
     private enum Key: String, CodingKey {
-        case name, type, values, bucket, nullable, `default`, references, download
+        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated, retype
     }
 
     public init(from decoder: any Decoder) throws {
@@ -23,6 +23,9 @@ extension Column {
         isNullable = try container.decodeIfPresent(Bool.self, forKey: .nullable) ?? false
         references = try container.decodeIfPresent(String.self, forKey: .references)
         download = try container.decodeIfPresent(FileDownload.self, forKey: .download) ?? .eager
+        was = try container.decodeIfPresent(String.self, forKey: .was)
+        isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
+        retype = try container.decodeIfPresent(Retype.self, forKey: .retype)
         guard container.contains(.default) else {
             defaultValue = nil
             return
@@ -55,12 +58,38 @@ extension Column {
         }
         try container.encodeIfPresent(references, forKey: .references)
         if download != .eager { try container.encode(download, forKey: .download) }
+        try container.encodeIfPresent(was, forKey: .was)
+        if isDeprecated { try container.encode(true, forKey: .deprecated) }
+        try container.encodeIfPresent(retype, forKey: .retype)
+    }
+}
+
+/// `{"from": "int", "to": "…", "back": "…"}`.
+extension Retype: Codable {
+    private enum Key: String, CodingKey {
+        case from, to, back
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let keyword = try container.decode(String.self, forKey: .from)
+        guard let type = ColumnType(simpleKeyword: keyword) else {
+            throw DecodingError.dataCorruptedError(forKey: .from, in: container, debugDescription: "unknown type \(keyword)")
+        }
+        self.init(from: type, to: try container.decode(String.self, forKey: .to), back: try container.decode(String.self, forKey: .back))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(from.keyword, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(back, forKey: .back)
     }
 }
 
 extension Table {
     private enum Key: String, CodingKey {
-        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired, deprecated
     }
 
     /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
@@ -76,6 +105,8 @@ extension Table {
         indexes = try container.decode([Index].self, forKey: .indexes)
         rules = try container.decode([TableRule].self, forKey: .rules)
         sharing = try container.decodeIfPresent(TableSharing.self, forKey: .sharing)
+        retired = try container.decodeIfPresent([RetiredColumn].self, forKey: .retired) ?? []
+        isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,6 +120,8 @@ extension Table {
         try container.encode(indexes, forKey: .indexes)
         try container.encode(rules, forKey: .rules)
         try container.encodeIfPresent(sharing, forKey: .sharing)
+        if !retired.isEmpty { try container.encode(retired, forKey: .retired) }
+        if isDeprecated { try container.encode(true, forKey: .deprecated) }
     }
 }
 

@@ -19,6 +19,9 @@ public struct Schema: Codable, Equatable, Sendable {
         tables.first { $0.name == name }
     }
 
+    /// The tables new builds hold: all but the deprecated ones.
+    public var clientTables: [Table] { tables.filter { !$0.isDeprecated } }
+
     /// The Storage buckets of the file columns, each once, in the order the schema names them.
     public var buckets: [String] {
         tables.flatMap(\.columns).compactMap(\.type.bucket).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
@@ -41,6 +44,13 @@ public struct Table: Codable, Equatable, Sendable {
     public var rules: [TableRule]
     /// Whether its rows are shared, and through what; nil: each row is its owner's alone.
     public var sharing: TableSharing?
+    /// Columns gone from schema.yaml that the server still serves, read only, to builds below
+    /// `oldest_writer` (decision 0052): the old name of a finished rename, a removed column. The
+    /// snapshot carries them; schema.yaml never names them.
+    public var retired: [RetiredColumn] = []
+    /// `deprecated: true`: builds from now on neither hold nor sync it; the server keeps it for
+    /// the builds that still do (decision 0052).
+    public var isDeprecated = false
 
     public init(
         name: String,
@@ -84,6 +94,15 @@ public struct Column: Codable, Equatable, Sendable {
     /// When devices fetch a file column's files; the devices' choice alone, so changing it makes
     /// no migration.
     public var download: FileDownload
+    /// `was: old`: the column's name before a rename. Until `was` is removed (the contract step)
+    /// the server keeps both names, equal, for builds that know only the old one (decision 0052).
+    public var was: String? = nil
+    /// `was: { name: old, type: int, to: …, back: … }`: a rename that also changes the type,
+    /// with the conversions both ways the server applies while both names are written.
+    public var retype: Retype? = nil
+    /// `deprecated: true`: builds from now on neither hold nor send it; the server keeps it
+    /// for the builds that still do, until it is removed (decision 0052).
+    public var isDeprecated = false
 
     public init(
         name: String,
@@ -123,6 +142,40 @@ public struct Index: Codable, Equatable, Sendable {
         self.name = name
         self.columns = columns
         self.isUnique = isUnique
+    }
+}
+
+/// The type a renamed column had, and the two conversions between its names, PostgreSQL
+/// expressions: `to` over the old name gives the new value, `back` over the new name the old.
+public struct Retype: Equatable, Sendable {
+    public var from: ColumnType
+    public var to: String
+    public var back: String
+
+    public init(from: ColumnType, to: String, back: String) {
+        self.from = from
+        self.to = to
+        self.back = back
+    }
+
+    /// The types a retype converts between: SQLite's CAST converts them on devices.
+    public static let types: [ColumnType] = [.text, .int, .double]
+}
+
+/// A column the server serves read only, as a stored generated column, to the builds that
+/// still pull it: the old name of a finished rename (`copies` its new name) or a removed column
+/// (its default, or null). Such builds may no longer write (`oldest_writer` passed them).
+public struct RetiredColumn: Codable, Equatable, Sendable {
+    public var column: Column
+    /// The column whose values it serves; nil: it serves its default.
+    public var copies: String?
+    /// A finished retype's conversions: it serves `back` of `copies`.
+    public var retype: Retype?
+
+    public init(column: Column, copies: String? = nil, retype: Retype? = nil) {
+        self.column = column
+        self.copies = copies
+        self.retype = retype
     }
 }
 

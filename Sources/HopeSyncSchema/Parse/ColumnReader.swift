@@ -1,6 +1,6 @@
 /// The `columns:` of one table: `name: type`, `name: type?`, or a mapping.
 extension SchemaReader {
-    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download"]
+    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download", "was", "deprecated"]
 
     /// Words people reach for from other databases, mapped to the schema's own.
     static let typeSynonyms = [
@@ -109,8 +109,58 @@ extension SchemaReader {
                 hint: "a reference holds the other row's id: make the column 'type: uuid'")
         }
         let defaultValue = fields["default"].flatMap { readDefault($0, type: type, column: column) }
-        return Column(
+        var read = Column(
             name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references, download: download)
+        read.isDeprecated = fields["deprecated"].flatMap { bool($0, for: "deprecated") } ?? false
+        if let node = fields["was"] {
+            if case .mapping(let former) = node.content {
+                (read.was, read.retype) = readRetype(former, column: column, at: node.mark)
+            } else {
+                read.was = readFormerName(node, column: column)
+            }
+        }
+        return read
+    }
+
+    /// `was: { name: old, type: int, to: "…", back: "…" }`: a rename that changes the type, with
+    /// the PostgreSQL expressions that convert each way (`to` over the old name, `back` over the
+    /// new one).
+    private mutating func readRetype(_ fields: [YAMLEntry], column: String, at mark: YAMLMark) -> (String?, Retype?) {
+        rejectUnknownKeys(fields, allowed: ["name", "type", "to", "back"], in: "in 'was' of column '\(column.abbreviated)'")
+        let keywords = Retype.types.map(\.keyword)
+        var parts: [String: String] = [:]
+        for key in ["name", "type", "to", "back"] {
+            guard let node = fields[key] else {
+                log.error(
+                    mark, "'was' of column '\(column.abbreviated)' has no '\(key)'",
+                    hint: "write 'was: { name: old_name, type: int, to: \"old_name::text\", back: \"\(column)::bigint\" }'")
+                return (nil, nil)
+            }
+            guard let text = string(node, for: key, hint: "write it as a string") else { return (nil, nil) }
+            parts[key] = text
+        }
+        guard let name = fields["name"].flatMap({ readFormerName($0, column: column) }), let keyword = parts["type"] else {
+            return (nil, nil)
+        }
+        guard let type = ColumnType(simpleKeyword: keyword), Retype.types.contains(type), let to = parts["to"], let back = parts["back"]
+        else {
+            log.error(
+                fields["type"]?.mark ?? mark, "a retype converts between \(keywords.joined(separator: ", ")), not '\(keyword.abbreviated)'",
+                hint: "devices convert the column with SQLite's CAST, which these types have; add a new column for others")
+            return (nil, nil)
+        }
+        return (name, Retype(from: type, to: to, back: back))
+    }
+
+    /// `was: old`, the column's name before a rename (decision 0052): a name, and not its own.
+    private mutating func readFormerName(_ node: YAMLNode, column: String) -> String? {
+        guard let name = string(node, for: "was", hint: "write the column's shipped name, such as 'was: name'") else { return nil }
+        guard checkName(name, as: .column, at: node.mark) else { return nil }
+        if name == column {
+            log.error(node.mark, "column '\(column.abbreviated)' says it was '\(name.abbreviated)', its own name", hint: "remove 'was'")
+            return nil
+        }
+        return name
     }
 
     /// A type keyword; an enum takes its values from the `values` entry, a file its bucket from

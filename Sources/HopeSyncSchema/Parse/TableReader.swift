@@ -1,6 +1,6 @@
 /// One entry under `tables:`.
 extension SchemaReader {
-    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules", "scope"]
+    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules", "scope", "deprecated"]
 
     mutating func readTable(_ entry: YAMLEntry) -> Table? {
         let name = entry.key
@@ -25,6 +25,7 @@ extension SchemaReader {
             name: name, swiftName: swiftName, conflict: conflict ?? .lww, merge: merge, exactOrdering: exactOrdering,
             columns: declared.columns)
         if fields["swift_name"] == nil { swiftNames.append((table.swiftTypeName, entry.keyMark, name, false)) }
+        table.isDeprecated = fields["deprecated"].flatMap { bool($0, for: "deprecated") } ?? false
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
         // rather than report an index on `version` that may well be right.

@@ -5,7 +5,15 @@ extension SyncError {
     var isRowsFault: Bool {
         guard code == .server, let server = serverError else { return false }
         guard (400..<500).contains(server.status), ![401, 408, 426, 429].contains(server.status) else { return false }
-        return SchemaDrift(server) == nil && server.code != "PGRST102"
+        return SchemaDrift(server) == nil && server.code != "PGRST102" && !writesARetiredColumn
+    }
+
+    /// The write named a column the server now computes from another (428C9): a rename's or a
+    /// removal's finishing step retired it (decision 0052), which only a build below
+    /// `oldest_writer` still writes. PostgreSQL refuses it before the floor's check runs, so it
+    /// is no more the rows' fault than PT426 is: the engine asks the server's floor at once.
+    var writesARetiredColumn: Bool {
+        code == .server && serverError?.code == "428C9"
     }
 
     /// PostgREST answered with its error body (a code): the request's transaction did not

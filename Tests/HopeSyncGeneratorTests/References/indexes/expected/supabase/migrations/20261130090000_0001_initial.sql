@@ -583,7 +583,7 @@ $$;
 revoke all on function public.sync_pull(jsonb, bigint, integer) from public, anon;
 grant execute on function public.sync_pull(jsonb, bigint, integer) to authenticated;
 
--- Which builds may write (docs/decisions/0052-schema-versions-and-the-writer-floor.md). Every
+-- Which builds may write (docs/decisions/0051-schema-versions-and-the-writer-floor.md). Every
 -- request of a hope-sync client names the schema version its build was generated with (the
 -- number of its newest migration) in the header X-Sync-Schema; a request without it counts as
 -- version 0 (a build from before the header, or another client).
