@@ -14,8 +14,8 @@ import Testing
     static let references = packageRoot.appendingPathComponent("Tests/HopeSyncGeneratorTests/References")
     static let referenceCases = (try? FileManager.default.contentsOfDirectory(atPath: references.path).sorted()) ?? []
     static let fixtures = [
-        "Tests/Fixtures/Upgrade/v1", "Tests/Fixtures/Upgrade/v2", "Tests/Fixtures/Upgrade/v3", "Tests/Fixtures/HabitApp", "Tests/Fixtures/Lifecycle/v1",
-        "Tests/Fixtures/Lifecycle/v2", "Tests/Fixtures/Lifecycle/v3",
+        "Tests/Fixtures/Upgrade/v1", "Tests/Fixtures/Upgrade/v2", "Tests/Fixtures/Upgrade/v3", "Tests/Fixtures/HabitApp",
+        "Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2", "Tests/Fixtures/Lifecycle/v3",
     ]
 
     @Test func theProjectsGeneratedTestsPass() throws {
