@@ -660,8 +660,8 @@ grant execute on function public.sync_request_schema() to authenticated, service
 
 -- The devices in the field and the newest schema version each has said it runs, per user: one
 -- row a device, written at most once a day (public.sync_hello), never by a push or a pull.
--- What the contract step of a rename and a removal wait for: `generate verify --devices` and
--- docs/SCHEMA-CHANGES.md count them per version.
+-- What the contract step of a rename and a removal wait for: `generate-verify` counts them per
+-- version (and hope-sync's README, "Changing a schema that has shipped", has the query).
 create table if not exists public.sync_devices (
   user_id uuid not null,
   device_id text not null,
