@@ -39,16 +39,7 @@ struct CatalogCheck {
         findings += lacking(rendered.grants).map { finding(.grant, $0) }
         findings += functionPrivileges(rendered).map { finding($0.kind, $0.message) }
         // What every table shares puts a trigger on each (the writer floor's check).
-        for trigger in rendered.triggers {
-            guard let live = catalog.triggers[trigger.table]?[trigger.name] else {
-                findings.append(finding(.trigger, "trigger \(trigger.name) on public.\(trigger.table)"))
-                continue
-            }
-            if !live.isEnabled || live.definition != trigger.definition {
-                findings.append(
-                    finding(.trigger, "trigger \(trigger.name) on public.\(trigger.table) differs from what schema.yaml makes now"))
-            }
-        }
+        findings += triggerProblems(rendered.triggers, namingTables: true).map { finding(.trigger, $0) }
         for (function, body) in FunctionBodies.in(sql).sorted(by: { $0.key < $1.key }) where catalog.functions[function] != body {
             let state = catalog.functions[function] == nil ? "missing" : "outdated"
             findings.append(finding(.function, "function public.\(function) (\(state))"))
@@ -102,6 +93,18 @@ struct CatalogCheck {
         return findings
     }
 
+    /// What the live catalog lacks of `triggers`: each one missing, disabled or defined otherwise,
+    /// with its table named when `namingTables` (what every table shares puts one on each).
+    private func triggerProblems(_ triggers: [RenderedObjects.Trigger], namingTables: Bool) -> [String] {
+        triggers.compactMap { trigger in
+            let name = "trigger \(trigger.name)" + (namingTables ? " on public.\(trigger.table)" : "")
+            guard let live = catalog.triggers[trigger.table]?[trigger.name] else { return name }
+            if !live.isEnabled { return name + " (disabled)" }
+            guard live.definition != trigger.definition else { return nil }
+            return name + " is \(live.definition.described), expected \(trigger.definition.described)"
+        }
+    }
+
     private func triggers(of table: Table) throws -> [Finding] {
         let sql = try renderer.triggersSQL(table, replacing: false, in: schema)
         let rendered = RenderedObjects(parsing: sql)
@@ -112,17 +115,7 @@ struct CatalogCheck {
         }
         // The fix is the rendered SQL in every case: `create or replace trigger` also enables
         // a disabled trigger again.
-        for trigger in rendered.triggers {
-            guard let live = catalog.triggers[trigger.table]?[trigger.name] else {
-                finding("trigger \(trigger.name)")
-                continue
-            }
-            if !live.isEnabled {
-                finding("trigger \(trigger.name) (disabled)")
-            } else if live.definition != trigger.definition {
-                finding("trigger \(trigger.name) is \(live.definition.described), expected \(trigger.definition.described)")
-            }
-        }
+        triggerProblems(rendered.triggers, namingTables: false).forEach(finding)
         for (kind, message) in functionPrivileges(rendered) {
             findings.append(Finding(table: table.name, kind: kind, message: message, migration: migration, fix: sql))
         }

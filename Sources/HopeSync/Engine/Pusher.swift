@@ -50,7 +50,8 @@ struct Pusher {
                 try await push(table, into: &report)
                 continue
             } catch let error where error.refusesThisBuild || error.writesARetiredColumn {
-                // Every table would meet the floor alike: nothing more is sent.
+                // The floor's (or a retired column's, which only a build below it writes): the
+                // pass decides; no other table is sent.
                 throw error
             } catch let error where error.refusesTheClock && !clockRefusalIsTheRows {
                 refusedForTheClock.append(table)

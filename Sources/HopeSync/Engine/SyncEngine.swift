@@ -198,15 +198,16 @@ public actor SyncEngine {
         var pushed: Pusher?
         if try await pass.buildMayWrite(on: Self.day(of: configuration.now())) {
             let filesWaited = try await pass.uploadFiles(files)
-            pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
-            rowsFailingAlone = pushed?.failingAlone ?? rowsFailingAlone
+            var pusher = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+            rowsFailingAlone = pusher.failingAlone
             if filesWaited {
                 // Files of a scope this push just made: up now, then the rows naming them.
                 _ = try await pass.uploadFiles(files, beforePush: false)
-                pushed = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
-                rowsFailingAlone = pushed?.failingAlone ?? rowsFailingAlone
+                pusher = try await pass.push(failingAlone: rowsFailingAlone, announcer: pushAnnouncer())
+                rowsFailingAlone = pusher.failingAlone
             }
             try await pass.replayGuarded()
+            pushed = pusher
         }
         try await pass.refreshRows()
         let lacking = try await pass.pull(through: functions ? store.schema.pullFunction : nil)

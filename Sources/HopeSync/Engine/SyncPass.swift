@@ -57,12 +57,9 @@ struct SyncPass {
         buildRefused = state.isRefused
         guard state.helloIsDue else { return !buildRefused }
         do {
-            let hello = try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
-            buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(hello, on: day) }
+            try await record(try await sayHello())
         } catch  where error.code == .server || error.code == .decoding {
-            if error.serverError?.isTransient != true {
-                buildRefused = try await store.onWriter { store throws(SyncError) in try store.recordHello(nil, on: day) }
-            }
+            if error.serverError?.isTransient != true { try await record(nil) }
         }
         return !buildRefused
     }
@@ -114,9 +111,19 @@ struct SyncPass {
     /// A write named a retired column, which only a build below the floor does: the floor is asked
     /// now rather than at tomorrow's hello. A server that lets the build write holds the failure.
     private mutating func askTheFloor(after error: SyncError) async throws(SyncError) {
-        let hello = try? await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
-        guard let hello, !hello.letsWrite(schemaVersion: store.schema.schemaVersion) else { return hold(error) }
-        buildRefused = try await store.onWriter { [today] store throws(SyncError) in try store.recordHello(hello, on: today) }
+        guard let hello = try? await sayHello(), !hello.letsWrite(schemaVersion: store.schema.schemaVersion) else { return hold(error) }
+        try await record(hello)
+    }
+
+    private func sayHello() async throws(SyncError) -> ServerHello? {
+        try await transport.hello(schemaVersion: store.schema.schemaVersion, deviceID: store.deviceID, as: credentials)
+    }
+
+    /// Keeps today's hello (nil: the server said nothing of a floor, which leaves the build as
+    /// it was) and what it says of this build.
+    private mutating func record(_ hello: ServerHello?) async throws(SyncError) {
+        try await store.onWriter { [today] store throws(SyncError) in try store.recordHello(hello, on: today) }
+        if let hello { buildRefused = !hello.letsWrite(schemaVersion: store.schema.schemaVersion) }
     }
 
     /// A write met the server's floor: this build sends no more writes, now or in later passes.

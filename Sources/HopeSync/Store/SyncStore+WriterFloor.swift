@@ -26,9 +26,8 @@ extension SyncStore {
     }
 
     /// The server answered today's hello (nil: it said nothing of a floor): a floor above this
-    /// build refuses it, one at or below it lets the build write again. Returns whether the
-    /// build is refused now.
-    func recordHello(_ hello: ServerHello?, on day: Int64) throws(SyncError) -> Bool {
+    /// build refuses it, one at or below it lets the build write again.
+    func recordHello(_ hello: ServerHello?, on day: Int64) throws(SyncError) {
         try withWriter { database in
             try database.execute(
                 "INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, ?)",
@@ -38,10 +37,6 @@ extension SyncStore {
             } else if hello != nil {
                 try database.execute("DELETE FROM _sync_meta WHERE key = ?", [.text(Self.refusedBuildKey)])
             }
-            let refused = try database.fetchOne("SELECT value FROM _sync_meta WHERE key = ?", [.text(Self.refusedBuildKey)]) {
-                $0.text(at: 0)
-            }
-            return refused == String(schema.schemaVersion)
         }
     }
 

@@ -27,12 +27,6 @@ import HopeSyncModel
     }
 }
 
-extension SyncTransport {
-    public func stating(schemaVersion: Int) -> any SyncTransport { self }
-
-    public func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? { nil }
-}
-
 extension SyncError {
     /// What a pass throws once the server refused this build's writes (its pulls ran).
     static var updateRequired: SyncError {

@@ -174,6 +174,10 @@ public struct UndecodableRow: Sendable, Equatable {
 extension SyncTransport {
     public var files: (any SyncFileTransport)? { nil }
 
+    public func stating(schemaVersion: Int) -> any SyncTransport { self }
+
+    public func hello(schemaVersion: Int, deviceID: String, as user: Credentials) async throws(SyncError) -> ServerHello? { nil }
+
     @discardableResult
     public func changeMembership(_ change: MembershipChange, in membershipTable: TableSchema, as user: Credentials) async throws(SyncError)
         -> [ColumnValues]
