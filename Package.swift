@@ -140,6 +140,10 @@ let package = Package(
         .target(name: "HopeSyncLifecycleSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v1/Generated/swift"),
         .target(name: "HopeSyncLifecycleSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v2/Generated/swift"),
         .target(name: "HopeSyncLifecycleSchemaV3", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v3/Generated/swift"),
+        // And one through a table rename (decision 0054): v2 renames both tables, v3 finishes.
+        .target(name: "HopeSyncTableRenameSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v1/Generated/swift"),
+        .target(name: "HopeSyncTableRenameSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v2/Generated/swift"),
+        .target(name: "HopeSyncTableRenameSchemaV3", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v3/Generated/swift"),
         // The example schema shared (Tests/Fixtures/Sharing): task lists as scopes, for the tests
         // of several users' devices syncing shared rows.
         .target(name: "HopeSyncSharingSchema", dependencies: ["HopeSync"], path: "Tests/Fixtures/Sharing/Generated/swift"),
@@ -187,7 +191,7 @@ let package = Package(
                 "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
                 "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
                 "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
-                "HopeSyncLifecycleSchemaV3",
+                "HopeSyncLifecycleSchemaV3", "HopeSyncTableRenameSchemaV1", "HopeSyncTableRenameSchemaV2", "HopeSyncTableRenameSchemaV3",
             ]
         ),
     ]

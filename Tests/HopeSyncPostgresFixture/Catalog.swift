@@ -42,6 +42,13 @@ public enum Catalog {
             where connamespace = 'public'::regnamespace order by 1, 2
             """
         ),
+        (
+            "view",
+            """
+            select c.relname, pg_get_viewdef(c.oid), coalesce(c.reloptions::text, '') from pg_class c
+            where c.relnamespace = 'public'::regnamespace and c.relkind = 'v' order by 1
+            """
+        ),
         ("index", "select indexname, indexdef from pg_indexes where schemaname = 'public' order by 1"),
         (
             "trigger",

@@ -56,12 +56,13 @@ import Testing
         #expect(verify(database.url, ["--devices", "0"]).status == 2)
     }
 
-    /// Each step of the column lifecycle (decision 0052), its migrations applied in order:
+    /// Each step of the column lifecycle (decision 0052) and of a table rename (0054), its
+    /// migrations applied in order:
     /// verify passes, the server's extra names (a rename's old one, a deprecated or retired
     /// column) included.
-    @Test(arguments: ["v1", "v2", "v3"])
+    @Test(arguments: ["Lifecycle/v1", "Lifecycle/v2", "Lifecycle/v3", "TableRename/v1", "TableRename/v2", "TableRename/v3"])
     func eachLifecycleStepVerifies(_ step: String) throws {
-        let fixture = Self.root.appendingPathComponent("Tests/Fixtures/Lifecycle/\(step)")
+        let fixture = Self.root.appendingPathComponent("Tests/Fixtures/\(step)")
         let database = try PostgresCluster.createDatabase()
         let connection = try database.connect()
         let folder = fixture.appendingPathComponent("Generated/supabase/migrations")

@@ -6,7 +6,8 @@ import HopeSyncSQLite
 /// writes, the conflicted and rejected lists) is the runtime's to rewrite, here, after every
 /// migration ran, so the writes this device made before the update go out through the new
 /// names. A deprecated column's values leave those writes, and a deprecated table's writes and
-/// cursors go: this build no longer has them.
+/// cursors go: this build no longer has them. A renamed table (no column named, its new name
+/// given: decision 0054) takes its bookkeeping along.
 struct ColumnChange: Equatable {
     let table: String
     let old: String
@@ -34,13 +35,18 @@ struct ColumnChange: Equatable {
     private static let lists = [("_sync_conflicted", ["changed_on_server", "conflicting_columns"])]
 
     /// The bookkeeping of a table, all of it forgotten when the table is deprecated.
-    private static let perTable = [
+    static let perTable = [
         "_sync_mutations", "_sync_conflicted", "_sync_rejected", "_sync_cursors", "_sync_refresh", "_sync_stream_cursors",
     ]
 
     /// Rewrites every entry of its table that names the old column (or forgets every entry of
     /// a deprecated table: `old` empty), then forgets the change.
     func apply(_ database: Database) throws {
+        if old.isEmpty, let new {
+            try TableRename(old: table, new: new).apply(database)
+            try database.execute("DELETE FROM _sync_column_changes WHERE table_name = ? AND old_name = ''", [.text(table)])
+            return
+        }
         if old.isEmpty {
             for bookkeeping in Self.perTable {
                 try database.execute("DELETE FROM \(bookkeeping) WHERE table_name = ?", [.text(table)])

@@ -66,8 +66,11 @@ package enum MigrationPlanner {
         }
         for index in carried.tables.indices {
             let name = carried.tables[index].name
+            // A table being renamed shipped under its old name (decision 0054).
+            let shipped = snapshot?.schema.table(named: name) ?? carried.tables[index].was.flatMap { snapshot?.schema.table(named: $0) }
+            carried.tables[index].formerNames = formerNames(of: carried.tables[index], shipped: shipped, changes: changes)
             carried.tables[index].retired =
-                (snapshot?.schema.table(named: name)?.retired ?? [])
+                (shipped?.retired ?? [])
                 + changes.compactMap { change in
                     if case .retireColumn(let retired, let table) = change, table.name == name { retired } else { nil }
                 }
@@ -121,10 +124,12 @@ package enum MigrationPlanner {
             case .deprecateColumn(let column, _): parts.append("deprecate_\(column.name)")
             case .retireColumn(let retired, _): parts.append("retire_\(retired.column.name)")
             case .deprecateTable: parts.append("deprecate_table")
+            case .renameTable(let table): parts.append("rename_from_\(table.was ?? "")")
+            case .finishTableRename(_, let old): parts.append("finish_rename_from_\(old)")
             }
             if !tables.contains(table) { tables.append(table) }
         }
-        let steps = parts.filter { ["rename_", "deprecate_", "retire_"].contains(where: $0.hasPrefix) }
+        let steps = parts.filter { ["rename_", "deprecate_", "retire_", "finish_rename_"].contains(where: $0.hasPrefix) }
         let added = parts.filter { $0 != "triggers" && $0 != "per_owner" && !steps.contains($0) }
         let name: String
         if tables.count > 1 {

@@ -43,9 +43,11 @@ package struct ServerColumnOrder: Equatable, Sendable {
     /// The table's columns as the server holds them.
     package func columns(of table: Table) -> [SyncedColumn] {
         let server = table.serverColumns
-        let later = added[table.name] ?? []
-        let moved = moved[table.name] ?? []
-        let created = recorded[table.name] ?? server.map(\.name).filter { !later.contains($0) }
+        // A renamed table's order was recorded under its old names (decision 0054).
+        let everyName = table.oldNames + [table.name]
+        let later = everyName.flatMap { added[$0] ?? [] }
+        let moved = everyName.flatMap { self.moved[$0] ?? [] }
+        let created = everyName.reversed().lazy.compactMap { recorded[$0] }.first ?? server.map(\.name).filter { !later.contains($0) }
         var names = created.filter { !moved.contains($0) }
         for name in later + moved where !names.contains(name) { names.append(name) }
         // Defensive: a column no record names (none should be) goes last.

@@ -29,6 +29,7 @@ struct SQLiteStep: TemplateObject {
     var renameColumn: SQLiteColumnChange?
     var dropColumn: SQLiteColumnChange?
     var dropTable: SQLiteDroppedTable?
+    var renameTable: SQLiteRenamedTable? = nil
 
     static var fields: [TemplateField<Self>] {
         [
@@ -38,6 +39,7 @@ struct SQLiteStep: TemplateObject {
             .init("renameColumn", "a column renamed (decision 0052)", \.renameColumn),
             .init("dropColumn", "a column deprecated: this build drops it (decision 0052)", \.dropColumn),
             .init("dropTable", "a table deprecated: this build drops it (decision 0052)", \.dropTable),
+            .init("renameTable", "a table renamed (decision 0054)", \.renameTable),
         ]
     }
 }
@@ -66,6 +68,21 @@ struct SQLiteDroppedTable: TemplateObject {
     var table: String
 
     static var fields: [TemplateField<Self>] { [.init("table", "the table's name", \.table)] }
+}
+
+/// A renamed table, whose bookkeeping the runtime moves to the new name.
+struct SQLiteRenamedTable: TemplateObject {
+    var table: String
+    var was: String
+    var dirtyState: String
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's new name", \.table),
+            .init("was", "its old name", \.was),
+            .init("dirtyState", "the `_dirty` value of a row waiting to be pushed (the partial index's)", \.dirtyState),
+        ]
+    }
 }
 
 /// A retyped column made again on a device: added, filled by CAST, the old one dropped.

@@ -45,6 +45,10 @@ package struct SQLiteRenderer: Sendable {
                 steps.append(SQLiteStep(dropTable: SQLiteDroppedTable(table: table.name)))
             case .retireColumn:
                 break // devices renamed or dropped it at the step before
+            case .renameTable(let table):
+                steps.append(SQLiteStep(renameTable: SQLiteRenamedTable(table: table.name, was: table.was ?? "", dirtyState: dirtyState)))
+            case .finishTableRename:
+                break // devices renamed it at the step before
             case .shareTable(let table):
                 // The table list says how a table is shared; locally a scope gains its membership
                 // table, and a scoped table the index a scope's rows are deleted by.
@@ -55,8 +59,10 @@ package struct SQLiteRenderer: Sendable {
         return try templates.render(
             SQLiteMigrationContext(
                 number: String(migration.number), name: migration.name, isFirst: migration.number == 1, steps: steps,
-                cleanState: String(DirtyState.clean.rawValue), dirtyState: String(DirtyState.dirty.rawValue)))
+                cleanState: String(DirtyState.clean.rawValue), dirtyState: dirtyState))
     }
+
+    private var dirtyState: String { String(DirtyState.dirty.rawValue) }
 
     private func tableContext(_ table: Table) -> SQLiteTable {
         SQLiteTable(

@@ -15,10 +15,11 @@ package struct SupabaseRenderer: Sendable {
     /// triggers (which may call a shared function that is new) or what they share renders
     /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
-        let steps = try migration.appliedChanges.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }
+        let steps = try Self.viewsAround(
+            migration.appliedChanges.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }, of: migration, renderer: self)
         let sharesCode = migration.changes.contains {
             switch $0 {
-            case .createTable, .replaceTriggers, .shareTable: true
+            case .createTable, .replaceTriggers, .shareTable, .renameTable: true
             default: false
             }
         }
@@ -53,7 +54,7 @@ package struct SupabaseRenderer: Sendable {
         if !schema.scopeTables.isEmpty {
             return try fragment(SharedPullContext(function: ServerFunctions.pull, schema: schema))
         }
-        return try fragment(PullContext(function: ServerFunctions.pull, tables: schema.tables.map { NamedTable(name: $0.name) }))
+        return try fragment(PullContext(function: ServerFunctions.pull, tables: Self.pulledNames(schema)))
     }
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
@@ -61,7 +62,7 @@ package struct SupabaseRenderer: Sendable {
     /// the same, and adds to an older table what later migrations added.
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
         let tables = try schema.tables.map {
-            RenderedSQL(sql: try tableSQL($0, upgrading: true, columnOrder: columnOrder, in: schema))
+            RenderedSQL(sql: try tableSQLWithOldNames($0, try tableSQL($0, upgrading: true, columnOrder: columnOrder, in: schema)))
         }
         return try templates.render(
             SchemaContext(
@@ -78,7 +79,8 @@ package struct SupabaseRenderer: Sendable {
             switch change {
             case .createTable(let table), .replaceTriggers(let table), .shareTable(let table): table.syncedColumns
             case .addColumn(let column, _): [column]
-            case .addIndex, .replaceServerIndex, .renameColumn, .deprecateColumn, .retireColumn, .deprecateTable: []
+            case .addIndex, .replaceServerIndex, .renameColumn, .deprecateColumn, .retireColumn, .deprecateTable, .finishTableRename: []
+            case .renameTable(let table): table.syncedColumns
             }
         }
         return buckets(of: columns)
@@ -107,6 +109,8 @@ package struct SupabaseRenderer: Sendable {
         case .deprecateColumn(let column, let table): try deprecateColumnSQL(column, of: table)
         case .retireColumn(let retired, let table): try retireColumnSQL(retired, of: table)
         case .deprecateTable(let table): try deprecateTableSQL(table)
+        case .renameTable(let table): try renameTableSQL(table, in: schema)
+        case .finishTableRename(let table, let old): try finishedRenameSQL(table, from: old)
         }
     }
 

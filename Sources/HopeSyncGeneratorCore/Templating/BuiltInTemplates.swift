@@ -226,6 +226,17 @@ enum BuiltInTemplates {
         CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
         INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{table}}', '', NULL);
         {{/dropTable}}
+        {{#renameTable}}
+
+        -- {{table}} was {{was}} (decision 0054): the same rows, cursors and unsent writes under the new
+        -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
+        -- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+        ALTER TABLE {{was}} RENAME TO {{table}};
+        DROP INDEX IF EXISTS {{was}}__dirty_idx;
+        CREATE INDEX {{table}}__dirty_idx ON {{table}} (_dirty) WHERE _dirty = {{dirtyState}};
+        CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
+        INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{was}}', '', '{{table}}');
+        {{/renameTable}}
         {{#addIndex}}
 
         CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
@@ -736,6 +747,25 @@ enum BuiltInTemplates {
         {{/buckets}}
 
         """#,
+        "supabase/old_names.sql.mustache": #"""
+        {{! The old names of a renamed table, after the table's SQL, in a migration and in schema.sql (decision 0054). }}
+        {{#oldNames}}
+        -- {{name}}: {{table}}'s name in the builds made before it was renamed. A view of all its rows:
+        -- security invoker, so row-level security and the grants apply as the caller; a simple view,
+        -- so PostgreSQL writes through it (insert ... on conflict, update), into {{table}} and through
+        -- its triggers (the writer floor's, the merge, the marks and pokes). The pull function answers
+        -- '{{name}}' from it too.
+        create view public.{{name}} with (security_invoker = true) as select * from public.{{table}};
+        revoke all on table public.{{name}} from anon, authenticated;
+        grant select, insert, update on table public.{{name}} to authenticated;
+        grant select, insert, update, delete on table public.{{name}} to service_role;
+        {{/oldNames}}
+        {{#finished}}
+        -- The rename from {{finished}} is finished: builds that know only that name may no longer write
+        -- (oldest_writer refuses them, PT426), and keep reading through it.
+        {{/finished}}
+
+        """#,
         "supabase/poke_triggers.sql.mustache": #"""
         {{! After each write statement of an unshared table, a poke to the owners it wrote (see public.sync_poke_users); a shared table's written_streams function pokes its readers instead. }}
         {{^sharing}}
@@ -935,6 +965,52 @@ enum BuiltInTemplates {
         -- An insert names one of the two: a default on the other would overwrite an explicit null.
         alter table public.{{table}} alter column {{was}} drop default;
         {{/dropsOldDefault}}
+
+        """#,
+        "supabase/rename_table.sql.mustache": #"""
+        {{! A renamed table before its own SQL, in a migration and in schema.sql (decision 0054): the table under an old name takes the new one, rows and all, and what is named after the old name follows; the views of the old names go, made again after the table's SQL (no column of a table under a view can be dropped). }}
+        -- {{table}} was {{#oldNames}}{{name}}{{^@last}}, then {{/@last}}{{/oldNames}} (decision 0054): one table, which builds that know only
+        -- an old name still read and write through it (a view, made again after the table's SQL). The
+        -- old table is renamed, not copied: its rows, server_seq and stamps stay as they are, so no
+        -- device pulls them again; its constraints, triggers, policies, trigger functions and pull
+        -- index take the new name (the SQL below makes them as the new name's).
+        do $rename$
+        declare
+          found record;
+        begin
+        {{#oldNames}}
+          if pg_catalog.to_regclass('public.{{table}}') is null
+              and exists (select from pg_catalog.pg_class c where c.oid = pg_catalog.to_regclass('public.{{name}}') and c.relkind = 'r') then
+            alter table public.{{name}} rename to {{table}};
+            for found in select o.conname as name from pg_catalog.pg_constraint o
+                where o.conrelid = 'public.{{table}}'::regclass and o.conname like '{{name}}\_%' loop
+              execute pg_catalog.format('alter table public.{{table}} rename constraint %I to %I', found.name,
+                '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
+            end loop;
+            alter index if exists public.{{name}}_user_id_server_seq_idx rename to {{table}}_user_id_server_seq_idx;
+            for found in select t.tgname as name from pg_catalog.pg_trigger t
+                where t.tgrelid = 'public.{{table}}'::regclass and not t.tgisinternal and t.tgname like '{{name}}\_%' loop
+              execute pg_catalog.format('alter trigger %I on public.{{table}} rename to %I', found.name,
+                '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
+            end loop;
+            for found in select p.polname as name from pg_catalog.pg_policy p
+                where p.polrelid = 'public.{{table}}'::regclass and p.polname like '{{name}}\_%' loop
+              execute pg_catalog.format('alter policy %I on public.{{table}} rename to %I', found.name,
+                '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
+            end loop;
+            for found in select f.proname as name from pg_catalog.pg_proc f
+                where f.pronamespace = 'public'::regnamespace and f.proname in ('{{name}}_before_write', '{{name}}_after_write')
+                  and f.pronargs = 0 loop
+              execute pg_catalog.format('alter function public.%I() rename to %I', found.name,
+                '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
+            end loop;
+          end if;
+        {{/oldNames}}
+        end
+        $rename$;
+        {{#oldNames}}
+        drop view if exists public.{{name}};
+        {{/oldNames}}
 
         """#,
         "supabase/renamed_columns.sql.mustache": #"""

@@ -15,7 +15,7 @@ enum TemplateReference {
             TestsContext.self, TriggersContext.self,
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
             RenamedColumnsPartial.self,
-            RenameColumnContext.self, RetireColumnContext.self, DeprecateColumnContext.self,
+            RenameColumnContext.self, RetireColumnContext.self, DeprecateColumnContext.self, RenameTableContext.self, OldNamesContext.self,
             LockStreamPartial.self, SharingTriggersPartial.self,
             PokesPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,

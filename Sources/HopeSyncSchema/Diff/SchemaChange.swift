@@ -30,18 +30,25 @@ public enum SchemaChange: Equatable, Sendable {
     case retireColumn(RetiredColumn, of: Table)
     /// A table new builds leave out: devices drop theirs; the server keeps it.
     case deprecateTable(Table)
+    /// The expand step of a table rename (decision 0054): the table (its `was` holds the old
+    /// name) takes its new name on both databases; the server keeps the old one for old builds.
+    case renameTable(Table)
+    /// The contract step of a table rename, once `oldest_writer` passed the builds that know
+    /// only `from`: the server keeps serving it to their pulls (the table's `formerNames`).
+    case finishTableRename(Table, from: String)
 
     public var table: Table {
         switch self {
         case .createTable(let table), .addColumn(_, let table), .addIndex(_, let table), .replaceTriggers(let table),
             .replaceServerIndex(_, let table), .shareTable(let table), .renameColumn(_, let table), .deprecateColumn(_, let table),
-            .retireColumn(_, let table), .deprecateTable(let table):
+            .retireColumn(_, let table), .deprecateTable(let table), .renameTable(let table), .finishTableRename(let table, _):
             table
         }
     }
 
     /// The change as the snapshot records it: `table t`, `column t.c`, `index t.i`, `triggers t`,
-    /// `sharing t`, `rename t.old>new`, `deprecate t.c`, `retire t.c`, `deprecate t`.
+    /// `sharing t`, `rename t.old>new`, `deprecate t.c`, `retire t.c`, `deprecate t`,
+    /// `rename table old>new`, `finish table old>new`.
     /// A name, not a copy of the table: the snapshot holds the schema once.
     public var recorded: String {
         switch self {
@@ -54,6 +61,8 @@ public enum SchemaChange: Equatable, Sendable {
         case .deprecateColumn(let column, let table): Self.deprecateRecord(table.name, column.name)
         case .retireColumn(let retired, let table): "retire \(table.name).\(retired.column.name)"
         case .deprecateTable(let table): Self.deprecateRecord(table.name)
+        case .renameTable(let table): Self.tableRenameRecord(from: table.was ?? "", to: table.name)
+        case .finishTableRename(let table, let old): "finish table \(old)>\(table.name)"
         }
     }
 
@@ -64,6 +73,9 @@ public enum SchemaChange: Equatable, Sendable {
     public static func deprecateRecord(_ table: String, _ column: String) -> String { "deprecate \(table).\(column)" }
 
     public static func deprecateRecord(_ table: String) -> String { "deprecate \(table)" }
+
+    /// How the snapshot records the rename of table `old` to `new` (decision 0054).
+    public static func tableRenameRecord(from old: String, to new: String) -> String { "rename table \(old)>\(new)" }
 
     /// A recorded change read back against `schema`, a schema at or after the change. An index
     /// reads back as added: the record does not tell a replaced server index apart, and no

@@ -207,6 +207,16 @@ extension SchemaDiff {
         var shipped = old
         shipped.isDeprecated = new.isDeprecated
         shipped.retired = new.retired
+        shipped.formerNames = new.formerNames
+        if shipped.was != nil || new.was != nil {
+            return (
+                [],
+                [
+                    Diagnostic(
+                        here, "'\(new.name)' is deprecated in the middle of its rename", hint: "finish the rename first, then deprecate")
+                ]
+            )
+        }
         if shipped != new {
             return (
                 [],

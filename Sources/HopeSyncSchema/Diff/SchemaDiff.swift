@@ -18,7 +18,8 @@ public enum SchemaDiff {
         var problems: [Diagnostic] = []
         let locations = new.locations
 
-        for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil {
+        // A table schema.yaml renames (`was:`) is not removed (decision 0054).
+        for oldTable in old.tables where new.schema.table(named: oldTable.name) == nil && !isRenamed(oldTable.name, in: new.schema) {
             // A deprecated table leaves schema.yaml once the floor passed its deprecation; the
             // snapshot carries it on (the server keeps serving it to the builds below the floor).
             if let problem = removedTableProblem(oldTable, floor: new.schema.oldestWriter, introducedIn: introducedIn, in: locations) {
@@ -28,11 +29,20 @@ public enum SchemaDiff {
 
         for table in new.schema.tables {
             guard let oldTable = old.table(named: table.name) else {
+                if let rename = tableRename(table, old: old, new: new.schema, locations: locations) {
+                    changes += rename.changes
+                    problems += rename.problems
+                    continue
+                }
                 let steps = lifecycleInNewTable(table, locations: locations)
                 if steps.isEmpty { changes.append(.createTable(table)) } else { problems += steps }
                 continue
             }
             let here = locations.location(table: table.name)
+            let renaming = tableRenameStep(
+                old: oldTable, new: table, floor: new.schema.oldestWriter, introducedIn: introducedIn, locations: locations)
+            changes += renaming.changes
+            problems += renaming.problems
             if oldTable.isDeprecated || table.isDeprecated {
                 let step = tableDeprecation(old: oldTable, new: table, locations: locations)
                 changes += step.changes

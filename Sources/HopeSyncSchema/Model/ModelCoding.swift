@@ -89,7 +89,7 @@ extension Retype: Codable {
 
 extension Table {
     private enum Key: String, CodingKey {
-        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired, deprecated
+        case name, swiftName, conflict, merge, exactOrdering, columns, indexes, rules, sharing, retired, deprecated, was, formerNames
     }
 
     /// A snapshot written before column merge existed has no `merge`: its lww tables merged whole
@@ -107,6 +107,8 @@ extension Table {
         sharing = try container.decodeIfPresent(TableSharing.self, forKey: .sharing)
         retired = try container.decodeIfPresent([RetiredColumn].self, forKey: .retired) ?? []
         isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
+        was = try container.decodeIfPresent(String.self, forKey: .was)
+        formerNames = try container.decodeIfPresent([String].self, forKey: .formerNames) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -122,6 +124,8 @@ extension Table {
         try container.encodeIfPresent(sharing, forKey: .sharing)
         if !retired.isEmpty { try container.encode(retired, forKey: .retired) }
         if isDeprecated { try container.encode(true, forKey: .deprecated) }
+        try container.encodeIfPresent(was, forKey: .was)
+        if !formerNames.isEmpty { try container.encode(formerNames, forKey: .formerNames) }
     }
 }
 

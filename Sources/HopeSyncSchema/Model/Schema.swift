@@ -51,6 +51,12 @@ public struct Table: Codable, Equatable, Sendable {
     /// `deprecated: true`: builds from now on neither hold nor sync it; the server keeps it for
     /// the builds that still do (decision 0052).
     public var isDeprecated = false
+    /// `was: old` under a table: its name before a rename (decision 0054). Until `was` is removed
+    /// (the contract step) old builds reach the same rows through the old name.
+    public var was: String? = nil
+    /// The names of finished renames, oldest first, that the server still serves to builds below
+    /// `oldest_writer` (decision 0054). The snapshot carries them; schema.yaml never names them.
+    public var formerNames: [String] = []
 
     public init(
         name: String,
@@ -77,6 +83,10 @@ public struct Table: Codable, Equatable, Sendable {
     public func column(named name: String) -> Column? {
         columns.first { $0.name == name }
     }
+
+    /// Every name old builds know the table by, oldest first: the server keeps each one (a view
+    /// of the table, a key of the pull function's answer).
+    public var oldNames: [String] { formerNames + (was.map { [$0] } ?? []) }
 
     /// How far behind its cursor a pull starts: every client renders it from here, so the
     /// Swift and Rust table lists cannot disagree.

@@ -1,6 +1,8 @@
 /// One entry under `tables:`.
 extension SchemaReader {
-    static let tableKeys = ["swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules", "scope", "deprecated"]
+    static let tableKeys = [
+        "swift_name", "conflict", "merge", "exact_ordering", "columns", "indexes", "rules", "scope", "deprecated", "was",
+    ]
 
     mutating func readTable(_ entry: YAMLEntry) -> Table? {
         let name = entry.key
@@ -26,6 +28,7 @@ extension SchemaReader {
             columns: declared.columns)
         if fields["swift_name"] == nil { swiftNames.append((table.swiftTypeName, entry.keyMark, name, false)) }
         table.isDeprecated = fields["deprecated"].flatMap { bool($0, for: "deprecated") } ?? false
+        table.was = fields["was"].flatMap { readFormerTableName($0, table: name) }
 
         // With an unreadable conflict mode any implicit column may exist: assume them all
         // rather than report an index on `version` that may well be right.
@@ -51,6 +54,17 @@ extension SchemaReader {
             hint:
                 "the rule takes the owner's lock on the server, so the owner's rows are ordered exactly anyway; remove 'exact_ordering: false'"
         )
+    }
+
+    /// `was: old`, the table's name before a rename (decision 0054): a name, and not its own.
+    private mutating func readFormerTableName(_ node: YAMLNode, table: String) -> String? {
+        guard let name = string(node, for: "was", hint: "write the table's shipped name, such as 'was: habits'") else { return nil }
+        guard checkName(name, as: .table, at: node.mark) else { return nil }
+        if name == table {
+            log.error(node.mark, "table '\(table.abbreviated)' says it was '\(name.abbreviated)', its own name", hint: "remove 'was'")
+            return nil
+        }
+        return name
     }
 
     private mutating func readSwiftName(_ node: YAMLNode, table: String) -> String? {

@@ -1,0 +1,92 @@
+import HopeSyncSchema
+
+/// `supabase/rename_table.sql.mustache`: a renamed table takes its name, before its own SQL.
+struct RenameTableContext: TemplateContext {
+    static let template = "supabase/rename_table.sql.mustache"
+    static let summary =
+        "a renamed table (decision 0054) before its own SQL: the table under an old name renamed, with what is named after it; the old names' views dropped"
+
+    var table: String
+    var oldNames: [NamedTable]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("oldNames", "the names it had, oldest first", \.oldNames),
+        ]
+    }
+}
+
+/// `supabase/old_names.sql.mustache`: the views of a renamed table's old names.
+struct OldNamesContext: TemplateContext {
+    static let template = "supabase/old_names.sql.mustache"
+    static let summary = "the old names of a renamed table (decision 0054), views old builds read and write through, after its SQL"
+
+    var table: String
+    var oldNames: [NamedTable]
+    var finished: String?
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("table", "the table's name", \.table),
+            .init("oldNames", "the names it had, oldest first", \.oldNames),
+            .init("finished", "the old name whose rename this migration finishes (the contract step; no old names then)", \.finished),
+        ]
+    }
+}
+
+extension SupabaseRenderer {
+    /// The expand step of a table rename, as a migration makes it: the table renamed, its server
+    /// code made again under the new name, the old names' views.
+    func renameTableSQL(_ table: Table, in schema: Schema?) throws -> String {
+        [
+            try renamedTableSQL(table), try accessSQL(table), try replacedServerCodeSQL(table, in: schema), try oldNamesSQL(table),
+        ].joined(separator: "\n")
+    }
+
+    /// Before the table's own SQL.
+    func renamedTableSQL(_ table: Table) throws -> String {
+        try fragment(RenameTableContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }))
+    }
+
+    /// After the table's own SQL.
+    func oldNamesSQL(_ table: Table) throws -> String {
+        try fragment(OldNamesContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }, finished: nil))
+    }
+
+    /// The contract step: nothing changes on the server but what the migration says (the
+    /// writer floor, set by then, refuses the old builds; their views stay for their pulls).
+    func finishedRenameSQL(_ table: Table, from old: String) throws -> String {
+        try fragment(OldNamesContext(table: table.name, oldNames: [], finished: old))
+    }
+
+    /// A table as schema.sql makes it, with its old names around it when it has any.
+    func tableSQLWithOldNames(_ table: Table, _ sql: String) throws -> String {
+        table.oldNames.isEmpty ? sql : [try renamedTableSQL(table), sql, try oldNamesSQL(table)].joined(separator: "\n")
+    }
+
+    /// The pull function's tables: each table, then its old names, which old builds still pull
+    /// (a view of the same rows).
+    static func pulledNames(_ schema: Schema) -> [NamedTable] {
+        schema.tables.flatMap { [NamedTable(name: $0.name)] + $0.oldNames.map { NamedTable(name: $0) } }
+    }
+
+    /// A migration's steps with the old names' views dropped before and made again after the
+    /// steps that change a renamed table's columns (a view pins the columns it selects).
+    static func viewsAround(_ steps: [RenderedSQL], of migration: Migration, renderer: SupabaseRenderer) throws -> [RenderedSQL] {
+        let tables = migration.changes.compactMap { change -> Table? in
+            switch change {
+            case .addColumn(_, let table), .renameColumn(_, let table), .retireColumn(_, let table):
+                table.oldNames.isEmpty ? nil : table
+            default: nil
+            }
+        }
+        var names: [String] = []
+        for table in tables where !names.contains(table.name) { names.append(table.name) }
+        guard !names.isEmpty else { return steps }
+        let touched = names.compactMap { migration.schema.table(named: $0) }
+        let before = try touched.map { RenderedSQL(sql: try renderer.renamedTableSQL($0)) }
+        let after = try touched.map { RenderedSQL(sql: try renderer.oldNamesSQL($0)) }
+        return before + steps + after
+    }
+}
