@@ -75,13 +75,25 @@ struct SQLiteRenamedTable: TemplateObject {
     var table: String
     var was: String
     var dirtyState: String
+    var indexes: [RenamedIndex]
 
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's new name", \.table),
             .init("was", "its old name", \.was),
             .init("dirtyState", "the `_dirty` value of a row waiting to be pushed (the partial index's)", \.dirtyState),
+            .init("indexes", "the indexes named after the old name (no 'name:'), made again under the new one", \.indexes),
         ]
+    }
+
+    /// An index SQLite cannot rename: dropped and made again.
+    struct RenamedIndex: TemplateObject {
+        var from: String
+        var to: SQLiteIndex
+
+        static var fields: [TemplateField<Self>] {
+            [.init("from", "the index's old name", \.from), .init("to", "the index as it is made again", \.to)]
+        }
     }
 }
 

@@ -46,7 +46,14 @@ package struct SQLiteRenderer: Sendable {
             case .retireColumn:
                 break // devices renamed or dropped it at the step before
             case .renameTable(let table):
-                steps.append(SQLiteStep(renameTable: SQLiteRenamedTable(table: table.name, was: table.was ?? "", dirtyState: dirtyState)))
+                let was = table.was ?? ""
+                let indexes = table.indexes.compactMap { index in
+                    index.name(whileNamed: was, table: table.name).map {
+                        SQLiteRenamedTable.RenamedIndex(from: $0, to: indexContext(index, table: table.name))
+                    }
+                }
+                steps.append(
+                    SQLiteStep(renameTable: SQLiteRenamedTable(table: table.name, was: was, dirtyState: dirtyState, indexes: indexes)))
             case .finishTableRename:
                 break // devices renamed it at the step before
             case .shareTable(let table):

@@ -7,7 +7,7 @@ struct RenameTableContext: TemplateContext {
         "a renamed table (decision 0054) before its own SQL: the table under an old name renamed, with what is named after it; the old names' views dropped"
 
     var table: String
-    var oldNames: [NamedTable]
+    var oldNames: [OldTableName]
 
     static var fields: [TemplateField<Self>] {
         [
@@ -15,6 +15,26 @@ struct RenameTableContext: TemplateContext {
             .init("oldNames", "the names it had, oldest first", \.oldNames),
         ]
     }
+}
+
+/// A name a table had, and its indexes named after it then.
+struct OldTableName: TemplateObject {
+    var name: String
+    var indexes: [RenamedIndex]
+
+    static var fields: [TemplateField<Self>] {
+        [
+            .init("name", "the old name", \.name),
+            .init("indexes", "the indexes named after it (no 'name:' in schema.yaml), which follow the table's name", \.indexes),
+        ]
+    }
+}
+
+struct RenamedIndex: TemplateObject {
+    var from: String
+    var to: String
+
+    static var fields: [TemplateField<Self>] { [.init("from", "the index's old name", \.from), .init("to", "its name now", \.to)] }
 }
 
 /// `supabase/old_names.sql.mustache`: the views of a renamed table's old names.
@@ -46,7 +66,14 @@ extension SupabaseRenderer {
 
     /// Before the table's own SQL.
     func renamedTableSQL(_ table: Table) throws -> String {
-        try fragment(RenameTableContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }))
+        let oldNames = table.oldNames.map { old in
+            OldTableName(
+                name: old,
+                indexes: table.indexes.compactMap { index in
+                    index.name(whileNamed: old, table: table.name).map { RenamedIndex(from: $0, to: index.name) }
+                })
+        }
+        return try fragment(RenameTableContext(table: table.name, oldNames: oldNames))
     }
 
     /// After the table's own SQL.

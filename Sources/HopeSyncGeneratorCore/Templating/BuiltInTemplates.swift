@@ -230,10 +230,16 @@ enum BuiltInTemplates {
 
         -- {{table}} was {{was}} (decision 0054): the same rows, cursors and unsent writes under the new
         -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
-        -- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+        -- (_sync_column_changes, no column named). The indexes named after the table follow it.
         ALTER TABLE {{was}} RENAME TO {{table}};
         DROP INDEX IF EXISTS {{was}}__dirty_idx;
         CREATE INDEX {{table}}__dirty_idx ON {{table}} (_dirty) WHERE _dirty = {{dirtyState}};
+        {{#indexes}}
+        DROP INDEX IF EXISTS {{from}};
+        {{#to}}
+        CREATE {{#unique}}UNIQUE {{/unique}}INDEX {{name}} ON {{table}} ({{columns}});
+        {{/to}}
+        {{/indexes}}
         CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
         INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('{{was}}', '', '{{table}}');
         {{/renameTable}}
@@ -973,7 +979,8 @@ enum BuiltInTemplates {
         -- an old name still read and write through it (a view, made again after the table's SQL). The
         -- old table is renamed, not copied: its rows, server_seq and stamps stay as they are, so no
         -- device pulls them again; its constraints, triggers, policies, trigger functions and pull
-        -- index take the new name (the SQL below makes them as the new name's).
+        -- index and the indexes named after it take the new name (the SQL below makes them as the
+        -- new name's).
         do $rename$
         declare
           found record;
@@ -988,6 +995,9 @@ enum BuiltInTemplates {
                 '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
             end loop;
             alter index if exists public.{{name}}_user_id_server_seq_idx rename to {{table}}_user_id_server_seq_idx;
+        {{#indexes}}
+            alter index if exists public.{{from}} rename to {{to}};
+        {{/indexes}}
             for found in select t.tgname as name from pg_catalog.pg_trigger t
                 where t.tgrelid = 'public.{{table}}'::regclass and not t.tgisinternal and t.tgname like '{{name}}\_%' loop
               execute pg_catalog.format('alter trigger %I on public.{{table}} rename to %I', found.name,

@@ -66,6 +66,16 @@ extension SchemaDiff {
         expected.swiftName = table.swiftName
         expected.retired = table.retired
         expected.formerNames = table.formerNames
+        // An index named after the table (no 'name:') follows the table's name.
+        if shipped.indexes.count == table.indexes.count {
+            expected.indexes = zip(shipped.indexes, table.indexes).map { shipped, new in
+                var renamed = shipped
+                if shipped.name == Index.defaultName(table: was, columns: shipped.columns) {
+                    renamed.name = Index.defaultName(table: table.name, columns: shipped.columns)
+                }
+                return renamed == new ? new : shipped
+            }
+        }
         if expected != table {
             return refused(
                 "table '\(was)' is renamed to '\(table.name)' and changed in the same edit",
@@ -117,5 +127,16 @@ extension SchemaDiff {
                 )
             ]
         )
+    }
+}
+
+extension Index {
+    /// The name of an index schema.yaml gives no 'name:': made from its table and columns.
+    public static func defaultName(table: String, columns: [String]) -> String { "\(table)_\(columns.joined(separator: "_"))_idx" }
+
+    /// The name this index of `table` had while the table was `old` (decision 0054): an index
+    /// named after its table was named after the old name; nil when it keeps its name.
+    public func name(whileNamed old: String, table: String) -> String? {
+        name == Self.defaultName(table: table, columns: columns) ? Self.defaultName(table: old, columns: columns) : nil
     }
 }

@@ -24,7 +24,7 @@ extension SchemaReader {
             indexNames.append((name, nameNode.mark))
             return Index(name: name, columns: columns, isUnique: isUnique)
         }
-        let name = "\(table)_\(columns.joined(separator: "_"))_idx"
+        let name = Index.defaultName(table: table, columns: columns)
         guard name.utf8.count <= Identifier.maxLength else {
             log.error(
                 node.mark, "the index name '\(name.abbreviated)' made from the table and columns is \(name.utf8.count) bytes long",

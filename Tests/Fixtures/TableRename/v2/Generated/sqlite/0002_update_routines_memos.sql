@@ -3,16 +3,18 @@
 
 -- routines was habits (decision 0054): the same rows, cursors and unsent writes under the new
 -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
--- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+-- (_sync_column_changes, no column named). The indexes named after the table follow it.
 ALTER TABLE habits RENAME TO routines;
 DROP INDEX IF EXISTS habits__dirty_idx;
 CREATE INDEX routines__dirty_idx ON routines (_dirty) WHERE _dirty = 1;
+DROP INDEX IF EXISTS habits_name_idx;
+CREATE INDEX routines_name_idx ON routines (name);
 CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
 INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', '', 'routines');
 
 -- memos was notes (decision 0054): the same rows, cursors and unsent writes under the new
 -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
--- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+-- (_sync_column_changes, no column named). The indexes named after the table follow it.
 ALTER TABLE notes RENAME TO memos;
 DROP INDEX IF EXISTS notes__dirty_idx;
 CREATE INDEX memos__dirty_idx ON memos (_dirty) WHERE _dirty = 1;

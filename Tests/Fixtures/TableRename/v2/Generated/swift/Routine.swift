@@ -10,10 +10,16 @@ public struct Routine: HopeSync.SyncRecord {
     public var name: Swift.String
     public var color: Swift.String
     public var goal: Swift.Int64?
+    public var kind: Kind
     public var updatedMs: Swift.Int64
     public var deletedMs: Swift.Int64?
     public var deviceId: Swift.String
     public var serverSeq: Swift.Int64?
+
+    public enum Kind: Swift.String, Swift.Codable, Swift.Sendable, Swift.CaseIterable, HopeSync.SyncColumnValue {
+        case daily
+        case weekly
+    }
 
     public init(
         id: Foundation.UUID = Foundation.UUID(),
@@ -21,6 +27,7 @@ public struct Routine: HopeSync.SyncRecord {
         name: Swift.String,
         color: Swift.String = "#8E8E93",
         goal: Swift.Int64? = nil,
+        kind: Kind = .daily,
         updatedMs: Swift.Int64 = 0,
         deletedMs: Swift.Int64? = nil,
         deviceId: Swift.String = "",
@@ -31,6 +38,7 @@ public struct Routine: HopeSync.SyncRecord {
         self.name = name
         self.color = color
         self.goal = goal
+        self.kind = kind
         self.updatedMs = updatedMs
         self.deletedMs = deletedMs
         self.deviceId = deviceId
@@ -43,6 +51,7 @@ public struct Routine: HopeSync.SyncRecord {
         case name
         case color
         case goal
+        case kind
         case updatedMs = "updated_ms"
         case deletedMs = "deleted_ms"
         case deviceId = "device_id"
@@ -57,6 +66,7 @@ public struct Routine: HopeSync.SyncRecord {
             self.name.columnValue,
             self.color.columnValue,
             self.goal.columnValue,
+            self.kind.columnValue,
             self.updatedMs.columnValue,
             self.deletedMs.columnValue,
             self.deviceId.columnValue,
@@ -67,16 +77,17 @@ public struct Routine: HopeSync.SyncRecord {
 
     /// A row from its values in table order, as the store reads them.
     public init(columnValues values: [HopeSync.SyncValue]) throws {
-        let row = try HopeSync.ColumnRow(values, count: 10)
+        let row = try HopeSync.ColumnRow(values, count: 11)
         self.id = try row.value(0, CodingKeys.id)
         self.userId = try row.value(1, CodingKeys.userId)
         self.name = try row.value(2, CodingKeys.name)
         self.color = try row.value(3, CodingKeys.color)
         self.goal = try row.value(4, CodingKeys.goal)
-        self.updatedMs = try row.value(5, CodingKeys.updatedMs)
-        self.deletedMs = try row.value(6, CodingKeys.deletedMs)
-        self.deviceId = try row.value(7, CodingKeys.deviceId)
-        self.serverSeq = try row.value(9, CodingKeys.serverSeq)
+        self.kind = try row.value(5, CodingKeys.kind)
+        self.updatedMs = try row.value(6, CodingKeys.updatedMs)
+        self.deletedMs = try row.value(7, CodingKeys.deletedMs)
+        self.deviceId = try row.value(8, CodingKeys.deviceId)
+        self.serverSeq = try row.value(10, CodingKeys.serverSeq)
     }
 
     public static let table = HopeSync.TableSchema(
@@ -87,6 +98,7 @@ public struct Routine: HopeSync.SyncRecord {
             HopeSync.ColumnSchema("name", .text),
             HopeSync.ColumnSchema("color", .text),
             HopeSync.ColumnSchema("goal", .int, nullable: true),
+            HopeSync.ColumnSchema("kind", .enumeration(["daily", "weekly"])),
             HopeSync.ColumnSchema("updated_ms", .int, role: .updatedMs),
             HopeSync.ColumnSchema("deleted_ms", .int, nullable: true, role: .deletedMs),
             HopeSync.ColumnSchema("device_id", .text, role: .deviceId),

@@ -80,13 +80,14 @@ pub const ROUTINES: Table = Table {
         Column { name: "name", sqlite_type: "TEXT", nullable: false },
         Column { name: "color", sqlite_type: "TEXT", nullable: false },
         Column { name: "goal", sqlite_type: "INTEGER", nullable: true },
+        Column { name: "kind", sqlite_type: "TEXT", nullable: false },
         Column { name: "updated_ms", sqlite_type: "INTEGER", nullable: false },
         Column { name: "deleted_ms", sqlite_type: "INTEGER", nullable: true },
         Column { name: "device_id", sqlite_type: "TEXT", nullable: false },
         Column { name: "column_stamps", sqlite_type: "TEXT", nullable: true },
         Column { name: "server_seq", sqlite_type: "INTEGER", nullable: true },
     ],
-    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["name", "color", "goal", "deleted_ms"] },
+    conflict: ConflictMode::LastWriterWinsByColumn { stamped: &["name", "color", "goal", "kind", "deleted_ms"] },
     lookback: 0,
     open_row_rule: None,
     files: &[],
@@ -141,6 +142,7 @@ CREATE TABLE habits (
     name TEXT NOT NULL,
     color TEXT NOT NULL DEFAULT '#8E8E93',
     goal INTEGER,
+    kind TEXT NOT NULL DEFAULT 'daily' CHECK (kind IN ('daily', 'weekly')),
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,
@@ -148,6 +150,7 @@ CREATE TABLE habits (
     server_seq INTEGER,
     _dirty INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX habits_name_idx ON habits (name);
 CREATE INDEX habits__dirty_idx ON habits (_dirty) WHERE _dirty = 1;
 
 CREATE TABLE notes (
@@ -171,16 +174,18 @@ CREATE INDEX notes__dirty_idx ON notes (_dirty) WHERE _dirty = 1;
 
 -- routines was habits (decision 0054): the same rows, cursors and unsent writes under the new
 -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
--- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+-- (_sync_column_changes, no column named). The indexes named after the table follow it.
 ALTER TABLE habits RENAME TO routines;
 DROP INDEX IF EXISTS habits__dirty_idx;
 CREATE INDEX routines__dirty_idx ON routines (_dirty) WHERE _dirty = 1;
+DROP INDEX IF EXISTS habits_name_idx;
+CREATE INDEX routines_name_idx ON routines (name);
 CREATE TABLE IF NOT EXISTS _sync_column_changes (table_name TEXT NOT NULL, old_name TEXT NOT NULL, new_name TEXT);
 INSERT INTO _sync_column_changes (table_name, old_name, new_name) VALUES ('habits', '', 'routines');
 
 -- memos was notes (decision 0054): the same rows, cursors and unsent writes under the new
 -- name; the runtime moves its bookkeeping (queued writes, lists, cursors) to it
--- (_sync_column_changes, no column named). hope-sync's own index follows the name.
+-- (_sync_column_changes, no column named). The indexes named after the table follow it.
 ALTER TABLE notes RENAME TO memos;
 DROP INDEX IF EXISTS notes__dirty_idx;
 CREATE INDEX memos__dirty_idx ON memos (_dirty) WHERE _dirty = 1;

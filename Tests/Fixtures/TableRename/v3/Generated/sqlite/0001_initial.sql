@@ -13,6 +13,7 @@ CREATE TABLE habits (
     name TEXT NOT NULL,
     color TEXT NOT NULL DEFAULT '#8E8E93',
     goal INTEGER,
+    kind TEXT NOT NULL DEFAULT 'daily' CHECK (kind IN ('daily', 'weekly')),
     updated_ms INTEGER NOT NULL,
     deleted_ms INTEGER,
     device_id TEXT NOT NULL,
@@ -20,6 +21,7 @@ CREATE TABLE habits (
     server_seq INTEGER,
     _dirty INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX habits_name_idx ON habits (name);
 CREATE INDEX habits__dirty_idx ON habits (_dirty) WHERE _dirty = 1;
 
 CREATE TABLE notes (

@@ -17,7 +17,7 @@ select plan(47);
 -- habits: row-level security. Alice writes a row; Bob can neither see nor change it.
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select lives_ok($q$insert into public.habits (id, name, color, goal, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000000', 'value 0'::text, 'value 0'::text, 0::bigint, 1000, 'device-a')$q$, 'habits: Alice adds a row');
+select lives_ok($q$insert into public.habits (id, name, color, goal, kind, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000000', 'value 0'::text, 'value 0'::text, 0::bigint, 'daily'::text, 1000, 'device-a')$q$, 'habits: Alice adds a row');
 select is((select user_id from public.habits where id = '7e570000-0000-4000-8000-000000000000'), 'a11ce000-0000-4000-8000-000000000001'::uuid,
   'habits: the row is Alice''s (user_id defaults to auth.uid())');
 select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-0000-4000-8000-000000000001' and event = 'poke'
@@ -26,10 +26,10 @@ select ok(exists (select from realtime.messages where topic = 'sync:a11ce000-000
   'habits: Alice''s write pokes her devices, naming the table and the row''s server_seq');
 set local request.jwt.claims = '{"sub": "b0b00000-0000-4000-8000-000000000002", "role": "authenticated"}';
 select is_empty($q$select id from public.habits where id = '7e570000-0000-4000-8000-000000000000'$q$, 'habits: Bob cannot read Alice''s row');
-select is_empty($q$update public.habits set name = 'value 1'::text, color = 'value 1'::text, goal = 1::bigint, updated_ms = 9000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000000000000' returning id$q$, 'habits: Bob cannot change Alice''s row');
-select throws_ok($q$insert into public.habits (id, name, color, goal, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000000', 'value 1'::text, 'value 1'::text, 1::bigint, 9000, 'device-b') on conflict (id) do update set name = excluded.name, color = excluded.color, goal = excluded.goal, updated_ms = excluded.updated_ms, device_id = excluded.device_id$q$, '42501', null,
+select is_empty($q$update public.habits set name = 'value 1'::text, color = 'value 1'::text, goal = 1::bigint, kind = 'weekly'::text, updated_ms = 9000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000000000000' returning id$q$, 'habits: Bob cannot change Alice''s row');
+select throws_ok($q$insert into public.habits (id, name, color, goal, kind, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000000', 'value 1'::text, 'value 1'::text, 1::bigint, 'weekly'::text, 9000, 'device-b') on conflict (id) do update set name = excluded.name, color = excluded.color, goal = excluded.goal, kind = excluded.kind, updated_ms = excluded.updated_ms, device_id = excluded.device_id$q$, '42501', null,
   'habits: Bob cannot push a row with the id of Alice''s');
-select throws_ok($q$insert into public.habits (id, user_id, name, color, goal, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000001', 'a11ce000-0000-4000-8000-000000000001', 'value 3'::text, 'value 3'::text, 3::bigint, 1000, 'device-b')$q$, '42501', null,
+select throws_ok($q$insert into public.habits (id, user_id, name, color, goal, kind, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000001', 'a11ce000-0000-4000-8000-000000000001', 'value 3'::text, 'value 3'::text, 3::bigint, 'weekly'::text, 1000, 'device-b')$q$, '42501', null,
   'habits: Bob cannot add a row as Alice');
 select throws_ok($q$delete from public.habits where id = '7e570000-0000-4000-8000-000000000000'$q$, '42501', null,
   'habits: nobody deletes a row (a delete sets deleted_ms)');
@@ -37,7 +37,7 @@ set local role anon;
 select throws_ok($q$select id from public.habits$q$, '42501', null, 'habits: anon reads nothing');
 set local role authenticated;
 set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", "role": "authenticated"}';
-select ok((select row(name, color, goal) is not distinct from row('value 0'::text, 'value 0'::text, 0::bigint) from public.habits where id = '7e570000-0000-4000-8000-000000000000'),
+select ok((select row(name, color, goal, kind) is not distinct from row('value 0'::text, 'value 0'::text, 0::bigint, 'daily'::text) from public.habits where id = '7e570000-0000-4000-8000-000000000000'),
   'habits: Alice''s row is as she wrote it');
 
 -- habits: the pull function reads as its caller, so row-level security keeps each user to
@@ -57,23 +57,23 @@ set local request.jwt.claims = '{"sub": "a11ce000-0000-4000-8000-000000000001", 
 
 -- habits: every accepted write takes a new server_seq, so the next pull sees it.
 with before as (select server_seq from public.habits where id = '7e570000-0000-4000-8000-000000000000'),
-  written as (update public.habits set name = 'value 1'::text, color = 'value 1'::text, goal = 1::bigint, updated_ms = 2000, device_id = 'device-a' where id = '7e570000-0000-4000-8000-000000000000' returning server_seq)
+  written as (update public.habits set name = 'value 1'::text, color = 'value 1'::text, goal = 1::bigint, kind = 'weekly'::text, updated_ms = 2000, device_id = 'device-a' where id = '7e570000-0000-4000-8000-000000000000' returning server_seq)
 select ok((select server_seq from written) > (select server_seq from before), 'habits: a write moves server_seq');
 
 -- habits: each column is its own last-writer-wins register. Devices send whole rows with
 -- every column's stamp (updated_ms zero-padded to 15 digits, ':', device id); the server takes
 -- a column only where the sent stamp is larger.
-insert into public.habits (id, name, color, goal, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000002', 'value 6'::text, 'value 6'::text, 6::bigint, 1000, 'device-a');
-update public.habits set name = 'value 7'::text, color = 'value 6'::text, goal = 6::bigint, deleted_ms = null, column_stamps = '{"name": "000000000002000:device-b", "color": "000000000001000:device-a", "goal": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 2000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000000000002';
-update public.habits set name = 'value 6'::text, color = 'value 7'::text, goal = 6::bigint, deleted_ms = null, column_stamps = '{"name": "000000000001000:device-a", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 2000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000000000002';
+insert into public.habits (id, name, color, goal, kind, updated_ms, device_id) values ('7e570000-0000-4000-8000-000000000002', 'value 6'::text, 'value 6'::text, 6::bigint, 'daily'::text, 1000, 'device-a');
+update public.habits set name = 'value 7'::text, color = 'value 6'::text, goal = 6::bigint, kind = 'daily'::text, deleted_ms = null, column_stamps = '{"name": "000000000002000:device-b", "color": "000000000001000:device-a", "goal": "000000000001000:device-a", "kind": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 2000, device_id = 'device-b' where id = '7e570000-0000-4000-8000-000000000002';
+update public.habits set name = 'value 6'::text, color = 'value 7'::text, goal = 6::bigint, kind = 'daily'::text, deleted_ms = null, column_stamps = '{"name": "000000000001000:device-a", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "kind": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 2000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000000000002';
 select ok((select row(name, color) is not distinct from row('value 7'::text, 'value 7'::text) from public.habits where id = '7e570000-0000-4000-8000-000000000002'),
   'habits: concurrent edits of name and color both survive');
-update public.habits set name = 'value 8'::text, color = 'value 7'::text, goal = 6::bigint, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-d", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000000000002';
-select is_empty($q$update public.habits set name = 'value 6'::text, color = 'value 7'::text, goal = 6::bigint, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-c", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000000000002' returning id$q$, 'habits: of two edits of name at the same ms the smaller device id changes nothing');
+update public.habits set name = 'value 8'::text, color = 'value 7'::text, goal = 6::bigint, kind = 'daily'::text, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-d", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "kind": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000000000002';
+select is_empty($q$update public.habits set name = 'value 6'::text, color = 'value 7'::text, goal = 6::bigint, kind = 'daily'::text, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-c", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "kind": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-c' where id = '7e570000-0000-4000-8000-000000000002' returning id$q$, 'habits: of two edits of name at the same ms the smaller device id changes nothing');
 select is((select name from public.habits where id = '7e570000-0000-4000-8000-000000000002'), 'value 8'::text, 'habits: the larger pair wins name');
 select is((select column_stamps ->> 'name' from public.habits where id = '7e570000-0000-4000-8000-000000000002'), '000000000003000:device-d',
   'habits: name keeps the winner''s stamp');
-select is_empty($q$update public.habits set name = 'value 8'::text, color = 'value 7'::text, goal = 6::bigint, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-d", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000000000002' returning id$q$, 'habits: a repeated write changes nothing');
+select is_empty($q$update public.habits set name = 'value 8'::text, color = 'value 7'::text, goal = 6::bigint, kind = 'daily'::text, deleted_ms = null, column_stamps = '{"name": "000000000003000:device-d", "color": "000000000002000:device-c", "goal": "000000000001000:device-a", "kind": "000000000001000:device-a", "deleted_ms": "000000000001000:device-a"}', updated_ms = 3000, device_id = 'device-d' where id = '7e570000-0000-4000-8000-000000000002' returning id$q$, 'habits: a repeated write changes nothing');
 
 -- notes: row-level security. Alice writes a row; Bob can neither see nor change it.
 set local role authenticated;

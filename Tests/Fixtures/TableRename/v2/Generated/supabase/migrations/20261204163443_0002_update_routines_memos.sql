@@ -245,7 +245,8 @@ $pokes$;
 -- an old name still read and write through it (a view, made again after the table's SQL). The
 -- old table is renamed, not copied: its rows, server_seq and stamps stay as they are, so no
 -- device pulls them again; its constraints, triggers, policies, trigger functions and pull
--- index take the new name (the SQL below makes them as the new name's).
+-- index and the indexes named after it take the new name (the SQL below makes them as the
+-- new name's).
 do $rename$
 declare
   found record;
@@ -259,6 +260,7 @@ begin
         'routines' || pg_catalog.substr(found.name, pg_catalog.length('habits') + 1));
     end loop;
     alter index if exists public.habits_user_id_server_seq_idx rename to routines_user_id_server_seq_idx;
+    alter index if exists public.habits_name_idx rename to routines_name_idx;
     for found in select t.tgname as name from pg_catalog.pg_trigger t
         where t.tgrelid = 'public.routines'::regclass and not t.tgisinternal and t.tgname like 'habits\_%' loop
       execute pg_catalog.format('alter trigger %I on public.routines rename to %I', found.name,
@@ -317,10 +319,12 @@ declare
   s_name text;
   s_color text;
   s_goal text;
+  s_kind text;
   s_deleted_ms text;
   t_name text;
   t_color text;
   t_goal text;
+  t_kind text;
   t_deleted_ms text;
 begin
   -- Fast paths for what devices send: every stamp, each one a stamp, the pair the newest. Each
@@ -333,20 +337,21 @@ begin
     s_name := new.column_stamps ->> 'name';
     s_color := new.column_stamps ->> 'color';
     s_goal := new.column_stamps ->> 'goal';
+    s_kind := new.column_stamps ->> 'kind';
     s_deleted_ms := new.column_stamps ->> 'deleted_ms';
     if tg_op = 'INSERT' then
-      newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
-      oldest := least(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
+      newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
+      oldest := least(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
       -- A new row as the full rules keep it: the stamps as sent (no other keys), the pair sent.
       -- The clock check has a second's margin, so the float clock agrees with the exact one.
       if pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-          and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_goal = newest or s_goal = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
+          and (s_name = newest or s_name = oldest) and (s_color = newest or s_color = oldest) and (s_goal = newest or s_goal = oldest) and (s_kind = newest or s_kind = oldest) and (s_deleted_ms = newest or s_deleted_ms = oldest)
           and pg_catalog.substr(newest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(newest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
           and (oldest = newest or (pg_catalog.substr(oldest, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(oldest, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea))
           and newest = pg_catalog.lpad(new.updated_ms::text, 15, '0') || ':' || new.device_id
           and new.updated_ms < (pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000
-          and (new.deleted_ms is null or greatest(s_name collate "C", s_color collate "C", s_goal collate "C") <= s_deleted_ms collate "C")
-          and new.column_stamps - array['name', 'color', 'goal', 'deleted_ms'] = '{}'::jsonb then
+          and (new.deleted_ms is null or greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C") <= s_deleted_ms collate "C")
+          and new.column_stamps - array['name', 'color', 'goal', 'kind', 'deleted_ms'] = '{}'::jsonb then
         if not pg_catalog.pg_try_advisory_xact_lock(1752134757, pg_catalog.hashtext(new.user_id::text)) then
           perform public.sync_wait_for_owner(new.user_id);
         end if;
@@ -362,11 +367,13 @@ begin
       t_name := old.column_stamps ->> 'name';
       t_color := old.column_stamps ->> 'color';
       t_goal := old.column_stamps ->> 'goal';
+      t_kind := old.column_stamps ->> 'kind';
       t_deleted_ms := old.column_stamps ->> 'deleted_ms';
       -- Nothing newer: an older push.
       if coalesce(s_name, '') collate "C" <= coalesce(t_name, '') collate "C"
           and coalesce(s_color, '') collate "C" <= coalesce(t_color, '') collate "C"
           and coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
+          and coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
           and coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
         return null;
       end if;
@@ -381,6 +388,9 @@ begin
           and (coalesce(s_goal, '') collate "C" <= coalesce(t_goal, '') collate "C"
             or (pg_catalog.substr(s_goal, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_goal, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_goal collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
+          and (coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C"
+            or (pg_catalog.substr(s_kind, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_kind, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
+              and s_kind collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
           and (coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C"
             or (pg_catalog.substr(s_deleted_ms, 16, 1) = ':' and pg_catalog.ltrim(pg_catalog.convert_to(pg_catalog.substr(s_deleted_ms, 1, 15), 'SQL_ASCII'), '0123456789'::bytea) = ''::bytea
               and s_deleted_ms collate "C" < pg_catalog.lpad(((pg_catalog.date_part('epoch', pg_catalog.statement_timestamp()) * 1000)::bigint + 86399000)::text, 15, '0')))
@@ -397,6 +407,10 @@ begin
           new.goal := old.goal;
           s_goal := t_goal;
         end if;
+        if coalesce(s_kind, '') collate "C" <= coalesce(t_kind, '') collate "C" then
+          new.kind := old.kind;
+          s_kind := t_kind;
+        end if;
         if coalesce(s_deleted_ms, '') collate "C" <= coalesce(t_deleted_ms, '') collate "C" then
           new.deleted_ms := old.deleted_ms;
           s_deleted_ms := t_deleted_ms;
@@ -406,15 +420,15 @@ begin
           perform public.sync_wait_for_owner(new.user_id);
         end if;
         new.server_seq := pg_catalog.nextval('public.sync_server_seq');
-        newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
+        newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
         new.updated_ms := pg_catalog.substr(newest, 1, 15)::bigint;
         new.device_id := pg_catalog.substr(newest, 17);
         new.column_stamps := case
-          when s_name is not null and s_color is not null and s_goal is not null and s_deleted_ms is not null
-          then pg_catalog.jsonb_object(array['name', 'color', 'goal', 'deleted_ms'],
-            array[s_name, s_color, s_goal, s_deleted_ms])
-          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'goal', 'deleted_ms'],
-            array[s_name, s_color, s_goal, s_deleted_ms]))
+          when s_name is not null and s_color is not null and s_goal is not null and s_kind is not null and s_deleted_ms is not null
+          then pg_catalog.jsonb_object(array['name', 'color', 'goal', 'kind', 'deleted_ms'],
+            array[s_name, s_color, s_goal, s_kind, s_deleted_ms])
+          else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'goal', 'kind', 'deleted_ms'],
+            array[s_name, s_color, s_goal, s_kind, s_deleted_ms]))
         end;
         return new;
       end if;
@@ -443,13 +457,14 @@ begin
   s_name := coalesce(incoming ->> 'name', in_default);
   s_color := coalesce(incoming ->> 'color', in_default);
   s_goal := coalesce(incoming ->> 'goal', in_default);
+  s_kind := coalesce(incoming ->> 'kind', in_default);
   s_deleted_ms := coalesce(incoming ->> 'deleted_ms', in_default);
   -- Every stamp sent that a new row keeps must be one (15 digits, ':', the device id); an
   -- update checks the ones it takes. Most rows' stamps are one or two distinct values: those
   -- two are checked once, the others only when they differ.
   if tg_op = 'INSERT' and in_default is null then
-    newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
-    oldest := least(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
+    newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
+    oldest := least(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
     if pg_catalog.substr(newest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(newest, 1, 15), '0123456789') <> ''
         or pg_catalog.substr(oldest, 16, 1) <> ':' or pg_catalog.ltrim(pg_catalog.substr(oldest, 1, 15), '0123456789') <> ''
         or (s_name <> newest and s_name <> oldest and (pg_catalog.substr(s_name, 16, 1) <> ':'
@@ -458,6 +473,8 @@ begin
           or pg_catalog.ltrim(pg_catalog.substr(s_color, 1, 15), '0123456789') <> ''))
         or (s_goal <> newest and s_goal <> oldest and (pg_catalog.substr(s_goal, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_goal, 1, 15), '0123456789') <> ''))
+        or (s_kind <> newest and s_kind <> oldest and (pg_catalog.substr(s_kind, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_kind, 1, 15), '0123456789') <> ''))
         or (s_deleted_ms <> newest and s_deleted_ms <> oldest and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
           or pg_catalog.ltrim(pg_catalog.substr(s_deleted_ms, 1, 15), '0123456789') <> '')) then
       raise exception using errcode = '22P02', message = 'column_stamps holds something that is not a stamp',
@@ -513,6 +530,19 @@ begin
       new.goal := old.goal;
       s_goal := coalesce(stored ->> 'goal', old_default);
     end if;
+    if coalesce(s_kind, '') collate "C" > coalesce(stored ->> 'kind', old_default, '') collate "C" then
+      took := true;
+      if in_default is null and (pg_catalog.substr(s_kind, 16, 1) <> ':'
+          or pg_catalog.ltrim(pg_catalog.substr(s_kind, 1, 15), '0123456789') <> '') then
+        raise exception using errcode = '22P02', message = 'column_stamps.kind is not a stamp';
+      end if;
+      if s_kind collate "C" > horizon collate "C" then
+        raise exception using errcode = '22008', message = 'column_stamps.kind is more than a day past the server''s clock: check the device''s clock';
+      end if;
+    else
+      new.kind := old.kind;
+      s_kind := coalesce(stored ->> 'kind', old_default);
+    end if;
     if coalesce(s_deleted_ms, '') collate "C" > coalesce(stored ->> 'deleted_ms', old_default, '') collate "C" then
       took := true;
       if in_default is null and (pg_catalog.substr(s_deleted_ms, 16, 1) <> ':'
@@ -533,7 +563,7 @@ begin
   end if;
   -- Any column written after the delete brings the row back.
   if new.deleted_ms is not null then
-    newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C");
+    newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C");
     if coalesce(newest, '') collate "C" > coalesce(s_deleted_ms, '') collate "C" then
       new.deleted_ms := null;
       s_deleted_ms := newest;
@@ -548,18 +578,18 @@ begin
   end if;
   new.server_seq := pg_catalog.nextval('public.sync_server_seq');
   -- The row's pair is its newest column's.
-  newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_deleted_ms collate "C");
+  newest := greatest(s_name collate "C", s_color collate "C", s_goal collate "C", s_kind collate "C", s_deleted_ms collate "C");
   -- (Every stamp is checked: the sender's where taken, the stored ones when they were.)
   new.updated_ms := coalesce(pg_catalog.substr(newest, 1, 15)::bigint, new.updated_ms);
   new.device_id := coalesce(pg_catalog.substr(newest, 17), new.device_id);
   -- jsonb_object, not jsonb_build_object (which looks up every argument's type on each call);
   -- a column never written has no stamp, not a null one.
   new.column_stamps := case
-    when s_name is not null and s_color is not null and s_goal is not null and s_deleted_ms is not null
-    then pg_catalog.jsonb_object(array['name', 'color', 'goal', 'deleted_ms'],
-      array[s_name, s_color, s_goal, s_deleted_ms])
-    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'goal', 'deleted_ms'],
-      array[s_name, s_color, s_goal, s_deleted_ms]))
+    when s_name is not null and s_color is not null and s_goal is not null and s_kind is not null and s_deleted_ms is not null
+    then pg_catalog.jsonb_object(array['name', 'color', 'goal', 'kind', 'deleted_ms'],
+      array[s_name, s_color, s_goal, s_kind, s_deleted_ms])
+    else pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_object(array['name', 'color', 'goal', 'kind', 'deleted_ms'],
+      array[s_name, s_color, s_goal, s_kind, s_deleted_ms]))
   end;
   return new;
 end
@@ -608,7 +638,8 @@ grant select, insert, update, delete on table public.habits to service_role;
 -- an old name still read and write through it (a view, made again after the table's SQL). The
 -- old table is renamed, not copied: its rows, server_seq and stamps stay as they are, so no
 -- device pulls them again; its constraints, triggers, policies, trigger functions and pull
--- index take the new name (the SQL below makes them as the new name's).
+-- index and the indexes named after it take the new name (the SQL below makes them as the
+-- new name's).
 do $rename$
 declare
   found record;
