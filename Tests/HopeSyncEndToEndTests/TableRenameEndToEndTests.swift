@@ -2,6 +2,7 @@ import Foundation
 @_spi(Transport) import HopeSync
 @_spi(Transport) import HopeSyncPostgres
 import HopeSyncPostgresClient
+import HopeSyncPostgresCluster
 import HopeSyncPostgresFixture
 import HopeSyncTableRenameSchemaV1
 import HopeSyncTableRenameSchemaV2
@@ -56,7 +57,9 @@ private typealias Build = LifecycleEndToEndTests.Build
     @Test(arguments: pulls)
     func anOldBuildAndANewOneShareEveryRowAndTheUpdateSendsTheOldQueueThroughTheNewNames(_ pull: String?) async throws {
         let database = try PostgresCluster.createDatabase()
-        try Self.migrate(try database.connect(), to: "v2")
+        let connection = try database.connect()
+        try connection.execute(script: SupabasePrelude.realtime)
+        try Self.migrate(connection, to: "v2")
         let transport = PostgresTransport(url: database.url)
         let old = try Build("old", Self.v1(pull), transport, user: user)
         let new = try Build("new", Self.v2(pull), transport, user: user)
@@ -72,6 +75,13 @@ private typealias Build = LifecycleEndToEndTests.Build
         #expect(try await new.store.read { try $0.fetchOne(MemoV2.self, id: trip.id) }?.body == "tent")
         #expect(try await old.store.read { try $0.fetchOne(HabitV1.self, id: read.id) }?.name == "Read")
         #expect(try await old.store.read { try $0.fetchOne(NoteV1.self, id: shop.id) }?.heading == "Shopping")
+        // The new build's writes are poked under both names: the old build hears of them too.
+        for table in ["routines", "habits", "memos", "notes"] {
+            let pokes = try connection.execute(
+                "select count(*) from realtime.messages where event = 'poke' and topic = 'sync:\(user.uuidString.lowercased())' and payload ->> 'table' = '\(table)'"
+            ).scalar
+            #expect(Int(pokes ?? "") ?? 0 > 0, "\(table)")
+        }
 
         // Concurrent edits merge by the usual rules, whichever name they came through: column by
         // column in routines, by version in memos (a guarded edit of each build, one after the
@@ -148,6 +158,8 @@ private typealias Build = LifecycleEndToEndTests.Build
         for device in [oldest, middle] { try await device.engine.syncNow() }
 
         try Self.migrate(connection, to: "v3", from: 3)
+        // Finished: no more pokes under the old names (the old builds may no longer write).
+        #expect(try connection.execute("select count(*) from pg_trigger where tgname like '%poke_old%'").scalar == "0")
         let newest = try Build("newest", Self.v3(pull), transport, user: user)
         defer { newest.remove() }
         let walk = try await newest.store.write { try $0.save(RoutineV3(name: "Walk", color: "#333333", goal: 7)) }

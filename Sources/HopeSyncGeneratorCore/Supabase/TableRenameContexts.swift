@@ -44,12 +44,14 @@ struct OldNamesContext: TemplateContext {
 
     var table: String
     var oldNames: [NamedTable]
+    var poked: String?
     var finished: String?
 
     static var fields: [TemplateField<Self>] {
         [
             .init("table", "the table's name", \.table),
             .init("oldNames", "the names it had, oldest first", \.oldNames),
+            .init("poked", "the old name of a rename not finished, under which its writes are poked too; absent: none is", \.poked),
             .init("finished", "the old name whose rename this migration finishes (the contract step; no old names then)", \.finished),
         ]
     }
@@ -78,13 +80,14 @@ extension SupabaseRenderer {
 
     /// After the table's own SQL.
     func oldNamesSQL(_ table: Table) throws -> String {
-        try fragment(OldNamesContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }, finished: nil))
+        try fragment(
+            OldNamesContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }, poked: table.was, finished: nil))
     }
 
-    /// The contract step: nothing changes on the server but what the migration says (the
-    /// writer floor, set by then, refuses the old builds; their views stay for their pulls).
+    /// The contract step: the old name's pokes stop; its view stays for the pulls of the builds
+    /// below the floor (which, set by then, refuses their writes).
     func finishedRenameSQL(_ table: Table, from old: String) throws -> String {
-        try fragment(OldNamesContext(table: table.name, oldNames: [], finished: old))
+        try fragment(OldNamesContext(table: table.name, oldNames: [], poked: nil, finished: old))
     }
 
     /// A table as schema.sql makes it, with its old names around it when it has any.

@@ -766,6 +766,50 @@ enum BuiltInTemplates {
         grant select, insert, update on table public.{{name}} to authenticated;
         grant select, insert, update, delete on table public.{{name}} to service_role;
         {{/oldNames}}
+        {{#poked}}
+        -- While the rename is not finished, a write of {{table}} is also poked under {{poked}} (see
+        -- public.sync_poke_users): builds that know only that name ignore a poke of {{table}}, and would
+        -- hear of the write at their next scheduled pass. The writer's own topic is not spared: the
+        -- writer's other devices may run such a build. Security definer, to send on the owners' topics;
+        -- only its triggers run it.
+        create or replace function public.{{table}}_poke_old_name()
+        returns trigger
+        language plpgsql
+        security definer
+        set search_path = ''
+        as $$
+        declare
+          high_seq bigint;
+          reader uuid;
+        begin
+          if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+            return null;
+          end if;
+          select max(w.server_seq) into high_seq from written w;
+          for reader in select distinct w.user_id from written w where w.user_id is not null loop
+            perform realtime.send(pg_catalog.jsonb_build_object('table', '{{poked}}', 'server_seq', high_seq), 'poke',
+              'sync:' || reader::text, true);
+          end loop;
+          return null;
+        end
+        $$;
+        revoke all on function public.{{table}}_poke_old_name() from public, anon, authenticated, service_role;
+        create or replace trigger {{table}}_poke_old_inserts
+          after insert on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.{{table}}_poke_old_name();
+        create or replace trigger {{table}}_poke_old_updates
+          after update on public.{{table}}
+          referencing new table as written
+          for each statement execute function public.{{table}}_poke_old_name();
+        {{/poked}}
+        {{^poked}}
+        -- No poke under an old name once the rename is finished: the builds that know only it may no
+        -- longer write, and read other builds' writes at their scheduled passes.
+        drop trigger if exists {{table}}_poke_old_inserts on public.{{table}};
+        drop trigger if exists {{table}}_poke_old_updates on public.{{table}};
+        drop function if exists public.{{table}}_poke_old_name();
+        {{/poked}}
         {{#finished}}
         -- The rename from {{finished}} is finished: builds that know only that name may no longer write
         -- (oldest_writer refuses them, PT426), and keep reading through it.

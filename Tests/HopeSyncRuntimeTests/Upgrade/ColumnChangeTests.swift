@@ -91,4 +91,30 @@ import Testing
         #expect(try stored(queue, "habits").isEmpty)
         #expect(try stored(queue, "other") == before)
     }
+
+    /// A renamed table (decision 0054): its kept writes, lists, cursors and re-pull mark move to
+    /// the new name, as they were; other tables' stay.
+    @Test func aRenamedTablesBookkeepingMovesToItsNewName() throws {
+        let queue = try database()
+        let kept = try stored(queue, "habits")
+        let before = try stored(queue, "other")
+        try queue.inDatabase { db in
+            try db.execute("CREATE TABLE _sync_cursors (table_name TEXT PRIMARY KEY NOT NULL, server_seq INTEGER NOT NULL DEFAULT 0)")
+            try db.execute("INSERT INTO _sync_cursors VALUES ('habits', 5), ('other', 7)")
+            try db.execute("INSERT INTO _sync_meta (key, value) VALUES ('repull:habits', '1')")
+            try db.execute("INSERT INTO _sync_column_changes VALUES ('habits', '', 'routines')")
+            let pending = try ColumnChange.pending(db)
+            #expect(pending == [ColumnChange(table: "habits", old: "", new: "routines")])
+            for change in pending { try change.apply(db) }
+            #expect(try ColumnChange.pending(db).isEmpty)
+            let cursors = try db.fetchAll("SELECT table_name, server_seq FROM _sync_cursors ORDER BY 1") {
+                "\($0.text(at: 0) ?? "") \($0.int64(at: 1))"
+            }
+            #expect(cursors == ["other 7", "routines 5"])
+            #expect(try db.fetchAll("SELECT key FROM _sync_meta WHERE key LIKE 'repull:%'") { $0.text(at: 0) ?? "" } == ["repull:routines"])
+        }
+        #expect(try stored(queue, "habits").isEmpty)
+        #expect(try stored(queue, "routines") == kept)
+        #expect(try stored(queue, "other") == before)
+    }
 }

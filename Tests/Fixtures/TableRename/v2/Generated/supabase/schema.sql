@@ -664,6 +664,41 @@ create view public.habits with (security_invoker = true) as select * from public
 revoke all on table public.habits from anon, authenticated;
 grant select, insert, update on table public.habits to authenticated;
 grant select, insert, update, delete on table public.habits to service_role;
+-- While the rename is not finished, a write of routines is also poked under habits (see
+-- public.sync_poke_users): builds that know only that name ignore a poke of routines, and would
+-- hear of the write at their next scheduled pass. The writer's own topic is not spared: the
+-- writer's other devices may run such a build. Security definer, to send on the owners' topics;
+-- only its triggers run it.
+create or replace function public.routines_poke_old_name()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  high_seq bigint;
+  reader uuid;
+begin
+  if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+    return null;
+  end if;
+  select max(w.server_seq) into high_seq from written w;
+  for reader in select distinct w.user_id from written w where w.user_id is not null loop
+    perform realtime.send(pg_catalog.jsonb_build_object('table', 'habits', 'server_seq', high_seq), 'poke',
+      'sync:' || reader::text, true);
+  end loop;
+  return null;
+end
+$$;
+revoke all on function public.routines_poke_old_name() from public, anon, authenticated, service_role;
+create or replace trigger routines_poke_old_inserts
+  after insert on public.routines
+  referencing new table as written
+  for each statement execute function public.routines_poke_old_name();
+create or replace trigger routines_poke_old_updates
+  after update on public.routines
+  referencing new table as written
+  for each statement execute function public.routines_poke_old_name();
 
 -- memos was notes (decision 0054): one table, which builds that know only
 -- an old name still read and write through it (a view, made again after the table's SQL). The
@@ -805,6 +840,41 @@ create view public.notes with (security_invoker = true) as select * from public.
 revoke all on table public.notes from anon, authenticated;
 grant select, insert, update on table public.notes to authenticated;
 grant select, insert, update, delete on table public.notes to service_role;
+-- While the rename is not finished, a write of memos is also poked under notes (see
+-- public.sync_poke_users): builds that know only that name ignore a poke of memos, and would
+-- hear of the write at their next scheduled pass. The writer's own topic is not spared: the
+-- writer's other devices may run such a build. Security definer, to send on the owners' topics;
+-- only its triggers run it.
+create or replace function public.memos_poke_old_name()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  high_seq bigint;
+  reader uuid;
+begin
+  if pg_catalog.to_regprocedure('realtime.send(jsonb,text,text,boolean)') is null then
+    return null;
+  end if;
+  select max(w.server_seq) into high_seq from written w;
+  for reader in select distinct w.user_id from written w where w.user_id is not null loop
+    perform realtime.send(pg_catalog.jsonb_build_object('table', 'notes', 'server_seq', high_seq), 'poke',
+      'sync:' || reader::text, true);
+  end loop;
+  return null;
+end
+$$;
+revoke all on function public.memos_poke_old_name() from public, anon, authenticated, service_role;
+create or replace trigger memos_poke_old_inserts
+  after insert on public.memos
+  referencing new table as written
+  for each statement execute function public.memos_poke_old_name();
+create or replace trigger memos_poke_old_updates
+  after update on public.memos
+  referencing new table as written
+  for each statement execute function public.memos_poke_old_name();
 
 -- One request per pull pass: every table's next page after the cursor the caller sends for it
 -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`

@@ -664,6 +664,11 @@ create view public.habits with (security_invoker = true) as select * from public
 revoke all on table public.habits from anon, authenticated;
 grant select, insert, update on table public.habits to authenticated;
 grant select, insert, update, delete on table public.habits to service_role;
+-- No poke under an old name once the rename is finished: the builds that know only it may no
+-- longer write, and read other builds' writes at their scheduled passes.
+drop trigger if exists routines_poke_old_inserts on public.routines;
+drop trigger if exists routines_poke_old_updates on public.routines;
+drop function if exists public.routines_poke_old_name();
 
 -- memos was notes (decision 0054): one table, which builds that know only
 -- an old name still read and write through it (a view, made again after the table's SQL). The
@@ -805,6 +810,11 @@ create view public.notes with (security_invoker = true) as select * from public.
 revoke all on table public.notes from anon, authenticated;
 grant select, insert, update on table public.notes to authenticated;
 grant select, insert, update, delete on table public.notes to service_role;
+-- No poke under an old name once the rename is finished: the builds that know only it may no
+-- longer write, and read other builds' writes at their scheduled passes.
+drop trigger if exists memos_poke_old_inserts on public.memos;
+drop trigger if exists memos_poke_old_updates on public.memos;
+drop function if exists public.memos_poke_old_name();
 
 -- One request per pull pass: every table's next page after the cursor the caller sends for it
 -- (`cursors`: {"table": server_seq, ...}; a table not named is not read), at most `page_limit`

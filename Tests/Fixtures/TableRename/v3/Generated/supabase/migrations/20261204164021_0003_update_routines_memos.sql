@@ -241,9 +241,19 @@ begin
 end
 $pokes$;
 
+-- No poke under an old name once the rename is finished: the builds that know only it may no
+-- longer write, and read other builds' writes at their scheduled passes.
+drop trigger if exists routines_poke_old_inserts on public.routines;
+drop trigger if exists routines_poke_old_updates on public.routines;
+drop function if exists public.routines_poke_old_name();
 -- The rename from habits is finished: builds that know only that name may no longer write
 -- (oldest_writer refuses them, PT426), and keep reading through it.
 
+-- No poke under an old name once the rename is finished: the builds that know only it may no
+-- longer write, and read other builds' writes at their scheduled passes.
+drop trigger if exists memos_poke_old_inserts on public.memos;
+drop trigger if exists memos_poke_old_updates on public.memos;
+drop function if exists public.memos_poke_old_name();
 -- The rename from notes is finished: builds that know only that name may no longer write
 -- (oldest_writer refuses them, PT426), and keep reading through it.
 
