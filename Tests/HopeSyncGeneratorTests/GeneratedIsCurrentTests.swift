@@ -21,6 +21,15 @@ import Testing
         )
     }
 
+    /// The table rename's builds (Tests/Fixtures/TableRename, decision 0054), compiled as targets.
+    @Test(arguments: ["v1", "v2", "v3"])
+    func tableRenameFixturesAreCurrent(version: String) throws {
+        let folder = packageRoot.appendingPathComponent("Tests/Fixtures/TableRename/\(version)")
+        try expectCurrent(
+            folder, templates: TemplateSet(directory: nil),
+            fix: "generate each step over a copy of the step before's Generated/ (decision 0054's Proof)")
+    }
+
     /// The example schema shared (Tests/Fixtures/Sharing), compiled as a target.
     @Test func sharingFixtureIsCurrent() throws {
         let folder = packageRoot.appendingPathComponent("Tests/Fixtures/Sharing")

@@ -151,6 +151,19 @@ import Testing
         #expect(throws: SchemaError.self) { try generate(changed, existing: v2.tree) }
     }
 
+    /// References name the new table, its own and other tables' (a reference is logical).
+    @Test func referencesFollowTheRename() throws {
+        func referencing(_ yaml: String, _ table: String) -> String {
+            let kind = "      kind: { type: enum, values: [daily, weekly], default: daily }\n"
+            return yaml.replacingOccurrences(
+                of: kind, with: kind + "      parent_id: { type: uuid, nullable: true, references: \(table) }\n")
+                + "\n  logs:\n    columns:\n      habit_id: { type: uuid, references: \(table) }\n"
+        }
+        let v1 = try generate(referencing(Self.v1, "habits"))
+        let v2 = try generate(referencing(Self.v2, "routines"), existing: v1.tree)
+        #expect(v2.newMigration?.name == "routines_rename_from_habits")
+    }
+
     @Test func aTableOfAProjectThatSharesIsNotRenamedYet() throws {
         let shared = """
             tables:

@@ -66,6 +66,10 @@ extension SchemaDiff {
         expected.swiftName = table.swiftName
         expected.retired = table.retired
         expected.formerNames = table.formerNames
+        // A column referencing its own table names it by the new name (a reference is logical).
+        for index in expected.columns.indices where expected.columns[index].references == was {
+            expected.columns[index].references = table.name
+        }
         // An index named after the table (no 'name:') follows the table's name.
         if shipped.indexes.count == table.indexes.count {
             expected.indexes = zip(shipped.indexes, table.indexes).map { shipped, new in
