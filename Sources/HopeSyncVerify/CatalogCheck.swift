@@ -56,7 +56,7 @@ struct CatalogCheck {
                     fix: try renderer.tableSQL(table, upgrading: false, columnOrder: history.columnOrder, in: schema))
             ]
         }
-        return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table)
+        return try columns(of: table) + triggers(of: table) + access(of: table) + indexes(of: table) + oldNames(of: table)
     }
 
     private func columns(of table: Table) throws -> [Finding] {

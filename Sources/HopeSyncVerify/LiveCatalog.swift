@@ -56,6 +56,9 @@ struct LiveCatalog {
     var functionExecutors: [String: Set<String>] = [:]
     /// Which of Supabase's API roles (anon, authenticated, service_role) the database has.
     var apiRoles: Set<String> = []
+    /// View name -> the relations it reads, and whether it runs as its caller (security invoker):
+    /// a renamed table's old names (decision 0054).
+    var views: [String: (reads: Set<String>, invoker: Bool)] = [:]
 
     init(reading connection: Connection) throws(PostgresError) {
         for row in try connection.execute(
@@ -122,6 +125,17 @@ struct LiveCatalog {
             """
         ).rows {
             functionExecutors[row[0]!, default: []].insert(row[1]!)
+        }
+        for row in try connection.execute(
+            """
+            select v.relname, coalesce(pg_catalog.array_to_string(v.reloptions, ',') ~ 'security_invoker=(true|on|1)', false)::text,
+              coalesce((select pg_catalog.string_agg(distinct t.relname, ',') from pg_catalog.pg_depend d
+                join pg_catalog.pg_rewrite w on w.oid = d.objid join pg_catalog.pg_class t on t.oid = d.refobjid
+                where w.ev_class = v.oid and d.refobjid <> v.oid and t.relkind in ('r', 'p')), '')
+            from pg_catalog.pg_class v where v.relnamespace = 'public'::regnamespace and v.relkind = 'v'
+            """
+        ).rows {
+            views[row[0]!] = (Set(row[2]!.split(separator: ",").map(String.init)), row[1] == "true")
         }
         for row in try connection.execute(
             """

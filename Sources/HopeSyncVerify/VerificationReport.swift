@@ -50,6 +50,8 @@ package struct VerificationReport: Sendable, Equatable, CustomStringConvertible 
 package struct Finding: Sendable, Equatable {
     package enum Kind: String, Sendable {
         case table, column, columnType, trigger, function, policy, index, sequence, grant, rowLevelSecurity, bucket
+        /// A renamed table's old name (decision 0054).
+        case view
         case extraColumn, extraPolicy
         /// A function an API role may execute that the schema's SQL keeps from it.
         case exposedFunction

@@ -76,6 +76,32 @@ import Testing
         #expect(status == 0, "\(transcript.out)\(transcript.error)")
     }
 
+    /// A renamed table's old name (decision 0054) is a view running as its caller: verify
+    /// reports one that is missing or runs as its owner, with the SQL that makes it again.
+    @Test func aRenamedTablesOldNameIsChecked() throws {
+        let fixture = Self.root.appendingPathComponent("Tests/Fixtures/TableRename/v2")
+        let database = try PostgresCluster.createDatabase()
+        let connection = try database.connect()
+        try connection.execute(
+            script: String(contentsOf: fixture.appendingPathComponent("Generated/supabase/schema.sql"), encoding: .utf8))
+        func run() -> (status: Int32, out: String) {
+            let (console, transcript) = GenerateCommand.Console.recording()
+            let status = VerifyCommand(console: console).run([
+                "--database-url", database.url, "--schema", fixture.appendingPathComponent("schema.yaml").path,
+            ])
+            return (status, transcript.out + transcript.error)
+        }
+        #expect(run().status == 0)
+        try connection.execute("alter view public.habits set (security_invoker = false)")
+        let owner = run()
+        #expect(owner.status != 0)
+        #expect(owner.out.contains("view public.habits runs as its owner"), "\(owner.out)")
+        try connection.execute("drop view public.notes")
+        let missing = run()
+        #expect(missing.out.contains("view public.notes (the old name of memos)"), "\(missing.out)")
+        #expect(missing.out.contains("create view public.notes with (security_invoker = true)"), "the fix makes it again")
+    }
+
     @Test func anUnreachableDatabaseIsExitTwoWithoutThePassword() {
         let result = verify("postgresql://someone:hunter2secret@127.0.0.1:1/nowhere?connect_timeout=2")
         #expect(result.status == 2)

@@ -67,7 +67,7 @@ extension SupabaseRenderer {
     }
 
     /// Before the table's own SQL.
-    func renamedTableSQL(_ table: Table) throws -> String {
+    package func renamedTableSQL(_ table: Table) throws -> String {
         let oldNames = table.oldNames.map { old in
             OldTableName(
                 name: old,
@@ -79,7 +79,7 @@ extension SupabaseRenderer {
     }
 
     /// After the table's own SQL.
-    func oldNamesSQL(_ table: Table) throws -> String {
+    package func oldNamesSQL(_ table: Table) throws -> String {
         try fragment(
             OldNamesContext(table: table.name, oldNames: table.oldNames.map { NamedTable(name: $0) }, poked: table.was, finished: nil))
     }
