@@ -138,6 +138,32 @@ import Testing
         }
     }
 
+    /// A later change of a renamed table's columns makes its old names' views again around it:
+    /// a view pins the columns it selects (and PostgreSQL drops no column a view reads).
+    @Test func aLaterColumnChangeMakesTheOldNamesViewsAgain() throws {
+        let v3 = try ColumnLifecycleTests.steps([Self.v1, Self.v2, Self.v3(floor: 2)])[2]
+        let v4 = try generate(
+            Self.v3(floor: 2).replacingOccurrences(of: "      name: text\n", with: "      name: text\n      note: text?\n"),
+            existing: v3.tree)
+        let server = ColumnLifecycleTests.server(v4, "0004")
+        let drop = try #require(server.range(of: "drop view if exists public.habits;"))
+        let add = try #require(server.range(of: "alter table public.routines add column if not exists note text;"))
+        let create = try #require(server.range(of: "create view public.habits with (security_invoker = true)"))
+        #expect(drop.upperBound < add.lowerBound && add.upperBound < create.lowerBound)
+    }
+
+    /// A table gone from schema.yaml points at the rename as well as the deprecation.
+    @Test func aRemovedTablePointsAtTheRename() throws {
+        let v1 = try generate(Self.v1)
+        let renamedWithoutWas = Self.v2.replacingOccurrences(of: "    was: habits\n", with: "")
+        do {
+            _ = try generate(renamedWithoutWas, existing: v1.tree)
+            Issue.record("not refused")
+        } catch let error as SchemaError {
+            #expect(error.diagnostics.first?.hint?.contains("rename it with 'was: habits' under its new name") == true)
+        }
+    }
+
     @Test func aTableIsRenamedOneStepAtATime() throws {
         let v2 = try ColumnLifecycleTests.steps([Self.v1, Self.v2])[1]
         let again = Self.v2.replacingOccurrences(of: "  routines:\n    was: habits\n", with: "  checklists:\n    was: routines\n")

@@ -1,6 +1,8 @@
 import Foundation
+import HopeSyncGenerator
 import HopeSyncPostgresClient
 import HopeSyncPostgresFixture
+import HopeSyncSchema
 import Testing
 
 /// A renamed table's old name on PostgreSQL 15 (decision 0054), on the table rename fixture's
@@ -99,5 +101,26 @@ import Testing
             try connection.execute("select public.sync_pull('{\"habits\": 0}'::jsonb)").scalar
         }
         #expect(pulled?.contains("\"habits\"") == true && pulled?.contains("\"Walk\"") == true)
+    }
+
+    /// After the rename, the table's columns change again (a column renamed, then retired: the
+    /// old column dropped, which PostgreSQL refuses under a view that reads it): each migration
+    /// makes the old name's view again around the change, and every way to the server (the
+    /// migrations, schema.sql over any prefix of them, over earlier schema.sql) ends alike.
+    @Test func laterColumnStepsOnARenamedTableEndAsTheMigrations() throws {
+        let fixture = GeneratedPgTAPTests.packageRoot.appendingPathComponent("Tests/Fixtures/TableRename/v3")
+        let v3 = try String(contentsOf: fixture.appendingPathComponent("schema.yaml"), encoding: .utf8)
+        let generator = try Generator(templates: TemplateSet(directory: nil))
+        var tree = try GeneratedTree.read(from: fixture.appendingPathComponent("Generated"))
+        let v3SQL = try #require(tree["supabase/schema.sql"])
+        let v4 = v3.replacingOccurrences(of: "      goal: int?", with: "      target: { type: int, nullable: true, was: goal }")
+        tree = try generator.generate(SchemaParser.parse(v4), existing: tree).tree
+        let v4SQL = try #require(tree["supabase/schema.sql"])
+        let v5 = v3.replacingOccurrences(of: "oldest_writer: 2", with: "oldest_writer: 4")
+            .replacingOccurrences(of: "      goal: int?", with: "      target: int?")
+        tree = try generator.generate(SchemaParser.parse(v5), existing: tree).tree
+        #expect(UpgradePaths.migrations(in: tree.files).count == 5)
+        let problems = try UpgradePaths.problems(in: tree.files, earlierSchemaSQL: [v3SQL, v4SQL])
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }

@@ -246,7 +246,7 @@ extension SchemaDiff {
             return Diagnostic(
                 here, "table '\(table.name)' was removed or renamed, which shipped clients would still sync",
                 hint:
-                    "keep the table in schema.yaml; mark it 'deprecated: true' so new builds leave it out while the server keeps it for old ones"
+                    "keep the table in schema.yaml; mark it 'deprecated: true' so new builds leave it out while the server keeps it for old ones, or rename it with 'was: \(table.name)' under its new name"
             )
         }
         let record = SchemaChange.deprecateRecord(table.name)
