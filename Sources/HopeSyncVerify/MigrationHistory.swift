@@ -79,7 +79,11 @@ struct MigrationHistory {
 }
 
 extension SchemaChange {
+    /// A rename makes the table under its name, its server code included (decision 0054).
     fileprivate func creates(table name: String) -> Bool {
-        if case .createTable(let table) = self { table.name == name } else { false }
+        switch self {
+        case .createTable(let table), .renameTable(let table): table.name == name
+        default: false
+        }
     }
 }

@@ -100,6 +100,10 @@ import Testing
         let missing = run()
         #expect(missing.out.contains("view public.notes (the old name of memos)"), "\(missing.out)")
         #expect(missing.out.contains("create view public.notes with (security_invoker = true)"), "the fix makes it again")
+        // What the rename made under the new name is the rename migration's.
+        try connection.execute("drop trigger routines_before_write on public.routines")
+        let trigger = run()
+        #expect(trigger.out.contains("routines_before_write") && trigger.out.contains("0002_update_routines_memos"), "\(trigger.out)")
     }
 
     @Test func anUnreachableDatabaseIsExitTwoWithoutThePassword() {

@@ -80,10 +80,19 @@ public enum SchemaChange: Equatable, Sendable {
     /// A recorded change read back against `schema`, a schema at or after the change. An index
     /// reads back as added: the record does not tell a replaced server index apart, and no
     /// reader needs it to. A lifecycle step reads back as nil (what it names may be gone): the
-    /// readers (the server column order) find its columns in the recorded order.
+    /// readers (the server column order) find its columns in the recorded order; but a table's
+    /// rename reads back (the migration that made the table under its name, for verify).
     public init?(recorded: String, in schema: Schema) {
         let parts = recorded.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return nil }
+        // `rename table old>new` reads back while the table has its new name (decision 0054).
+        if parts[0] == "rename", parts[1].hasPrefix("table ") {
+            let names = parts[1].dropFirst("table ".count).split(separator: ">").map(String.init)
+            guard names.count == 2, var table = schema.table(named: names[1]) else { return nil }
+            table.was = names[0]
+            self = .renameTable(table)
+            return
+        }
         let qualified = parts[1].split(separator: ".", maxSplits: 1).map(String.init)
         guard let table = schema.table(named: qualified[0]) else { return nil }
         switch (parts[0], qualified.count) {
