@@ -123,4 +123,22 @@ import Testing
         let problems = try UpgradePaths.problems(in: tree.files, earlierSchemaSQL: [v3SQL, v4SQL])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
+
+    /// A table renamed again once its first rename finished: both old names stay (views, pull
+    /// keys), and every way to the server ends alike, from v1's table too.
+    @Test func aSecondRenameKeepsEveryOldName() throws {
+        let fixture = GeneratedPgTAPTests.packageRoot.appendingPathComponent("Tests/Fixtures/TableRename")
+        let v3 = try String(contentsOf: fixture.appendingPathComponent("v3/schema.yaml"), encoding: .utf8)
+        var tree = try GeneratedTree.read(from: fixture.appendingPathComponent("v3/Generated"))
+        let earlier = try ["v1", "v2", "v3"].map {
+            try String(contentsOf: fixture.appendingPathComponent("\($0)/Generated/supabase/schema.sql"), encoding: .utf8)
+        }
+        let v4 = v3.replacingOccurrences(of: "  routines:\n", with: "  checklists:\n    was: routines\n")
+        tree = try Generator(templates: TemplateSet(directory: nil)).generate(SchemaParser.parse(v4), existing: tree).tree
+        let schemaSQL = try #require(tree["supabase/schema.sql"])
+        #expect(schemaSQL.contains("create view public.habits with (security_invoker = true) as select * from public.checklists;"))
+        #expect(schemaSQL.contains("create view public.routines with (security_invoker = true) as select * from public.checklists;"))
+        let problems = try UpgradePaths.problems(in: tree.files, earlierSchemaSQL: earlier)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
 }

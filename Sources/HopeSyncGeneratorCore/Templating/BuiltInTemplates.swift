@@ -1053,7 +1053,7 @@ enum BuiltInTemplates {
                 '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));
             end loop;
             for found in select f.proname as name from pg_catalog.pg_proc f
-                where f.pronamespace = 'public'::regnamespace and f.proname in ('{{name}}_before_write', '{{name}}_after_write')
+                where f.pronamespace = 'public'::regnamespace and f.proname in ('{{name}}_before_write', '{{name}}_after_write', '{{name}}_poke_old_name')
                   and f.pronargs = 0 loop
               execute pg_catalog.format('alter function public.%I() rename to %I', found.name,
                 '{{table}}' || pg_catalog.substr(found.name, pg_catalog.length('{{name}}') + 1));

@@ -272,7 +272,7 @@ begin
         'routines' || pg_catalog.substr(found.name, pg_catalog.length('habits') + 1));
     end loop;
     for found in select f.proname as name from pg_catalog.pg_proc f
-        where f.pronamespace = 'public'::regnamespace and f.proname in ('habits_before_write', 'habits_after_write')
+        where f.pronamespace = 'public'::regnamespace and f.proname in ('habits_before_write', 'habits_after_write', 'habits_poke_old_name')
           and f.pronargs = 0 loop
       execute pg_catalog.format('alter function public.%I() rename to %I', found.name,
         'routines' || pg_catalog.substr(found.name, pg_catalog.length('habits') + 1));
@@ -699,7 +699,7 @@ begin
         'memos' || pg_catalog.substr(found.name, pg_catalog.length('notes') + 1));
     end loop;
     for found in select f.proname as name from pg_catalog.pg_proc f
-        where f.pronamespace = 'public'::regnamespace and f.proname in ('notes_before_write', 'notes_after_write')
+        where f.pronamespace = 'public'::regnamespace and f.proname in ('notes_before_write', 'notes_after_write', 'notes_poke_old_name')
           and f.pronargs = 0 loop
       execute pg_catalog.format('alter function public.%I() rename to %I', found.name,
         'memos' || pg_catalog.substr(found.name, pg_catalog.length('notes') + 1));
