@@ -163,7 +163,8 @@ let package = Package(
             name: "HopeSyncRuntimeTests",
             dependencies: [
                 "HopeSync", "HopeSyncTesting", "HopeSchema", "HopeSyncSQLite", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
-                "HopeSyncUpgradeSchemaV2", "HopeSyncReferenceRecords",
+                "HopeSyncUpgradeSchemaV2", "HopeSyncReferenceRecords", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
+                "HopeSyncLifecycleSchemaV3",
             ]
         ),
         .testTarget(
