@@ -140,6 +140,8 @@ let package = Package(
         .target(name: "HopeSyncLifecycleSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v1/Generated/swift"),
         .target(name: "HopeSyncLifecycleSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v2/Generated/swift"),
         .target(name: "HopeSyncLifecycleSchemaV3", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v3/Generated/swift"),
+        // v4 backfills a new column in each table (decision 0053).
+        .target(name: "HopeSyncLifecycleSchemaV4", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v4/Generated/swift"),
         // The example schema shared (Tests/Fixtures/Sharing): task lists as scopes, for the tests
         // of several users' devices syncing shared rows.
         .target(name: "HopeSyncSharingSchema", dependencies: ["HopeSync"], path: "Tests/Fixtures/Sharing/Generated/swift"),
@@ -188,7 +190,7 @@ let package = Package(
                 "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
                 "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
                 "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
-                "HopeSyncLifecycleSchemaV3",
+                "HopeSyncLifecycleSchemaV3", "HopeSyncLifecycleSchemaV4",
             ]
         ),
     ]

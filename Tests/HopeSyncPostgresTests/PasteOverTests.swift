@@ -58,6 +58,7 @@ import Testing
         "Tests/Fixtures/Upgrade/v2": ["Tests/Fixtures/Upgrade/v1"],
         "Tests/Fixtures/Lifecycle/v2": ["Tests/Fixtures/Lifecycle/v1"],
         "Tests/Fixtures/Lifecycle/v3": ["Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2"],
+        "Tests/Fixtures/Lifecycle/v4": ["Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2", "Tests/Fixtures/Lifecycle/v3"],
     ]
 
     /// `generated` and each of `earlier` are Generated/ folders, relative to the package.

@@ -10,7 +10,9 @@ import Testing
 @Suite struct SupabaseAdvisorTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let folders = ["Generated", "Tests/Fixtures/HabitApp/Generated", "Tests/Fixtures/Upgrade/v2/Generated"]
+    static let folders = [
+        "Generated", "Tests/Fixtures/HabitApp/Generated", "Tests/Fixtures/Upgrade/v2/Generated", "Tests/Fixtures/Lifecycle/v4/Generated",
+    ]
 
     @Test(arguments: folders)
     func schemaSQLLeavesTheAdvisorsNothingToSay(_ folder: String) throws {

@@ -59,7 +59,7 @@ import Testing
     /// Each step of the column lifecycle (decision 0052), its migrations applied in order:
     /// verify passes, the server's extra names (a rename's old one, a deprecated or retired
     /// column) included.
-    @Test(arguments: ["v1", "v2", "v3"])
+    @Test(arguments: ["v1", "v2", "v3", "v4"])
     func eachLifecycleStepVerifies(_ step: String) throws {
         let fixture = Self.root.appendingPathComponent("Tests/Fixtures/Lifecycle/\(step)")
         let database = try PostgresCluster.createDatabase()

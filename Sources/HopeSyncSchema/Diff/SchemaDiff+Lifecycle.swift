@@ -207,7 +207,7 @@ extension SchemaDiff {
         var shipped = old
         shipped.isDeprecated = new.isDeprecated
         shipped.retired = new.retired
-        if shipped != new {
+        if shipped.withoutBackfills != new.withoutBackfills {
             return (
                 [],
                 [

@@ -28,7 +28,9 @@ public enum SchemaDiff {
 
         for table in new.schema.tables {
             guard let oldTable = old.table(named: table.name) else {
-                let steps = lifecycleInNewTable(table, locations: locations)
+                let steps =
+                    lifecycleInNewTable(table, locations: locations)
+                    + backfillProblems(old: nil, new: table, introducedIn: introducedIn, locations: locations)
                 if steps.isEmpty { changes.append(.createTable(table)) } else { problems += steps }
                 continue
             }
@@ -72,6 +74,7 @@ public enum SchemaDiff {
                 }
             }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
+            problems += backfillProblems(old: oldTable, new: table, introducedIn: introducedIn, locations: locations)
             let lifecycle = lifecycleChanges(
                 old: oldTable, new: table, floor: new.schema.oldestWriter, introducedIn: introducedIn, locations: locations)
             changes += lifecycle.changes
