@@ -144,6 +144,8 @@ let package = Package(
         .target(name: "HopeSyncTableRenameSchemaV1", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v1/Generated/swift"),
         .target(name: "HopeSyncTableRenameSchemaV2", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v2/Generated/swift"),
         .target(name: "HopeSyncTableRenameSchemaV3", dependencies: ["HopeSync"], path: "Tests/Fixtures/TableRename/v3/Generated/swift"),
+        // v4 backfills a new column in each table (decision 0053).
+        .target(name: "HopeSyncLifecycleSchemaV4", dependencies: ["HopeSync"], path: "Tests/Fixtures/Lifecycle/v4/Generated/swift"),
         // The example schema shared (Tests/Fixtures/Sharing): task lists as scopes, for the tests
         // of several users' devices syncing shared rows.
         .target(name: "HopeSyncSharingSchema", dependencies: ["HopeSync"], path: "Tests/Fixtures/Sharing/Generated/swift"),
@@ -167,7 +169,8 @@ let package = Package(
             name: "HopeSyncRuntimeTests",
             dependencies: [
                 "HopeSync", "HopeSyncTesting", "HopeSchema", "HopeSyncSQLite", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
-                "HopeSyncUpgradeSchemaV2", "HopeSyncReferenceRecords",
+                "HopeSyncUpgradeSchemaV2", "HopeSyncReferenceRecords", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
+                "HopeSyncLifecycleSchemaV3",
             ]
         ),
         .testTarget(
@@ -191,7 +194,8 @@ let package = Package(
                 "HopeSyncPostgresFixture", "HopeSyncPostgresClient", "HopeSyncPostgresCluster", "HopeSyncGenerator", "HopeSyncVerify",
                 "HopeSync", "HopeSyncTesting", "HopeSyncPostgres", "HopeSchema", "HopeSyncTestSupport", "HopeSyncUpgradeSchemaV1",
                 "HopeSyncUpgradeSchemaV2", "HopeSyncSharingSchema", "HopeSyncLifecycleSchemaV1", "HopeSyncLifecycleSchemaV2",
-                "HopeSyncLifecycleSchemaV3", "HopeSyncTableRenameSchemaV1", "HopeSyncTableRenameSchemaV2", "HopeSyncTableRenameSchemaV3",
+                "HopeSyncLifecycleSchemaV3", "HopeSyncLifecycleSchemaV4", "HopeSyncTableRenameSchemaV1", "HopeSyncTableRenameSchemaV2",
+                "HopeSyncTableRenameSchemaV3",
             ]
         ),
     ]

@@ -64,9 +64,11 @@ extension InMemoryServer {
     /// The committed rows of `table`, by id, each with every column (server_seq included).
     public func rows(of table: String) -> [String: ColumnValues] {
         guard let schema = tables[table] else { return [:] }
+        // The retired columns too: generated, but columns of the server's table (0052).
+        let columns = schema.columnNames + lifecycle.retired.filter { $0.table == table }.map(\.name)
         var result: [String: ColumnValues] = [:]
         for (key, row) in stores[table, default: [:]] where !heldSequences.contains(row.seq) {
-            result[key] = ColumnValues(columns: schema.columnNames, values: schema.columnNames.map { row.value($0) })
+            result[key] = ColumnValues(columns: columns, values: columns.map { row.value($0) })
         }
         return result
     }

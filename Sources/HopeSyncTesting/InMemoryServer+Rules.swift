@@ -85,9 +85,10 @@ extension InMemoryServer {
     /// Writes one row under the triggers' rules; returns the sequence numbers it took (none when
     /// the write lost). A column the request does not name keeps its stored value, as an
     /// upsert's `DO UPDATE SET` leaves it.
-    func write(_ values: [String: SyncValue], into table: TableSchema) -> [Int64] {
-        let key = values[ReservedColumn.id].flatMap(\.text) ?? ""
+    func write(_ sent: [String: SyncValue], into table: TableSchema) -> [Int64] {
+        let key = sent[ReservedColumn.id].flatMap(\.text) ?? ""
         let existing = stores[table.name]?[key]
+        let values = keepingRenamedPairs(sent, over: existing?.values, in: table)
         var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
         case .lww where table.mergesColumns:
@@ -103,6 +104,7 @@ extension InMemoryServer {
         }
         if let existing { row[ReservedColumn.owner] = existing.values[ReservedColumn.owner] }
         if let rule = table.openRowRule { closeIfLate(&row, key: key, in: table, rule) }
+        generate(&row, in: table.name, stamping: table.mergesColumns)
         sequence += 1
         stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
         guard let rule = table.openRowRule else { return [sequence] }

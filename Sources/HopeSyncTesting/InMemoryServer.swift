@@ -9,7 +9,8 @@ import HopeSyncModel
 /// does; without one it has neither (tests whose devices' clocks are made up). Its test controls
 /// (see InMemoryServer+Controls.swift) make the failures the real one can have.
 public actor InMemoryServer {
-    let tables: [String: TableSchema]
+    /// The server's tables as its migrations left them (InMemoryServer+Lifecycle.swift).
+    var tables: [String: TableSchema]
     /// The server's clock, milliseconds since 1970.
     let clock: (@Sendable () -> Int64)?
     var stores: [String: [String: StoredRow]] = [:]
@@ -26,6 +27,8 @@ public actor InMemoryServer {
     var sharing = SharingState()
     /// `oldest_writer` and the devices' hellos (InMemoryServer+WriterFloor.swift).
     var writerFloor = WriterFloor()
+    /// The step of the column lifecycle the server's migrations reached (decision 0052).
+    var lifecycle = LifecycleStep(tables: [])
 
     // Test controls.
     var isOnline = true
@@ -73,6 +76,7 @@ public actor InMemoryServer {
     {
         requestLog.append(.upsert(table: requested.name, rowCount: rows.count))
         try admit()
+        try checkRetired(rows.first?.columns ?? [], requested.name)
         try checkWriter()
         let written = try merge(rows, into: requested, as: user).written
         try answer()
@@ -193,6 +197,7 @@ public actor InMemoryServer {
                     table: table.name, id: id, baseVersion: baseVersion, values: values, filters: extraFilters, returning: returning
                 )))
         try admit()
+        try checkRetired(values.columns, table.name)
         try checkWriter()
         try checkColumns(values.columns + returning, table)
         let key = id.lowercasedString
@@ -211,6 +216,7 @@ public actor InMemoryServer {
         }
         let saved = table.scope == nil ? nil : savedState()
         let old = stores[table.name]![key]!.values
+        row.values = keepingRenamedPairs(row.values, over: old, in: tables[table.name] ?? table)
         stores[table.name]![key] = row
         let accepted = writeShared(row.values, into: table, over: old, by: access.user)
         if !accepted.isEmpty, let saved {

@@ -60,10 +60,13 @@ private typealias NoteV3 = HopeSyncLifecycleSchemaV3.Note
         let engine: SyncEngine
         let path: String
 
-        init(_ name: String, _ schema: AppSchema, _ transport: PostgresTransport, user: UUID, path: String? = nil) throws {
+        init(
+            _ name: String, _ schema: AppSchema, _ transport: PostgresTransport, user: UUID, path: String? = nil,
+            wallClock: @escaping @Sendable () -> Int64 = SyncStore.systemClock
+        ) throws {
             self.path =
                 path ?? FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-\(name)-\(UUID().uuidString).sqlite").path
-            store = try SyncStore(path: self.path, schema: schema, userID: user, deviceID: name)
+            store = try SyncStore(path: self.path, schema: schema, userID: user, deviceID: name, wallClock: wallClock)
             engine = SyncEngine(store: store, transport: transport, configuration: Device.configuration) {
                 Credentials(user)
             }

@@ -17,6 +17,7 @@ import Testing
         "Tests/Fixtures/Upgrade/v1", "Tests/Fixtures/Upgrade/v2", "Tests/Fixtures/Upgrade/v3", "Tests/Fixtures/HabitApp",
         "Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2", "Tests/Fixtures/Lifecycle/v3",
         "Tests/Fixtures/TableRename/v1", "Tests/Fixtures/TableRename/v2", "Tests/Fixtures/TableRename/v3",
+        "Tests/Fixtures/Lifecycle/v4",
     ]
 
     @Test func theProjectsGeneratedTestsPass() throws {

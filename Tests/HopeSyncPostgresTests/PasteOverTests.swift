@@ -60,6 +60,7 @@ import Testing
         "Tests/Fixtures/Lifecycle/v3": ["Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2"],
         "Tests/Fixtures/TableRename/v2": ["Tests/Fixtures/TableRename/v1"],
         "Tests/Fixtures/TableRename/v3": ["Tests/Fixtures/TableRename/v1", "Tests/Fixtures/TableRename/v2"],
+        "Tests/Fixtures/Lifecycle/v4": ["Tests/Fixtures/Lifecycle/v1", "Tests/Fixtures/Lifecycle/v2", "Tests/Fixtures/Lifecycle/v3"],
     ]
 
     /// `generated` and each of `earlier` are Generated/ folders, relative to the package.

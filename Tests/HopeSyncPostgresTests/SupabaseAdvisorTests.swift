@@ -14,7 +14,7 @@ import Testing
     /// its owner.
     static let folders = [
         "Generated", "Tests/Fixtures/HabitApp/Generated", "Tests/Fixtures/Upgrade/v2/Generated", "Tests/Fixtures/TableRename/v2/Generated",
-        "Tests/Fixtures/TableRename/v3/Generated",
+        "Tests/Fixtures/TableRename/v3/Generated", "Tests/Fixtures/Lifecycle/v4/Generated",
     ]
 
     @Test(arguments: folders)

@@ -60,7 +60,7 @@ import Testing
     /// migrations applied in order:
     /// verify passes, the server's extra names (a rename's old one, a deprecated or retired
     /// column) included.
-    @Test(arguments: ["Lifecycle/v1", "Lifecycle/v2", "Lifecycle/v3", "TableRename/v1", "TableRename/v2", "TableRename/v3"])
+    @Test(arguments: ["Lifecycle/v1", "Lifecycle/v2", "Lifecycle/v3", "Lifecycle/v4", "TableRename/v1", "TableRename/v2", "TableRename/v3"])
     func eachLifecycleStepVerifies(_ step: String) throws {
         let fixture = Self.root.appendingPathComponent("Tests/Fixtures/\(step)")
         let database = try PostgresCluster.createDatabase()

@@ -41,11 +41,15 @@ struct StoreMigrator {
         guard upgrading else { return }
         for (table, columns) in try columns(of: syncedTables, database) {
             guard var old = before[table], !old.isEmpty else { continue }
+            var retyped: Set<String> = []
             for change in changes where change.table == table {
-                if let new = change.new, old.remove(change.old) != nil { old.insert(new) }
+                guard let new = change.new, let type = old.removeValue(forKey: change.old) else { continue }
+                old[new] = type
+                if columns[new] != type { retyped.insert(new) }
             }
-            guard !columns.isSubset(of: old) else { continue }
-            try markForRepull(table, added: columns.subtracting(old), holdsStamps: columns.contains(ReservedColumn.columnStamps), database)
+            let added = Set(columns.keys).subtracting(old.keys)
+            guard !added.isEmpty || !retyped.isEmpty else { continue }
+            try markForRepull(table, added: added, retyped: retyped, holdsStamps: columns[ReservedColumn.columnStamps] != nil, database)
         }
     }
 
@@ -55,25 +59,41 @@ struct StoreMigrator {
     /// An upgrade that adds columns to a table the device already synced: the rows it holds
     /// have no values for them yet, so the table is pulled again from the start (a version
     /// or whole-row table's rows apply again once their server_seq is forgotten) before any of
-    /// its writes goes out.
-    private func markForRepull(_ table: String, added: Set<String>, holdsStamps: Bool, _ database: Database) throws {
+    /// its writes goes out. A retyped column is pulled again too: what this build converted
+    /// (SQLite's CAST) is the old build's copy, which the server's `back` may have lost (text
+    /// an int cannot hold); the server's value under another device's stamp replaces it, while
+    /// this device's own writes, which the server converted with `to` as CAST does, keep theirs.
+    private func markForRepull(_ table: String, added: Set<String>, retyped: Set<String>, holdsStamps: Bool, _ database: Database) throws {
         try database.inTransaction {
             try database.execute("DELETE FROM _sync_cursors WHERE table_name = ?", [.text(table)])
             try database.execute("UPDATE \(quoted(table)) SET server_seq = NULL")
+            try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text(Self.repullKey(table))])
+            guard holdsStamps else { return }
             // Stamps pulled before this build knew the columns stamp values it could not keep.
-            if holdsStamps {
+            if !added.isEmpty {
                 let paths = added.sorted().map { "'$.\($0)'" }.joined(separator: ", ")
                 try database.execute(
                     "UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
             }
-            try database.execute("INSERT OR REPLACE INTO _sync_meta (key, value) VALUES (?, '1')", [.text(Self.repullKey(table))])
+            for column in retyped.sorted() {
+                // A stamp's text is 15 digits, a colon, then the writer's device id.
+                try database.execute(
+                    """
+                    UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, '$.\(column)')
+                    WHERE substr(json_extract(column_stamps, '$.\(column)'), 17) IS NOT (SELECT value FROM _sync_meta WHERE key = 'device_id')
+                    """)
+            }
         }
     }
 
-    private func columns(of tables: [String], _ database: Database) throws -> [String: Set<String>] {
-        var result: [String: Set<String>] = [:]
+    /// Each table's columns and their declared types.
+    private func columns(of tables: [String], _ database: Database) throws -> [String: [String: String]] {
+        var result: [String: [String: String]] = [:]
         for table in tables {
-            result[table] = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
+            let columns = try database.fetchAll("SELECT name, type FROM pragma_table_info(?)", [.text(table)]) {
+                ($0.text(at: 0) ?? "", $0.text(at: 1) ?? "")
+            }
+            result[table] = Dictionary(columns, uniquingKeysWith: { first, _ in first })
         }
         return result
     }

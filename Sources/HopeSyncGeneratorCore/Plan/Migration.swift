@@ -35,7 +35,7 @@ public struct Migration: Equatable, Sendable {
 
     /// The changes as the snapshot records them.
     var recordedChanges: [String] {
-        changes.map(\.recorded) + (replacesSharedCode ? [Self.sharedCodeRecord] : [])
+        changes.map(\.recorded) + backfills.map(\.record) + (replacesSharedCode ? [Self.sharedCodeRecord] : [])
     }
 
     /// `0002_sessions_add_note`.

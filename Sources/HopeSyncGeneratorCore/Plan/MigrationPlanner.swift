@@ -55,8 +55,8 @@ package enum MigrationPlanner {
     }
 
     /// schema.yaml's schema with what only the snapshot knows: each table's retired columns,
-    /// those retired before and those `changes` retire, and the deprecated tables schema.yaml
-    /// let go of (decision 0052).
+    /// those retired before and those `changes` retire, the deprecated tables schema.yaml
+    /// let go of (decision 0052), and the backfills that ran (decision 0053).
     package static func carried(_ schema: Schema, from snapshot: Snapshot?, changes: [SchemaChange]) -> Schema {
         var carried = schema
         // A deprecated table schema.yaml no longer names (the diff let it go), where it was.
@@ -69,6 +69,7 @@ package enum MigrationPlanner {
             // A table being renamed shipped under its old name (decision 0054).
             let shipped = snapshot?.schema.table(named: name) ?? carried.tables[index].was.flatMap { snapshot?.schema.table(named: $0) }
             carried.tables[index].formerNames = formerNames(of: carried.tables[index], shipped: shipped, changes: changes)
+            carried.tables[index] = Backfill.carried(carried.tables[index], from: shipped)
             carried.tables[index].retired =
                 (shipped?.retired ?? [])
                 + changes.compactMap { change in

@@ -39,6 +39,7 @@ package struct RenderStage: PipelineStage {
             schema: schema, migrations: entries, serverCode: plan.serverCode, perOwnerIndexes: Snapshot.perOwnerIndexes(of: schema),
             serverColumns: columnOrder.recording(schema), sharedServerCode: plan.sharedCode)
         let templates = templates
+        let backfills = Backfill.all(in: schema, recordedIn: entries)
         // The outputs are independent: render them side by side (this runs in every build).
         let renders: [@Sendable () throws -> [(String, String)]] = [
             {
@@ -47,7 +48,10 @@ package struct RenderStage: PipelineStage {
                 }
             },
             { [(RustRenderer.path, try RustRenderer(templates: templates).tablesSource(for: schema, migrations: localMigrations))] },
-            { [(SupabaseRenderer.schemaPath, try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: columnOrder))] },
+            {
+                let sql = try SupabaseRenderer(templates: templates).schemaSQL(schema, columnOrder: columnOrder, backfills: backfills)
+                return [(SupabaseRenderer.schemaPath, sql)]
+            },
             { [(SupabaseTestRenderer.path, try SupabaseTestRenderer(templates: templates).testsSQL(schema))] },
             { [(Snapshot.fileName, try snapshot.encoded())] },
         ]

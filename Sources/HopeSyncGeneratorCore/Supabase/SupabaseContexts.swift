@@ -143,6 +143,7 @@ struct SchemaContext: TemplateContext {
     var pull: String
     var writers: String
     var buckets: [RenderedSQL]
+    var backfills: String?
 
     static var fields: [TemplateField<Self>] {
         [
@@ -152,6 +153,7 @@ struct SchemaContext: TemplateContext {
             .init("pull", "the rendered pull.sql (shared_pull.sql for a schema with a scope table)", \.pull),
             .init("writers", "the rendered writers.sql", \.writers),
             .init("buckets", "each Storage bucket of the file columns, rendered by bucket.sql", \.buckets),
+            .init("backfills", "for a schema with a backfill, the rendered backfills.sql: every backfill, last", \.backfills),
         ]
     }
 }

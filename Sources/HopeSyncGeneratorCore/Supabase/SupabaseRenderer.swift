@@ -15,8 +15,10 @@ package struct SupabaseRenderer: Sendable {
     /// triggers (which may call a shared function that is new) or what they share renders
     /// differently now, then each change.
     package func migrationSQL(_ migration: Migration) throws -> String {
-        let steps = try Self.viewsAround(
-            migration.appliedChanges.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }, of: migration, renderer: self)
+        let steps =
+            try Self.viewsAround(
+                migration.appliedChanges.map { RenderedSQL(sql: try changeSQL($0, in: migration.schema)) }, of: migration, renderer: self)
+            + [try backfillsSQL(migration.backfills)].compactMap { $0.map(RenderedSQL.init) }
         let sharesCode = migration.changes.contains {
             switch $0 {
             case .createTable, .replaceTriggers, .shareTable, .renameTable: true
@@ -59,15 +61,21 @@ package struct SupabaseRenderer: Sendable {
 
     /// The whole schema, safe to apply any number of times, also over an older version of it.
     /// `columnOrder` is the order the migrations gave each table's columns: schema.sql makes
-    /// the same, and adds to an older table what later migrations added.
+    /// the same, and adds to an older table what later migrations added. `backfills` run last,
+    /// each once per database (decision 0053).
     package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder) throws -> String {
+        try schemaSQL(schema, columnOrder: columnOrder, backfills: [])
+    }
+
+    package func schemaSQL(_ schema: Schema, columnOrder: ServerColumnOrder, backfills: [Backfill]) throws -> String {
         let tables = try schema.tables.map {
             RenderedSQL(sql: try tableSQLWithOldNames($0, try tableSQL($0, upgrading: true, columnOrder: columnOrder, in: schema)))
         }
         return try templates.render(
             SchemaContext(
                 sequence: try sequenceSQL(), sharing: try sharingSQL(schema), tables: tables, pull: try pullSQL(schema),
-                writers: try writersSQL(schema), buckets: try bucketsSQL(schema.buckets, in: schema)))
+                writers: try writersSQL(schema), buckets: try bucketsSQL(schema.buckets, in: schema),
+                backfills: try backfillsSQL(backfills)))
     }
 
     /// The buckets whose file columns a migration adds, or whose table's server code it

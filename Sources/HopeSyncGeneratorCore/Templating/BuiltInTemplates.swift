@@ -323,6 +323,51 @@ enum BuiltInTemplates {
         alter table public.{{table}} add column if not exists {{definition}};
 
         """#,
+        "supabase/backfills.sql.mustache": #"""
+        {{! The backfills of a migration, or all of them in schema.sql (decision 0053), after everything else: each runs once per database, through its table's write trigger. }}
+        -- Backfills (decision 0053). Each runs once on this database: its name goes in sync_backfills
+        -- first, and only when it was not there does the update run (a pasted schema.sql runs none
+        -- again). It fills only the rows where its column is still null and unwritten, so it never
+        -- overwrites a value. Each is a write like a device's: the write trigger gives the rows a new
+        -- server_seq (and a version table's rows a new version) and marks their owners (a shared row's
+        -- members too), so every device pulls the values by its next pull. Only the migrations and the
+        -- SQL editor read or write sync_backfills.
+        create table if not exists public.sync_backfills (
+          name text primary key,
+          ran_at timestamptz not null default pg_catalog.now()
+        );
+        revoke all on table public.sync_backfills from anon, authenticated;
+        grant select on table public.sync_backfills to service_role;
+        alter table public.sync_backfills enable row level security;
+        drop policy if exists sync_backfills_service on public.sync_backfills;
+        create policy sync_backfills_service on public.sync_backfills for select to service_role using (true);
+        {{#backfills}}
+
+        {{#columnMerge}}
+        -- {{table}}.{{column}}: stamped below every device's write ('000000000000000:'; a row stored
+        -- before it had stamps: just past its pair, as its unstamped columns are), so a device that
+        -- writes the column wins, however slow its clock.
+        {{/columnMerge}}
+        {{#wholeRow}}
+        -- {{table}}.{{column}}: a whole-row write just past the row's pair (device ''), as the server's
+        -- own writes are.
+        {{/wholeRow}}
+        {{#versioned}}
+        -- {{table}}.{{column}}: the rows' versions move, as for any write; a device's queued guarded write
+        -- of other columns is sent again at the new version.
+        {{/versioned}}
+        with ran as (
+          insert into public.sync_backfills (name) values ('{{name}}') on conflict (name) do nothing returning name
+        )
+        update public.{{table}} set {{column}} = ({{expression}}){{#columnMerge}},
+          column_stamps = coalesce(column_stamps, '{}'::jsonb) || pg_catalog.jsonb_build_object('{{column}}',
+            case when column_stamps is null then pg_catalog.lpad((updated_ms + 1)::text, 15, '0') || ':' else '000000000000000:' end){{/columnMerge}}{{#wholeRow}},
+          updated_ms = updated_ms + 1, device_id = ''{{/wholeRow}}
+          where exists (select from ran) and {{column}} is null{{#columnMerge}} and not coalesce(column_stamps ? '{{column}}', false){{/columnMerge}}
+            and ({{expression}}) is not null;
+        {{/backfills}}
+
+        """#,
         "supabase/bucket.sql.mustache": #"""
         -- Storage bucket {{bucket}}: the files of its file columns, each user's under their own folder
         -- (<user_id>/<sha256>.<extension>). Names are content-addressed, so an object never changes:
@@ -1149,6 +1194,10 @@ enum BuiltInTemplates {
         {{pull}}
 
         {{writers}}
+        {{#backfills}}
+
+        {{backfills}}
+        {{/backfills}}
 
         commit;
 
@@ -1925,6 +1974,22 @@ enum BuiltInTemplates {
         {{/writers.oldestWriter}}
         set local request.headers = '{}';
         reset role;
+        {{#hasBackfills}}
+
+        -- Backfills (decision 0053): each ran on this database, once, named in sync_backfills (with the
+        -- migration that added its column), which no user may read or write.
+        {{/hasBackfills}}
+        {{#backfills}}
+        select ok(exists (select from public.sync_backfills where pg_catalog.split_part(name, '@', 1) = '{{.}}'), 'backfills: {{.}} ran');
+        {{/backfills}}
+        {{#hasBackfills}}
+        set local role authenticated;
+        select throws_ok($$select name from public.sync_backfills$$, '42501', null, 'backfills: a user cannot read sync_backfills');
+        set local role anon;
+        select throws_ok($$insert into public.sync_backfills (name) values ('x')$$, '42501', null,
+          'backfills: anon cannot write sync_backfills');
+        reset role;
+        {{/hasBackfills}}
 
         select * from finish();
         rollback;

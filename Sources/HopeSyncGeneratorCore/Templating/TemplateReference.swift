@@ -16,6 +16,7 @@ enum TemplateReference {
             JSONDepthGuardPartial.self, LaterStartPartial.self, LockOwnerPartial.self, ColumnStampsPartial.self, PokeTriggersPartial.self,
             RenamedColumnsPartial.self,
             RenameColumnContext.self, RetireColumnContext.self, DeprecateColumnContext.self, RenameTableContext.self, OldNamesContext.self,
+            BackfillsContext.self,
             LockStreamPartial.self, SharingTriggersPartial.self,
             PokesPartial.self,
             SwiftRecordContext.self, SwiftSchemaContext.self,

@@ -217,7 +217,7 @@ extension SchemaDiff {
                 ]
             )
         }
-        if shipped != new {
+        if shipped.withoutBackfills != new.withoutBackfills {
             return (
                 [],
                 [

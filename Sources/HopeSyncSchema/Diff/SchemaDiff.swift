@@ -34,7 +34,9 @@ public enum SchemaDiff {
                     problems += rename.problems
                     continue
                 }
-                let steps = lifecycleInNewTable(table, locations: locations)
+                let steps =
+                    lifecycleInNewTable(table, locations: locations)
+                    + backfillProblems(old: nil, new: table, introducedIn: introducedIn, locations: locations)
                 if steps.isEmpty { changes.append(.createTable(table)) } else { problems += steps }
                 continue
             }
@@ -82,6 +84,7 @@ public enum SchemaDiff {
                 }
             }
             problems += columnProblems(old: oldTable, new: table, locations: locations)
+            problems += backfillProblems(old: oldTable, new: table, introducedIn: introducedIn, locations: locations)
             let lifecycle = lifecycleChanges(
                 old: oldTable, new: table, floor: new.schema.oldestWriter, introducedIn: introducedIn, locations: locations)
             changes += lifecycle.changes

@@ -4,7 +4,7 @@
 /// which matters because `generate --check` runs in every build.
 extension Column {
     private enum Key: String, CodingKey {
-        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated, retype
+        case name, type, values, bucket, nullable, `default`, references, download, was, deprecated, retype, backfill
     }
 
     public init(from decoder: any Decoder) throws {
@@ -26,6 +26,7 @@ extension Column {
         was = try container.decodeIfPresent(String.self, forKey: .was)
         isDeprecated = try container.decodeIfPresent(Bool.self, forKey: .deprecated) ?? false
         retype = try container.decodeIfPresent(Retype.self, forKey: .retype)
+        backfill = try container.decodeIfPresent(String.self, forKey: .backfill)
         guard container.contains(.default) else {
             defaultValue = nil
             return
@@ -61,6 +62,7 @@ extension Column {
         try container.encodeIfPresent(was, forKey: .was)
         if isDeprecated { try container.encode(true, forKey: .deprecated) }
         try container.encodeIfPresent(retype, forKey: .retype)
+        try container.encodeIfPresent(backfill, forKey: .backfill)
     }
 }
 

@@ -113,6 +113,10 @@ public struct Column: Codable, Equatable, Sendable {
     /// `deprecated: true`: builds from now on neither hold nor send it; the server keeps it
     /// for the builds that still do, until it is removed (decision 0052).
     public var isDeprecated = false
+    /// `backfill: "<expression>"`: a PostgreSQL expression over the row's columns that fills
+    /// the rows the column was added to, once, on the server (decision 0053). The snapshot keeps
+    /// it after it ran, also when schema.yaml no longer says it.
+    public var backfill: String? = nil
 
     public init(
         name: String,

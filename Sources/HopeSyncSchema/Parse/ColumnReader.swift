@@ -1,6 +1,6 @@
 /// The `columns:` of one table: `name: type`, `name: type?`, or a mapping.
 extension SchemaReader {
-    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download", "was", "deprecated"]
+    static let columnKeys = ["type", "nullable", "default", "references", "values", "bucket", "download", "was", "deprecated", "backfill"]
 
     /// Words people reach for from other databases, mapped to the schema's own.
     static let typeSynonyms = [
@@ -112,6 +112,7 @@ extension SchemaReader {
         var read = Column(
             name: column, type: type, isNullable: isNullable, defaultValue: defaultValue, references: references, download: download)
         read.isDeprecated = fields["deprecated"].flatMap { bool($0, for: "deprecated") } ?? false
+        read.backfill = fields["backfill"].flatMap { readBackfill($0, column: column) }
         if let node = fields["was"] {
             if case .mapping(let former) = node.content {
                 (read.was, read.retype) = readRetype(former, column: column, at: node.mark)

@@ -14,6 +14,9 @@ struct TestsContext: TemplateContext {
     var buckets: [RenderedSQL]
     var scopes: [RenderedSQL] = []
     var writers: WriterTestsContext
+    /// `table.column` of each backfill (decision 0053).
+    var backfills: [String] = []
+    var hasBackfills: Bool { !backfills.isEmpty }
 
     static var fields: [TemplateField<Self>] {
         [
@@ -27,6 +30,8 @@ struct TestsContext: TemplateContext {
             .init("scopes", "each scope table's sharing tests, rendered by scope_tests.sql", \.scopes),
             .init(
                 "writers", "what the writer floor's tests need (`writers.table`, `writers.oldestWriter`, `writers.belowFloor`)", \.writers),
+            .init("backfills", "`table.column` of each backfill (decision 0053)", \.backfills),
+            .init("hasBackfills", "the schema has a backfill: `sync_backfills` exists", \.hasBackfills),
         ]
     }
 }

@@ -40,6 +40,9 @@ package struct SupabaseTestRenderer: Sendable {
             plan: "0", alice: Self.alice, bob: Self.bob, aliceClaims: PgTAPTableScript.claims(Self.alice),
             bobClaims: PgTAPTableScript.claims(Self.bob), tables: tables, buckets: buckets, scopes: scopes,
             writers: WriterTestsContext(schema))
+        context.backfills = schema.tables.flatMap { table in
+            table.columns.filter { $0.backfill != nil }.map { "\(table.name).\($0.name)" }
+        }
         context.plan = String(PgTAPPlan.count(in: try templates.render(context)))
         return try templates.render(context)
     }

@@ -1,0 +1,56 @@
+import Foundation
+import HopeSyncLifecycleSchemaV1
+import HopeSyncLifecycleSchemaV2
+import HopeSyncTestSupport
+import HopeSyncTesting
+import Testing
+
+@testable import HopeSync
+
+/// An update that retypes a column (decision 0052: habits.goal, an int, is goal_text, a text, in
+/// Lifecycle v2) converts what the device holds with SQLite's CAST. What an old build holds of a
+/// value a newer build wrote is the server's `back` of it, which may have lost it (text an int
+/// cannot hold): the update pulls the table again, and the server's value replaces the device's
+/// wherever another device wrote it last; the device's own writes, sent or not, keep theirs.
+@Suite struct RetypeUpdateTests {
+    let user = UUID()
+
+    @Test func theUpdateShowsTheServersValueWhereTheOldBuildHeldALossyCopy() async throws {
+        let server = await LifecycleBuilds.server()
+        await server.migrate(to: LifecycleBuilds.serverV2)
+        let clock = ManualClock()
+        let old = try TestDevice("old", user: user, transport: server, schema: LifecycleBuilds.v1, clock: clock)
+        let new = try TestDevice("new", user: user, transport: server, schema: LifecycleBuilds.v2, clock: clock)
+        defer { for device in [old, new] { device.store.close() } }
+
+        let words = try await new.store.write { try $0.save(HopeSyncLifecycleSchemaV2.Habit(title: "Read", goalText: "ten pages")) }
+        let number = try await new.store.write { try $0.save(HopeSyncLifecycleSchemaV2.Habit(title: "Walk", goalText: "8")) }
+        try await new.sync()
+        try await old.sync()
+        let lossy = try #require(try await old.store.read { try $0.fetchOne(HopeSyncLifecycleSchemaV1.Habit.self, id: words.id) })
+        #expect(lossy.goal == nil, "an int cannot hold 'ten pages': the server's back gives null")
+
+        // The old build's own writes: one sent, one not (an edit of the row the new build wrote).
+        clock.advance(10)
+        let run = try await old.store.write { try $0.save(HopeSyncLifecycleSchemaV1.Habit(name: "Run", streak: 1, goal: 5)) }
+        try await old.sync()
+        clock.advance(10)
+        try await old.store.write { tx in
+            var walk = try #require(try tx.fetchOne(HopeSyncLifecycleSchemaV1.Habit.self, id: number.id))
+            walk.goal = 12
+            try tx.save(walk)
+        }
+
+        let updated = try old.reopened(with: LifecycleBuilds.v2)
+        defer { updated.store.close() }
+        try await updated.sync()
+        let goals = try await updated.store.read { tx in
+            try [words.id, number.id, run.id].map { try tx.fetchOne(HopeSyncLifecycleSchemaV2.Habit.self, id: $0)?.goalText }
+        }
+        #expect(goals == ["ten pages", "12", "5"])
+        try await new.sync()
+        #expect(try await new.store.read { try $0.fetchOne(HopeSyncLifecycleSchemaV2.Habit.self, id: number.id) }?.goalText == "12")
+        for device in [updated, new] { #expect(try await MixedBuilds.differences(device, server).isEmpty) }
+        #expect(try updated.store.rejectedMutations().isEmpty)
+    }
+}
