@@ -115,7 +115,11 @@ let package = Package(
         // and sleeper, forwarding transports, the seeded generator, a scripted auth source, and
         // HopeSyncLocking's `Locked`.
         .target(
-            name: "HopeSyncTestSupport", dependencies: ["HopeSync", "HopeSyncTesting", "HopeSyncLocking", "HopeSyncPostgresCluster"]),
+            name: "HopeSyncTestSupport",
+            dependencies: [
+                "HopeSync", "HopeSyncTesting", "HopeSyncLocking", "HopeSyncPostgresCluster", "HopeSyncLifecycleSchemaV1",
+                "HopeSyncLifecycleSchemaV2", "HopeSyncLifecycleSchemaV3",
+            ]),
 
         // Test support shared by the test targets: the PostgreSQL cluster.
         .target(

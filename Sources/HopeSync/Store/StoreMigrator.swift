@@ -37,7 +37,12 @@ struct StoreMigrator {
         // Renamed and dropped columns (decision 0052): the bookkeeping follows, and a renamed
         // column is no column the table gained.
         let changes = try ColumnChange.pending(database)
-        try database.inTransaction { for change in changes { try change.apply(database) } }
+        try database.inTransaction {
+            for change in changes { try change.apply(database) }
+            for table in Set(changes.filter { $0.new == nil && !$0.old.isEmpty }.map(\.table)) where syncedTables.contains(table) {
+                try settlePairs(of: table, database)
+            }
+        }
         guard upgrading else { return }
         for (table, columns) in try columns(of: syncedTables, database) {
             guard var old = before[table], !old.isEmpty else { continue }
@@ -51,6 +56,22 @@ struct StoreMigrator {
             guard !added.isEmpty || !retyped.isEmpty else { continue }
             try markForRepull(table, added: added, retyped: retyped, holdsStamps: columns[ReservedColumn.columnStamps] != nil, database)
         }
+    }
+
+    /// A dropped column's stamp left its rows (the migration removed it): each row's pair
+    /// (updated_ms, device_id) is again its newest remaining stamp, as a merge leaves every row.
+    /// Otherwise a row whose newest write was of that column keeps a pair no stamp has, and a
+    /// dirty one is pushed at every pass and never settles (the server takes nothing from it).
+    private func settlePairs(of table: String, _ database: Database) throws {
+        let columns = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
+        guard columns.contains(ReservedColumn.columnStamps) else { return }
+        // A stamp's text orders as its pair: 15 digits, a colon, the device id.
+        let newest = "(SELECT max(value) FROM json_each(column_stamps))"
+        try database.execute(
+            """
+            UPDATE \(quoted(table)) SET updated_ms = CAST(substr(\(newest), 1, 15) AS INTEGER), device_id = substr(\(newest), 17)
+            WHERE json_valid(column_stamps) AND \(newest) IS NOT NULL
+            """)
     }
 
     /// The `_sync_meta` key of a table to pull again from the start.

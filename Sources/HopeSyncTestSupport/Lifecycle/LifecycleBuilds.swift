@@ -10,22 +10,22 @@ import HopeSyncTesting
 /// and notes.heading to title, retypes habits.goal (int) to goal_text (text), deprecates
 /// habits.streak (default 0) and the tags table; v3 (oldest_writer 2) finishes the renames and
 /// removes streak, whose old names the server then serves read only.
-enum LifecycleBuilds {
-    typealias Step = InMemoryServer.LifecycleStep
+package enum LifecycleBuilds {
+    package typealias Step = InMemoryServer.LifecycleStep
 
-    static let v1 = AppSchema(
+    package static let v1 = AppSchema(
         tables: HopeSyncLifecycleSchemaV1.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV1.GeneratedSchema.migrations)
-    static let v2 = AppSchema(
+    package static let v2 = AppSchema(
         tables: HopeSyncLifecycleSchemaV2.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV2.GeneratedSchema.migrations)
-    static let v3 = AppSchema(
+    package static let v3 = AppSchema(
         tables: HopeSyncLifecycleSchemaV3.GeneratedSchema.tables, migrations: HopeSyncLifecycleSchemaV3.GeneratedSchema.migrations)
-    static let pullFunction = HopeSyncLifecycleSchemaV1.GeneratedSchema.app.pullFunction
+    package static let pullFunction = HopeSyncLifecycleSchemaV1.GeneratedSchema.app.pullFunction
 
-    static let title = InMemoryServer.RenamedColumn("habits", "name", to: "title")
-    static let heading = InMemoryServer.RenamedColumn("notes", "heading", to: "title")
+    package static let title = InMemoryServer.RenamedColumn("habits", "name", to: "title")
+    package static let heading = InMemoryServer.RenamedColumn("notes", "heading", to: "title")
     /// The retype's conversions, as v2's schema.yaml states them: `goal::text`, and back only
     /// what `'^-?[0-9]{1,18}$'` matches.
-    static let goal = InMemoryServer.RenamedColumn(
+    package static let goal = InMemoryServer.RenamedColumn(
         "habits", "goal", to: "goal_text",
         toNew: { value in value.int.map { .text(String($0)) } ?? .null },
         toOld: { value in
@@ -33,27 +33,27 @@ enum LifecycleBuilds {
             return .int(number)
         })
 
-    static let serverV1 = Step(tables: v1.tables)
+    package static let serverV1 = Step(tables: v1.tables)
     /// The server keeps every v1 column beside v2's, and the tags table v2 no longer syncs.
-    static let serverV2 = Step(
+    package static let serverV2 = Step(
         tables: [keeping(v2, v1, "habits"), keeping(v2, v1, "notes"), table(v1, "tags")], renamed: [title, goal, heading],
         defaults: ["habits": ["streak": .int(0)]])
-    static let serverV3 = Step(
+    package static let serverV3 = Step(
         tables: [table(v3, "habits"), table(v3, "notes"), table(v1, "tags")],
         retired: [.init(finishing: title), .init(finishing: goal), .init(finishing: heading), .init("habits", "streak", default: .int(0))])
 
-    static func server(clock: (@Sendable () -> Int64)? = nil) async -> InMemoryServer {
+    package static func server(clock: (@Sendable () -> Int64)? = nil) async -> InMemoryServer {
         let server = InMemoryServer(tables: v1.tables, clock: clock)
         await server.migrate(to: serverV1)
         return server
     }
 
     /// The builds in order: the one a schema is, by its number of migrations.
-    static func build(_ schema: AppSchema) -> Int {
+    package static func build(_ schema: AppSchema) -> Int {
         [v1, v2, v3].firstIndex { $0.schemaVersion == schema.schemaVersion }.map { $0 + 1 } ?? 0
     }
 
-    static func schema(_ build: Int) -> AppSchema { [v1, v2, v3][build - 1] }
+    package static func schema(_ build: Int) -> AppSchema { [v1, v2, v3][build - 1] }
 
     private static func table(_ schema: AppSchema, _ name: String) -> TableSchema {
         schema.tables.first { $0.name == name }!

@@ -7,12 +7,15 @@ import Testing
 
 @testable import HopeSync
 
-/// An update that retypes a column (decision 0052: habits.goal, an int, is goal_text, a text, in
-/// Lifecycle v2) converts what the device holds with SQLite's CAST. What an old build holds of a
+/// What an update to a build that changed shipped columns (decision 0052, Lifecycle v1 to v2)
+/// leaves on the device.
+///
+/// A retype (habits.goal, an int, is goal_text, a text) converts what the device holds with
+/// SQLite's CAST. What an old build holds of a
 /// value a newer build wrote is the server's `back` of it, which may have lost it (text an int
 /// cannot hold): the update pulls the table again, and the server's value replaces the device's
 /// wherever another device wrote it last; the device's own writes, sent or not, keep theirs.
-@Suite struct RetypeUpdateTests {
+@Suite struct LifecycleUpdateTests {
     let user = UUID()
 
     @Test func theUpdateShowsTheServersValueWhereTheOldBuildHeldALossyCopy() async throws {
@@ -52,5 +55,29 @@ import Testing
         #expect(try await new.store.read { try $0.fetchOne(HopeSyncLifecycleSchemaV2.Habit.self, id: number.id) }?.goalText == "12")
         for device in [updated, new] { #expect(try await MixedBuilds.differences(device, server).isEmpty) }
         #expect(try updated.store.rejectedMutations().isEmpty)
+    }
+
+    /// A deprecated column (habits.streak) leaves with its stamps: a row whose newest write was
+    /// of it, not sent before the update, takes its newest remaining stamp as its pair, so its
+    /// next push settles it (before, it stayed dirty and was pushed at every pass).
+    @Test func anUnsentWriteOfADeprecatedColumnLeavesItsRowSettled() async throws {
+        let server = await LifecycleBuilds.server()
+        await server.migrate(to: LifecycleBuilds.serverV2)
+        let clock = ManualClock()
+        let old = try TestDevice("old", user: user, transport: server, schema: LifecycleBuilds.v1, clock: clock)
+        let habit = try await old.store.write { try $0.save(HopeSyncLifecycleSchemaV1.Habit(name: "Run", streak: 1)) }
+        try await old.sync()
+        clock.advance(10)
+        try await old.store.write { tx in
+            var run = try #require(try tx.fetchOne(HopeSyncLifecycleSchemaV1.Habit.self, id: habit.id))
+            run.streak = 2
+            try tx.save(run)
+        }
+        let updated = try old.reopened(with: LifecycleBuilds.v2)
+        defer { updated.store.close() }
+        try await updated.sync()
+        #expect(try updated.dirtyCount() == 0)
+        #expect(try await updated.sync().pushed == 0, "nothing left to push")
+        #expect(try await MixedBuilds.differences(updated, server).isEmpty)
     }
 }
