@@ -81,7 +81,6 @@ extension InMemoryServer {
     /// own), the retired columns generated.
     package func migrate(to step: LifecycleStep) {
         let known = Set(lifecycle.renamed.map { "\($0.table).\($0.was)" })
-        for table in step.tables where self.tables[table.name] == nil { stores[table.name] = stores[table.name] ?? [:] }
         tables = Dictionary(uniqueKeysWithValues: step.tables.map { ($0.name, $0) })
         lifecycle = step
         for pair in step.renamed where !known.contains("\(pair.table).\(pair.was)") {

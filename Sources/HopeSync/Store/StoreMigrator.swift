@@ -65,14 +65,19 @@ struct StoreMigrator {
     private func settlePairs(of table: String, _ database: Database) throws {
         let columns = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
         guard columns.contains(ReservedColumn.columnStamps) else { return }
-        // A stamp's text orders as its pair: 15 digits, a colon, the device id.
+        // A stamp's text orders as its pair.
         let newest = "(SELECT max(value) FROM json_each(column_stamps))"
         try database.execute(
             """
-            UPDATE \(quoted(table)) SET updated_ms = CAST(substr(\(newest), 1, 15) AS INTEGER), device_id = substr(\(newest), 17)
+            UPDATE \(quoted(table)) SET updated_ms = \(Self.stampMs(newest)), device_id = \(Self.stampDevice(newest))
             WHERE json_valid(column_stamps) AND \(newest) IS NOT NULL
             """)
     }
+
+    /// SQL of a stamp's parts (``WriteStamp/text``: 15 digits of milliseconds, a colon, the
+    /// writer's device id), from SQL giving its text.
+    private static func stampMs(_ stamp: String) -> String { "CAST(substr(\(stamp), 1, 15) AS INTEGER)" }
+    private static func stampDevice(_ stamp: String) -> String { "substr(\(stamp), 17)" }
 
     /// The `_sync_meta` key of a table to pull again from the start.
     static func repullKey(_ table: String) -> String { "repull:" + table }
@@ -97,11 +102,11 @@ struct StoreMigrator {
                     "UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, \(paths)) WHERE column_stamps IS NOT NULL")
             }
             for column in retyped.sorted() {
-                // A stamp's text is 15 digits, a colon, then the writer's device id.
+                let writer = Self.stampDevice("json_extract(column_stamps, '$.\(column)')")
                 try database.execute(
                     """
                     UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, '$.\(column)')
-                    WHERE substr(json_extract(column_stamps, '$.\(column)'), 17) IS NOT (SELECT value FROM _sync_meta WHERE key = 'device_id')
+                    WHERE \(writer) IS NOT (SELECT value FROM _sync_meta WHERE key = 'device_id')
                     """)
             }
         }

@@ -43,21 +43,17 @@ package struct LifecycleEdit: Sendable {
     }
 
     package func habitV2(_ tx: StoreWriter) throws {
-        guard var habit = try row(tx, HopeSyncLifecycleSchemaV2.Habit.self) else {
-            try tx.save(HopeSyncLifecycleSchemaV2.Habit(id: id, title: "habit \(number)", goalText: goalText))
-            return
-        }
-        if choice == 1 { return try delete(tx, habit) }
-        if choice == 2 { habit.deletedMs = nil }
-        if columns.0 { habit.title = "title \(number)" }
-        if columns.1 { habit.color = "#\(number)" }
-        if columns.2 || columns.3 { habit.goalText = goalText }
-        try tx.save(habit)
+        try titledHabit(tx) { HopeSyncLifecycleSchemaV2.Habit(id: $0, title: $1, goalText: $2) }
     }
 
     package func habitV3(_ tx: StoreWriter) throws {
-        guard var habit = try row(tx, HopeSyncLifecycleSchemaV3.Habit.self) else {
-            try tx.save(HopeSyncLifecycleSchemaV3.Habit(id: id, title: "habit \(number)", goalText: goalText))
+        try titledHabit(tx) { HopeSyncLifecycleSchemaV3.Habit(id: $0, title: $1, goalText: $2) }
+    }
+
+    /// The edit of a habit as the builds after the rename hold it (v2 and v3 alike).
+    private func titledHabit<Habit: TitledHabit>(_ tx: StoreWriter, _ make: (UUID, String, String?) -> Habit) throws {
+        guard var habit = try row(tx, Habit.self) else {
+            try tx.save(make(id, "habit \(number)", goalText))
             return
         }
         if choice == 1 { return try delete(tx, habit) }
@@ -80,19 +76,17 @@ package struct LifecycleEdit: Sendable {
     }
 
     package func noteV2(_ tx: StoreWriter) throws {
-        guard var note = try row(tx, HopeSyncLifecycleSchemaV2.Note.self) else {
-            try tx.save(HopeSyncLifecycleSchemaV2.Note(id: id, title: "note \(number)"))
-            return
-        }
-        if choice == 1 { return try delete(tx, note) }
-        if columns.0 || columns.1 { note.title = "title \(number)" }
-        if columns.2 || columns.3 { note.body = "body \(number)" }
-        try tx.save(note)
+        try titledNote(tx) { HopeSyncLifecycleSchemaV2.Note(id: $0, title: $1) }
     }
 
     package func noteV3(_ tx: StoreWriter) throws {
-        guard var note = try row(tx, HopeSyncLifecycleSchemaV3.Note.self) else {
-            try tx.save(HopeSyncLifecycleSchemaV3.Note(id: id, title: "note \(number)"))
+        try titledNote(tx) { HopeSyncLifecycleSchemaV3.Note(id: $0, title: $1) }
+    }
+
+    /// The edit of a note as the builds after the rename hold it (v2 and v3 alike).
+    private func titledNote<Note: TitledNote>(_ tx: StoreWriter, _ make: (UUID, String) -> Note) throws {
+        guard var note = try row(tx, Note.self) else {
+            try tx.save(make(id, "note \(number)"))
             return
         }
         if choice == 1 { return try delete(tx, note) }
@@ -115,3 +109,23 @@ package struct LifecycleEdit: Sendable {
         _ = try tx.delete(record)
     }
 }
+
+/// A habit of the builds after the rename: v2's and v3's have the same columns.
+private protocol TitledHabit: SyncRecord {
+    var title: String { get set }
+    var color: String { get set }
+    var goalText: String? { get set }
+    var deletedMs: Int64? { get set }
+}
+
+extension HopeSyncLifecycleSchemaV2.Habit: TitledHabit {}
+extension HopeSyncLifecycleSchemaV3.Habit: TitledHabit {}
+
+/// A note of the builds after the rename: v2's and v3's have the same columns.
+private protocol TitledNote: SyncRecord {
+    var title: String { get set }
+    var body: String? { get set }
+}
+
+extension HopeSyncLifecycleSchemaV2.Note: TitledNote {}
+extension HopeSyncLifecycleSchemaV3.Note: TitledNote {}
