@@ -32,6 +32,7 @@ struct StoreMigrator {
         // upgrade of a database already in use is watched for columns it adds.
         let upgrading = applied[.app].map { version in appMigrations.contains { $0.version > version } } ?? false
         let before = upgrading ? try columns(of: syncedTables, database) : [:]
+        if upgrading { try recordOwnNewestStamp(database) }
         try apply(appMigrations, domain: .app, after: applied[.app] ?? 0, to: database)
         try apply(RuntimeMigrations.all, domain: .runtime, after: applied[.runtime] ?? 0, to: database)
         // Renamed and dropped columns (decision 0052): the bookkeeping follows, and a renamed
@@ -56,6 +57,38 @@ struct StoreMigrator {
             guard !added.isEmpty || !retyped.isEmpty else { continue }
             try markForRepull(table, added: added, retyped: retyped, holdsStamps: columns[ReservedColumn.columnStamps] != nil, database)
         }
+    }
+
+    /// The clock resumes from the rows' stamps (SyncStore.loadMeta), and an update may drop what
+    /// held this device's newest (a deprecated column or table): it is recorded first, or the
+    /// next writes would take stamps again that the server holds for other writes. A row's pair
+    /// or any column's stamp counts (another device's later edit of a row leaves this device's
+    /// stamp on the columns it did not touch, and the server keeps them).
+    private func recordOwnNewestStamp(_ database: Database) throws {
+        let tables = try database.fetchAll(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND substr(name, 1, 6) != '_sync_'"
+        ) { $0.text(at: 0) ?? "" }
+        let device = "(SELECT value FROM _sync_meta WHERE key = 'device_id')"
+        var newest: Int64 = 0
+        for (table, columns) in try columns(of: tables, database) {
+            guard columns[ReservedColumn.updatedMs] != nil, columns[ReservedColumn.deviceId] != nil else { continue }
+            var own = ["SELECT max(updated_ms) FROM \(quoted(table)) WHERE device_id = \(device)"]
+            if columns[ReservedColumn.columnStamps] != nil {
+                own.append(
+                    """
+                    SELECT \(Self.stampMs("max(stamp.value)")) FROM \(quoted(table)), json_each(column_stamps) AS stamp
+                    WHERE json_valid(column_stamps) AND \(Self.stampDevice("stamp.value")) = \(device)
+                    """)
+            }
+            for sql in own {
+                newest = max(newest, try database.fetchOne(sql) { $0.int64(at: 0) } ?? 0)
+            }
+        }
+        try database.execute(
+            """
+            INSERT OR REPLACE INTO _sync_meta (key, value)
+            SELECT 'clock', CAST(max(?, coalesce((SELECT CAST(value AS INTEGER) FROM _sync_meta WHERE key = 'clock'), 0)) AS TEXT)
+            """, [.integer(newest)])
     }
 
     /// A dropped column's stamp left its rows (the migration removed it): each row's pair

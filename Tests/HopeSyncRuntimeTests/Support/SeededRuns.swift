@@ -3,7 +3,8 @@ import Testing
 
 /// The randomized tests' seeds and runner: `SYNC_RANDOM_RUNS` runs (default `defaultRuns`) from
 /// `SYNC_RANDOM_SEED` (default 1), four at a time (each run has its own server and files), the
-/// first three failing seeds recorded with the line that replays them.
+/// first three failing seeds recorded with the line that replays them, and the numbers of the
+/// rest, so a long run outside CI counts every failure.
 enum SeededRuns {
     static func seeds(defaultRuns: Int) -> Range<UInt64> {
         let environment = ProcessInfo.processInfo.environment
@@ -34,6 +35,10 @@ enum SeededRuns {
         for (seed, problems) in failures.prefix(3) {
             Issue.record(
                 "seed \(seed) (replay: SYNC_RANDOM_SEED=\(seed) SYNC_RANDOM_RUNS=1):\n\(problems.prefix(5).joined(separator: "\n"))")
+        }
+        if failures.count > 3 {
+            let rest = failures.dropFirst(3).map { String($0.0) }.joined(separator: ", ")
+            Issue.record("\(failures.count) seeds failed in all; the others: \(rest)")
         }
     }
 }

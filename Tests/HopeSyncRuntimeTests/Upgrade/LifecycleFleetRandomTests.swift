@@ -15,12 +15,16 @@ import Testing
 /// (some to v3 later, some straight from v1), in two thirds of the runs `oldest_writer` passes
 /// v1, and in half of those the server then takes v3's (the renames finished, the old names
 /// retired, streak removed) while v1 builds still hold writes. Every build edits random columns
-/// of habits (column merge), v1 also tags, and d1 notes (a version table), through offline
+/// of habits (column merge) and notes (a version table), v1 also tags, through offline
 /// periods, lost answers, 5xx answers, restarts and, in half the runs, its schedule hearing
-/// pokes. Oracle: nothing on any rejected list; a v1 build past the floor writes nothing and
-/// keeps pulling; each column of habits holds the newest write of it through either of its
-/// names (the stamps of the pair); every device holds the server's rows in its own shape.
-/// Runs: SYNC_RANDOM_RUNS (default 100); seed offset: SYNC_RANDOM_SEED.
+/// pokes. Oracle: nothing on any rejected list but notes not taken for their version; a v1
+/// build past the floor writes nothing and keeps pulling; each column of habits holds the
+/// newest write of it through either of its names (the stamps of the pair); every device holds
+/// the server's rows in its own shape (a parked note's row the version it saw); and each
+/// launch's clock resumes past every stamp the device made before (an update drops columns
+/// and tables that held them).
+/// Runs: SYNC_RANDOM_RUNS (default 100); seed offset: SYNC_RANDOM_SEED; SYNC_RANDOM_VERBOSE
+/// prints each step.
 @Suite struct LifecycleFleetRandomTests {
     @Test func everyBuildsWritesSurviveEveryStep() async throws {
         try await SeededRuns.recordFailures(defaultRuns: 100) { seed in try await LifecycleRun(seed: seed).run() }
@@ -33,6 +37,7 @@ private struct LifecycleRun {
     let serverClock = ManualClock()
     let pokes: FakePokes?
     let engineTime = ManualClock()
+    let verbose = ProcessInfo.processInfo.environment["SYNC_RANDOM_VERBOSE"] != nil
 
     init(seed: UInt64) {
         self.seed = seed
@@ -67,6 +72,7 @@ private struct LifecycleRun {
         }
         defer { for device in devices { remove(device) } }
         var written: [ColumnValues] = []
+        var problems: [String] = []
         for step in 0..<60 {
             if step == expandStep {
                 await server.migrate(to: LifecycleBuilds.serverV2)
@@ -80,6 +86,9 @@ private struct LifecycleRun {
             let index = random.below(devices.count)
             let device = devices[index]
             let op = random.below(100)
+            if verbose {
+                print("\(seed) step \(step) \(device.deviceID) v\(LifecycleBuilds.build(device.schema)) op \(op) server v\(serverStep)")
+            }
             switch op {
             case 0..<45: written += try await write(on: device, &random)
             case 45..<66: _ = try? await device.sync()
@@ -88,11 +97,11 @@ private struct LifecycleRun {
                 await server.failNextRequests(
                     1, with: SyncError(.server, "down", serverError: ServerError(status: 503, code: "PGRST001", message: "down")))
             case 76..<81: await server.loseNextAnswers(1)
-            case 81..<86: devices[index] = try await relaunch(device, as: LifecycleBuilds.build(device.schema))
+            case 81..<86: devices[index] = try await relaunch(device, as: LifecycleBuilds.build(device.schema), server, &problems)
             case 86..<94 where LifecycleBuilds.build(device.schema) < serverStep:
                 // The app updates to a build the server serves: the next, or the newest.
                 let build = LifecycleBuilds.build(device.schema)
-                devices[index] = try await relaunch(device, as: random.below(2) == 0 ? build + 1 : serverStep)
+                devices[index] = try await relaunch(device, as: random.below(2) == 0 ? build + 1 : serverStep, server, &problems)
             default:
                 let elapsed = Int64(random.below(5_000))
                 device.clock.advance(elapsed)
@@ -104,12 +113,11 @@ private struct LifecycleRun {
             for device in devices { await device.engine.stopAndSettle() }
         }
         await server.clearFaults()
-        var problems: [String] = []
         if floorStep != nil {
             for (index, device) in devices.enumerated() where LifecycleBuilds.build(device.schema) == 1 {
                 problems += try await checkHeld(device, server)
                 // Its schedule stays off: the next device's check sees no pass of this one's.
-                devices[index] = try await relaunch(device, as: serverStep, starting: false)
+                devices[index] = try await relaunch(device, as: serverStep, starting: false, server, &problems)
             }
         }
         for device in devices { await device.engine.setNetworkEnabled(true) }
@@ -117,22 +125,21 @@ private struct LifecycleRun {
             for device in devices { try await device.sync() }
         }
         for device in devices {
-            // A version table's save pushed again after its answer was lost names a version the
-            // server has passed: it is not taken but parked on the rejected list, differing from
-            // the server in its version alone (the version's rules, PROTOCOL.md). Any other
-            // refusal, and any other difference, is the lifecycle's.
+            // Two devices' saves of one note (a version table) end by the version's rules
+            // (PROTOCOL.md): the later one meets the move and is parked on the conflicted list,
+            // and a save pushed again after its answer was lost names a version the server has
+            // passed and is parked on the rejected list, not taken. Either row shows the
+            // version the device saw. Any other refusal, and any other difference, is the
+            // lifecycle's.
             let rejected = try device.store.rejectedMutations()
-            let parked = Set(
-                rejected.filter { $0.table == "notes" && $0.serverError == nil }.map {
-                    "\(device.deviceID) notes \($0.rowID.lowercasedString):"
-                })
+            let notTaken = rejected.filter { $0.table == "notes" && $0.serverError == nil }.map { ($0.table, $0.rowID) }
+            let conflicted = try device.store.conflictedMutations().map { ($0.table, $0.rowID) }
             let refused = rejected.filter { $0.table != "notes" || $0.serverError != nil }
             if !refused.isEmpty {
                 problems.append("\(device.deviceID): \(refused.count) writes rejected: \(refused.map { "\($0.table) \($0.message)" })")
             }
-            problems += try await MixedBuilds.differences(device, server).filter { difference in
-                !parked.contains { difference.hasPrefix($0) }
-            }
+            let parked = Set((notTaken + conflicted).map { "\($0) \($1.lowercasedString)" })
+            problems += try await MixedBuilds.differences(device, server, showingVersionSeen: parked)
         }
         let stored = await server.rows(of: "habits")
         for write in written { problems += check(write, against: stored) }
@@ -145,11 +152,36 @@ private struct LifecycleRun {
 
     /// The app launches again as `build` (the same build: a restart), on the same file and
     /// pulling as it did; its schedule runs again in the runs that have them, if `starting`.
-    private func relaunch(_ device: TestDevice, as build: Int, starting: Bool = true) async throws -> TestDevice {
+    /// Its clock resumes past every stamp of it the server holds: two writes of one device never
+    /// share a stamp (the server would keep the first's value under the second's stamp).
+    private func relaunch(
+        _ device: TestDevice, as build: Int, starting: Bool = true, _ server: InMemoryServer, _ problems: inout [String]
+    ) async throws -> TestDevice {
         if pokes != nil { await device.engine.stop() }
         let relaunched = try device.reopened(with: LifecycleBuilds.schema(build).pulling(through: device.schema.pullFunction))
+        let resumed = try await relaunched.store.onWriter { $0.state.clock.last }
+        let made = await newestStamp(of: device.deviceID, on: server)
+        if verbose { print("\(seed) \(device.deviceID) relaunched as v\(build): clock \(resumed), its newest on the server \(made)") }
+        if resumed < made {
+            problems.append("\(device.deviceID): the server holds its stamp \(made), and its clock resumed at \(resumed) as v\(build)")
+        }
         if pokes != nil, starting { await relaunched.engine.start() }
         return relaunched
+    }
+
+    /// The newest stamp the server holds of `deviceID`'s writes: a row's pair, or one column's.
+    private func newestStamp(of deviceID: String, on server: InMemoryServer) async -> Int64 {
+        var newest: Int64 = 0
+        for table in ["habits", "notes", "tags"] {
+            for row in await server.rows(of: table).values {
+                if row[ReservedColumn.deviceId] == .text(deviceID), case .int(let ms)? = row[ReservedColumn.updatedMs] {
+                    newest = max(newest, ms)
+                }
+                guard case .text(let json)? = row[ReservedColumn.columnStamps], let stamps = ColumnStamps(json: json) else { continue }
+                for stamp in stamps.stamps.values where stamp.deviceID == deviceID { newest = max(newest, stamp.ms) }
+            }
+        }
+        return newest
     }
 
     /// A v1 build the floor passed: its pass writes nothing and says `.updateRequired` if it
@@ -183,14 +215,15 @@ private struct LifecycleRun {
     }
 
     /// One random local write on whichever build the device runs; returns the habits rows it
-    /// changed (the column-merge table, whose every column the oracle follows).
+    /// changed (the column-merge table, whose every column the oracle follows): those that
+    /// changed and carry this device's stamp as their pair. A pull may land while the write
+    /// runs (the schedule hears pokes), and a row it brought is no write of this device's (an
+    /// old build holds a lossy copy of a newer build's value, under that build's stamp).
     private func write(on device: TestDevice, _ random: inout SeededGenerator) async throws -> [ColumnValues] {
         let habits = try #require(device.schema.table(named: "habits"))
         let before = try localRows(device, habits)
         let edit = LifecycleEdit(&random)
-        // Notes are d1's alone: two devices' saves of one version-table row end by the
-        // version's rules (ConflictRandomTests); here the renamed pair is the subject.
-        let note = device.deviceID == "d1" && random.below(10) < 3
+        let note = random.below(10) < 3
         switch (LifecycleBuilds.build(device.schema), note) {
         case (1, true): try await device.store.write { try edit.noteV1($0) }
         case (1, false) where random.below(4) == 0: try await device.store.write { try edit.tag($0) }
@@ -200,7 +233,9 @@ private struct LifecycleRun {
         case (_, true): try await device.store.write { try edit.noteV3($0) }
         default: try await device.store.write { try edit.habitV3($0) }
         }
-        return try localRows(device, habits).filter { before[$0.key] != $0.value }.map(\.value)
+        return try localRows(device, habits).filter {
+            before[$0.key] != $0.value && $0.value[ReservedColumn.deviceId] == .text(device.deviceID)
+        }.map(\.value)
     }
 
     /// For every column of habits the write stamped (but streak, which an update drops by

@@ -80,4 +80,53 @@ import Testing
         #expect(try await updated.sync().pushed == 0, "nothing left to push")
         #expect(try await MixedBuilds.differences(updated, server).isEmpty)
     }
+
+    /// The clock resumes from the stamps the rows hold. An update that drops what held this
+    /// device's newest (a deprecated column's stamp, a deprecated table's rows) must not have it
+    /// stamp again what the server already holds for other writes: two writes of one device
+    /// never share a stamp (found by the lifecycle fleet's seeds: a reused stamp let the server
+    /// keep an older value of goal_text under the newer write's stamp). The newest here is a
+    /// tag's: another device edited the tag's label since, so it is no row's pair, only the
+    /// stamp of the columns that device left.
+    @Test func theFirstWriteAfterAnUpdateIsStampedPastEveryEarlierOne() async throws {
+        let server = await LifecycleBuilds.server()
+        let clock = ManualClock()
+        let old = try TestDevice("old", user: user, transport: server, schema: LifecycleBuilds.v1, clock: clock)
+        let other = try TestDevice("other", user: user, transport: server, schema: LifecycleBuilds.v1, clock: clock)
+        defer { other.store.close() }
+        let habit = try await old.store.write { try $0.save(HopeSyncLifecycleSchemaV1.Habit(name: "Run", streak: 1)) }
+        // The wall clock stands still: each later stamp is the one before it plus one.
+        try await old.store.write { tx in
+            var run = try #require(try tx.fetchOne(HopeSyncLifecycleSchemaV1.Habit.self, id: habit.id))
+            run.streak = 2
+            try tx.save(run)
+        }
+        let tag = try await old.store.write { try $0.save(HopeSyncLifecycleSchemaV1.Tag(label: "morning")) }
+        try await old.sync()
+        let tags = await server.rows(of: "tags")
+        let tagStamp = try #require(tags[tag.id.lowercasedString]?["updated_ms"]?.int)
+        try await other.sync()
+        try await other.store.write { tx in
+            var morning = try #require(try tx.fetchOne(HopeSyncLifecycleSchemaV1.Tag.self, id: tag.id))
+            morning.label = "early"
+            try tx.save(morning)
+        }
+        try await other.sync()
+        try await old.sync()
+        let habits = try #require(LifecycleBuilds.v2.table(named: "habits"))
+
+        await server.migrate(to: LifecycleBuilds.serverV2)
+        let updated = try old.reopened(with: LifecycleBuilds.v2)
+        defer { updated.store.close() }
+        try await updated.store.write { tx in
+            var run = try #require(try tx.fetchOne(HopeSyncLifecycleSchemaV2.Habit.self, id: habit.id))
+            run.title = "Run far"
+            try tx.save(run)
+        }
+        let rows = try localRows(updated, habits)
+        let stamp = try #require(rows[habit.id.lowercasedString]?["updated_ms"]?.int)
+        #expect(stamp > tagStamp, "stamped \(stamp), at or before the tag's \(tagStamp), a stamp this device used already")
+        try await updated.sync()
+        #expect(try await MixedBuilds.differences(updated, server).isEmpty)
+    }
 }

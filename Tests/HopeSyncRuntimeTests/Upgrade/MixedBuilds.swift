@@ -19,8 +19,13 @@ enum MixedBuilds {
     static func server(clock: (@Sendable () -> Int64)? = nil) -> InMemoryServer { InMemoryServer(tables: v2.tables, clock: clock) }
 
     /// What differs between the device's rows and the server's, in the columns the device's
-    /// build knows (a v1 device has no emoji to compare).
-    static func differences(_ device: TestDevice, _ server: InMemoryServer) async throws -> [String] {
+    /// build knows (a v1 device has no emoji to compare). The rows `showingVersionSeen` names
+    /// ("table id") hold a write the device parked (on the conflicted list, or refused for its
+    /// version): they show the version the device saw, so that a later write still meets the
+    /// move, and are compared without it.
+    static func differences(
+        _ device: TestDevice, _ server: InMemoryServer, showingVersionSeen: Set<String> = []
+    ) async throws -> [String] {
         var result: [String] = []
         let owner = SyncValue.text(device.user.uuidString.lowercased())
         for table in device.schema.tables {
@@ -28,11 +33,14 @@ enum MixedBuilds {
             let remote = await server.rows(of: table.name).filter { $0.value["user_id"] == owner }
             let known = Set(table.stampedColumns.map(\.name))
             for key in Set(local.keys).union(remote.keys) {
-                let server = remote[key].map { row in table.columnNames.map { knownStamps(row[$0] ?? .null, $0, known) } }
-                if local[key].map({ row in table.columnNames.map { knownStamps(row[$0] ?? .null, $0, known) } }) != server {
+                let unseen = showingVersionSeen.contains("\(table.name) \(key)") ? table.conflict.versionColumn : nil
+                let compared = { (row: ColumnValues) in
+                    table.columnNames.map { $0 == unseen ? .null : knownStamps(row[$0] ?? .null, $0, known) }
+                }
+                let (mine, theirs) = (local[key].map(compared), remote[key].map(compared))
+                if mine != theirs {
                     result.append(
-                        "\(device.deviceID) \(table.name) \(key): local \(String(describing: local[key]?.values)) server \(String(describing: server))"
-                    )
+                        "\(device.deviceID) \(table.name) \(key): local \(String(describing: mine)) server \(String(describing: theirs))")
                 }
             }
         }
