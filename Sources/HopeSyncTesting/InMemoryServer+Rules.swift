@@ -88,7 +88,14 @@ extension InMemoryServer {
     func write(_ sent: [String: SyncValue], into table: TableSchema) -> [Int64] {
         let key = sent[ReservedColumn.id].flatMap(\.text) ?? ""
         let existing = stores[table.name]?[key]
-        let values = keepingRenamedPairs(sent, over: existing?.values, in: table)
+        var values = insertPhase(of: sent, in: table)
+        if let existing {
+            // PostgreSQL's upsert runs the before-write trigger twice on a row that exists: on
+            // the proposed insert, then on the update, whose SET takes the columns the request
+            // named from what the insert phase made of them.
+            let named = Dictionary(uniqueKeysWithValues: sent.keys.map { ($0, values[$0] ?? .null) })
+            values = keepingRenamedPairs(named, over: existing.values, in: table)
+        }
         var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
         case .lww where table.mergesColumns:
@@ -109,6 +116,15 @@ extension InMemoryServer {
         stores[table.name, default: [:]][key] = StoredRow(values: row, seq: sequence)
         guard let rule = table.openRowRule else { return [sequence] }
         return [sequence] + closeEarlierOpenRows(before: row, key: key, in: table, rule)
+    }
+
+    /// What the before-write trigger makes of a request's row as a proposed insert: the renamed
+    /// pairs made equal and, under column merge, the row settled (a delete older than a column's
+    /// write undone, the pair its newest stamp).
+    private func insertPhase(of sent: [String: SyncValue], in table: TableSchema) -> [String: SyncValue] {
+        let values = keepingRenamedPairs(sent, over: nil, in: table)
+        guard table.mergesColumns, table.conflict.versionKind == nil else { return values }
+        return mergeColumns(values, over: nil, table) ?? values
     }
 
     /// The column-merge trigger: a request without stamps (the whole-row protocol), or with
