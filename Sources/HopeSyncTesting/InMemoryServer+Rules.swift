@@ -88,14 +88,7 @@ extension InMemoryServer {
     func write(_ sent: [String: SyncValue], into table: TableSchema) -> [Int64] {
         let key = sent[ReservedColumn.id].flatMap(\.text) ?? ""
         let existing = stores[table.name]?[key]
-        var values = insertPhase(of: sent, in: table)
-        if let existing {
-            // PostgreSQL's upsert runs the before-write trigger twice on a row that exists: on
-            // the proposed insert, then on the update, whose SET takes the columns the request
-            // named from what the insert phase made of them.
-            let named = Dictionary(uniqueKeysWithValues: sent.keys.map { ($0, values[$0] ?? .null) })
-            values = keepingRenamedPairs(named, over: existing.values, in: table)
-        }
+        let values = keepingRenamedPairs(sent, over: existing?.values, in: table)
         var row = existing?.values.merging(values) { $1 } ?? values
         switch table.conflict {
         case .lww where table.mergesColumns:
@@ -118,13 +111,21 @@ extension InMemoryServer {
         return [sequence] + closeEarlierOpenRows(before: row, key: key, in: table, rule)
     }
 
-    /// What the before-write trigger makes of a request's row as a proposed insert: the renamed
-    /// pairs made equal and, under column merge, the row settled (a delete older than a column's
-    /// write undone, the pair its newest stamp).
-    private func insertPhase(of sent: [String: SyncValue], in table: TableSchema) -> [String: SyncValue] {
-        let values = keepingRenamedPairs(sent, over: nil, in: table)
-        guard table.mergesColumns, table.conflict.versionKind == nil else { return values }
-        return mergeColumns(values, over: nil, table) ?? values
+    /// What an upsert's update of a row that exists is sent: PostgreSQL runs the before-write
+    /// trigger on the proposed insert first, and `DO UPDATE SET` takes the columns the request
+    /// named from what that made of them: the renamed pairs made equal, a merged row settled (a
+    /// delete older than a column's write undone, the pair its newest stamp). A new row is the
+    /// insert alone, as sent.
+    ///
+    /// Not the version: the insert gives it 1 (or now()), so PostgreSQL takes a whole row pushed
+    /// again only while the stored version is 1, and never under a timestamp version. This server
+    /// takes one that names the stored version, as the runtime expects of an edit made while a
+    /// new row's first push was out: a known divergence, pinned by PostgresKnownIssuesTests.
+    func proposedInsert(_ sent: [String: SyncValue], into table: TableSchema) -> [String: SyncValue] {
+        guard stores[table.name]?[sent[ReservedColumn.id]?.text ?? ""] != nil else { return sent }
+        var proposed = keepingRenamedPairs(sent, over: nil, in: table)
+        if table.mergesColumns, table.conflict.versionKind == nil { proposed = mergeColumns(proposed, over: nil, table) ?? proposed }
+        return Dictionary(uniqueKeysWithValues: sent.keys.map { ($0, proposed[$0] ?? .null) })
     }
 
     /// The column-merge trigger: a request without stamps (the whole-row protocol), or with

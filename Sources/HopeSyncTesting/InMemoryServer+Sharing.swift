@@ -12,9 +12,10 @@ extension InMemoryServer {
     /// proposed insert's check, the conflicting row's (an error, not a skip, under ON
     /// CONFLICT), the write, then the update's check on what it became. A refusal puts back
     /// everything the request wrote (`saved`). Returns the sequence numbers taken.
-    func upsertShared(_ values: [String: SyncValue], into table: TableSchema, as caller: String, restoring saved: SavedState?)
+    func upsertShared(_ sent: [String: SyncValue], into table: TableSchema, as caller: String, restoring saved: SavedState?)
         throws(SyncError) -> [Int64]
     {
+        let values = proposedInsert(sent, into: table)
         guard let scope = table.scope, let saved else { return write(values, into: table) }
         let key = values[ReservedColumn.id]?.text ?? ""
         let old = stores[table.name]?[key]?.values
