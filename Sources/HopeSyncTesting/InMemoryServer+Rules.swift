@@ -113,9 +113,10 @@ extension InMemoryServer {
 
     /// What an upsert's update of a row that exists is sent: PostgreSQL runs the before-write
     /// trigger on the proposed insert first, and `DO UPDATE SET` takes the columns the request
-    /// named from what that made of them: the renamed pairs made equal, a merged row settled (a
-    /// delete older than a column's write undone, the pair its newest stamp). A new row is the
-    /// insert alone, as sent.
+    /// named from what that made of them: a merged row settled (a delete older than a column's
+    /// write undone, the pair its newest stamp), and, outside column merge, the renamed pairs
+    /// made equal (under column merge the trigger leaves them to the update, which sees the
+    /// stamps as sent). A new row is the insert alone, as sent.
     ///
     /// Not the version: the insert gives it 1 (or now()), so PostgreSQL takes a whole row pushed
     /// again only while the stored version is 1, and never under a timestamp version. This server
@@ -123,7 +124,7 @@ extension InMemoryServer {
     /// new row's first push was out: a known divergence, pinned by PostgresKnownIssuesTests.
     func proposedInsert(_ sent: [String: SyncValue], into table: TableSchema) -> [String: SyncValue] {
         guard stores[table.name]?[sent[ReservedColumn.id]?.text ?? ""] != nil else { return sent }
-        var proposed = keepingRenamedPairs(sent, over: nil, in: table)
+        var proposed = table.mergesColumns ? sent : keepingRenamedPairs(sent, over: nil, in: table)
         if table.mergesColumns, table.conflict.versionKind == nil { proposed = mergeColumns(proposed, over: nil, table) ?? proposed }
         return Dictionary(uniqueKeysWithValues: sent.keys.map { ($0, proposed[$0] ?? .null) })
     }

@@ -1121,8 +1121,12 @@ enum BuiltInTemplates {
         {{#columnMerge}}
           -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
           -- it does not know) says which the write set, and both take its stamp, so the merge below
-          -- decides between an old build's write and a new build's as between any two.
+          -- decides between an old build's write and a new build's as between any two. An upsert of a
+          -- row that exists runs this first on the proposed insert, and its update takes only the
+          -- columns the request named: the update decides then, from the stamps as sent (decided here,
+          -- an old build setting {{was}} to what {{name}} already reads as would not reach {{name}}).
           if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+              and not (tg_op = 'INSERT' and exists (select from public.{{table}} stored where stored.id = new.id))
               and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
             if coalesce(new.column_stamps ->> '{{was}}', '') collate "C" > coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
               {{toNew}}

@@ -316,8 +316,12 @@ begin
   -- each build reads its own.
   -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
   -- it does not know) says which the write set, and both take its stamp, so the merge below
-  -- decides between an old build's write and a new build's as between any two.
+  -- decides between an old build's write and a new build's as between any two. An upsert of a
+  -- row that exists runs this first on the proposed insert, and its update takes only the
+  -- columns the request named: the update decides then, from the stamps as sent (decided here,
+  -- an old build setting name to what title already reads as would not reach title).
   if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id))
       and coalesce(new.column_stamps ->> 'name', '') collate "C" <> coalesce(new.column_stamps ->> 'title', '') collate "C" then
     if coalesce(new.column_stamps ->> 'name', '') collate "C" > coalesce(new.column_stamps ->> 'title', '') collate "C" then
       new.title := new.name;
@@ -344,8 +348,12 @@ begin
   -- each build reads its own.
   -- The two are one register: the newer of their stamps (a build keeps the stamps of columns
   -- it does not know) says which the write set, and both take its stamp, so the merge below
-  -- decides between an old build's write and a new build's as between any two.
+  -- decides between an old build's write and a new build's as between any two. An upsert of a
+  -- row that exists runs this first on the proposed insert, and its update takes only the
+  -- columns the request named: the update decides then, from the stamps as sent (decided here,
+  -- an old build setting goal to what goal_text already reads as would not reach goal_text).
   if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
+      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id))
       and coalesce(new.column_stamps ->> 'goal', '') collate "C" <> coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
     if coalesce(new.column_stamps ->> 'goal', '') collate "C" > coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
       declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;
