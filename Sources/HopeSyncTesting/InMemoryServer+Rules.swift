@@ -124,8 +124,7 @@ extension InMemoryServer {
     /// new row's first push was out: a known divergence, pinned by PostgresKnownIssuesTests.
     func proposedInsert(_ sent: [String: SyncValue], into table: TableSchema) -> [String: SyncValue] {
         guard stores[table.name]?[sent[ReservedColumn.id]?.text ?? ""] != nil else { return sent }
-        var proposed = table.mergesColumns ? sent : keepingRenamedPairs(sent, over: nil, in: table)
-        if table.mergesColumns, table.conflict.versionKind == nil { proposed = mergeColumns(proposed, over: nil, table) ?? proposed }
+        let proposed = table.mergesColumns ? mergeColumns(sent, over: nil, table) ?? sent : keepingRenamedPairs(sent, over: nil, in: table)
         return Dictionary(uniqueKeysWithValues: sent.keys.map { ($0, proposed[$0] ?? .null) })
     }
 

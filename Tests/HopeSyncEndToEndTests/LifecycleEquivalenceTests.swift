@@ -133,14 +133,9 @@ private struct LifecycleScript {
             stamps[column.name] = WriteStamp(ms: clock - age, deviceID: age == 0 ? device : "d\(1 + random.below(3))")
             values[column.name] = value(of: column.name)
         }
-        let pair = stamps.newest ?? WriteStamp(ms: clock, deviceID: device)
         values[ReservedColumn.id] = .text(id.uuidString.lowercased())
         values[ReservedColumn.owner] = .text(user.uuidString.lowercased())
-        values[ReservedColumn.updatedMs] = .int(pair.ms)
-        values[ReservedColumn.deviceId] = .text(pair.deviceID)
-        values[ReservedColumn.columnStamps] = .text(stamps.json)
-        let sent: [ColumnSchema] = table.columns.filter { !$0.role.isWrittenByServerOnly }
-        return ColumnValues(columns: sent.map(\.name), values: sent.map { values[$0.name] ?? .null })
+        return table.pushed(values, stamps: stamps)
     }
 
     private mutating func value(of column: String) -> SyncValue {
@@ -215,8 +210,7 @@ private struct LifecycleBench {
                 var values = Dictionary(uniqueKeysWithValues: zip(set.columns, set.values))
                 values[ReservedColumn.id] = .text(id.uuidString.lowercased())
                 values[ReservedColumn.owner] = .text(user.uuidString.lowercased())
-                let sent = push.table.columns.filter { !$0.role.isWrittenByServerOnly }.map(\.name)
-                push.rows = [ColumnValues(columns: sent, values: sent.map { values[$0] ?? .null })]
+                push.rows = [push.table.pushed(values)]
                 push.guarded = nil
                 return push
             }
@@ -253,29 +247,26 @@ private struct LifecycleRows {
     var values: [String: [String: String]] = [:]
     var order: [String] = []
 
+    /// The in-memory server's rows, by id.
     init(_ rows: [String: ColumnValues]) {
-        var sequence: [(String, Int64)] = []
-        for (id, row) in rows {
-            var texts: [String: String] = [:]
-            for (column, value) in zip(row.columns, row.values) where column != ReservedColumn.serverSeq {
-                texts[column] = Self.text(value, column)
-            }
-            values[id] = texts
-            sequence.append((id, row[ReservedColumn.serverSeq]?.int ?? 0))
-        }
-        order = sequence.sorted { $0.1 < $1.1 }.map(\.0)
+        self.init(rows.map { id, row in (id, Dictionary(uniqueKeysWithValues: zip(row.columns, row.values.map(\.postgresText)))) })
     }
 
+    /// PostgreSQL's rows, in its text format.
     init(_ result: QueryResult) {
+        self.init(
+            result.rows.map { row in (row[ReservedColumn.id] ?? "", Dictionary(uniqueKeysWithValues: zip(result.columns, row.values))) })
+    }
+
+    private init(_ rows: [(id: String, texts: [String: String?])]) {
         var sequence: [(String, Int64)] = []
-        for row in result.rows {
-            let id = row[ReservedColumn.id] ?? ""
-            var texts: [String: String] = [:]
-            for (column, value) in zip(result.columns, row.values) where column != ReservedColumn.serverSeq {
-                texts[column] = value.map { column == ReservedColumn.columnStamps ? Self.stampsText($0) : $0 } ?? "null"
+        for (id, texts) in rows {
+            var compared: [String: String] = [:]
+            for (column, text) in texts where column != ReservedColumn.serverSeq {
+                compared[column] = text.map { column == ReservedColumn.columnStamps ? ColumnStamps(json: $0)?.json ?? $0 : $0 } ?? "null"
             }
-            values[id] = texts
-            sequence.append((id, row[ReservedColumn.serverSeq].flatMap { Int64($0) } ?? 0))
+            values[id] = compared
+            sequence.append((id, texts[ReservedColumn.serverSeq].flatMap { $0.flatMap { Int64($0) } } ?? 0))
         }
         order = sequence.sorted { $0.1 < $1.1 }.map(\.0)
     }
@@ -293,16 +284,4 @@ private struct LifecycleRows {
         if result.isEmpty, order != other.order { result.append("server_seq orders differ: \(order) and \(other.order)") }
         return result
     }
-
-    private static func text(_ value: SyncValue, _ column: String) -> String {
-        switch value {
-        case .null: return "null"
-        case .int(let number): return String(number)
-        case .bool(let flag): return flag ? "t" : "f"
-        case .text(let text): return column == ReservedColumn.columnStamps ? stampsText(text) : text
-        default: return "\(value)"
-        }
-    }
-
-    private static func stampsText(_ json: String) -> String { ColumnStamps(json: json)?.json ?? json }
 }

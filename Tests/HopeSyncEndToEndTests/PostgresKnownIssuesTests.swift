@@ -39,7 +39,6 @@ import Testing
             "id": .text(id.uuidString.lowercased()), "user_id": .text(user.uuidString.lowercased()), "title": .text(title),
             "done": .bool(false), "updated_at": version,
         ]
-        let sent = table.columns.filter { !$0.role.isWrittenByServerOnly }.map(\.name)
-        return ColumnValues(columns: sent, values: sent.map { values[$0] ?? .null })
+        return table.pushed(values)
     }
 }

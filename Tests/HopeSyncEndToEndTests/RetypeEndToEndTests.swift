@@ -51,15 +51,10 @@ import Testing
         var row = values
         var columnStamps = ColumnStamps(stamps)
         for column in table.stampedColumns where columnStamps[column.name] == nil { columnStamps[column.name] = all }
-        let pair = columnStamps.newest ?? all
         row["id"] = .text(id.uuidString.lowercased())
         row["user_id"] = .text(user.uuidString.lowercased())
         row["color"] = row["color"] ?? .text("#8E8E93")
         row["streak"] = table.column(named: "streak") == nil ? nil : .int(1)
-        row[ReservedColumn.updatedMs] = .int(pair.ms)
-        row[ReservedColumn.deviceId] = .text(pair.deviceID)
-        row[ReservedColumn.columnStamps] = .text(columnStamps.json)
-        let sent = table.columns.filter { !$0.role.isWrittenByServerOnly }.map(\.name)
-        return ColumnValues(columns: sent, values: sent.map { row[$0] ?? .null })
+        return table.pushed(row, stamps: columnStamps)
     }
 }

@@ -68,27 +68,22 @@ struct StoreMigrator {
         let tables = try database.fetchAll(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND substr(name, 1, 6) != '_sync_'"
         ) { $0.text(at: 0) ?? "" }
-        let device = "(SELECT value FROM _sync_meta WHERE key = 'device_id')"
         var newest: Int64 = 0
         for (table, columns) in try columns(of: tables, database) {
             guard columns[ReservedColumn.updatedMs] != nil, columns[ReservedColumn.deviceId] != nil else { continue }
-            var own = ["SELECT max(updated_ms) FROM \(quoted(table)) WHERE device_id = \(device)"]
+            var own = ["SELECT max(updated_ms) FROM \(quoted(table)) WHERE device_id = \(Self.ownDevice)"]
             if columns[ReservedColumn.columnStamps] != nil {
                 own.append(
                     """
                     SELECT \(Self.stampMs("max(stamp.value)")) FROM \(quoted(table)), json_each(column_stamps) AS stamp
-                    WHERE json_valid(column_stamps) AND \(Self.stampDevice("stamp.value")) = \(device)
+                    WHERE json_valid(column_stamps) AND \(Self.stampDevice("stamp.value")) = \(Self.ownDevice)
                     """)
             }
             for sql in own {
                 newest = max(newest, try database.fetchOne(sql) { $0.int64(at: 0) } ?? 0)
             }
         }
-        try database.execute(
-            """
-            INSERT OR REPLACE INTO _sync_meta (key, value)
-            SELECT 'clock', CAST(max(?, coalesce((SELECT CAST(value AS INTEGER) FROM _sync_meta WHERE key = 'clock'), 0)) AS TEXT)
-            """, [.integer(newest)])
+        try SyncStore.recordClock(atLeast: newest, database)
     }
 
     /// A dropped column's stamp left its rows (the migration removed it): each row's pair
@@ -96,8 +91,7 @@ struct StoreMigrator {
     /// Otherwise a row whose newest write was of that column keeps a pair no stamp has, and a
     /// dirty one is pushed at every pass and never settles (the server takes nothing from it).
     private func settlePairs(of table: String, _ database: Database) throws {
-        let columns = Set(try database.fetchAll("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(at: 0) ?? "" })
-        guard columns.contains(ReservedColumn.columnStamps) else { return }
+        guard try columns(of: [table], database)[table]?[ReservedColumn.columnStamps] != nil else { return }
         // A stamp's text orders as its pair.
         let newest = "(SELECT max(value) FROM json_each(column_stamps))"
         try database.execute(
@@ -111,6 +105,8 @@ struct StoreMigrator {
     /// writer's device id), from SQL giving its text.
     private static func stampMs(_ stamp: String) -> String { "CAST(substr(\(stamp), 1, 15) AS INTEGER)" }
     private static func stampDevice(_ stamp: String) -> String { "substr(\(stamp), 17)" }
+    /// SQL of this device's id, as the store keeps it.
+    private static let ownDevice = "(SELECT value FROM _sync_meta WHERE key = 'device_id')"
 
     /// The `_sync_meta` key of a table to pull again from the start.
     static func repullKey(_ table: String) -> String { "repull:" + table }
@@ -139,7 +135,7 @@ struct StoreMigrator {
                 try database.execute(
                     """
                     UPDATE \(quoted(table)) SET column_stamps = json_remove(column_stamps, '$.\(column)')
-                    WHERE \(writer) IS NOT (SELECT value FROM _sync_meta WHERE key = 'device_id')
+                    WHERE \(writer) IS NOT \(Self.ownDevice)
                     """)
             }
         }

@@ -12,6 +12,16 @@ extension SyncStore {
         )
     }
 
+    /// Raises the recorded clock to `stamp` (before the store is open: an update that drops the
+    /// columns or tables holding this device's newest stamps, StoreMigrator).
+    static func recordClock(atLeast stamp: Int64, _ database: Database) throws {
+        try database.execute(
+            """
+            INSERT OR REPLACE INTO _sync_meta (key, value)
+            SELECT 'clock', CAST(max(?, coalesce((SELECT CAST(value AS INTEGER) FROM _sync_meta WHERE key = 'clock'), 0)) AS TEXT)
+            """, [.integer(stamp)])
+    }
+
     /// The server said its clock read `serverMs` just now: the clock's physical part follows it,
     /// and the offset is kept for the next launch (a device may start offline).
     func observeServerTime(_ serverMs: Int64?, _ database: Database) throws {

@@ -1125,9 +1125,10 @@ enum BuiltInTemplates {
           -- row that exists runs this first on the proposed insert, and its update takes only the
           -- columns the request named: the update decides then, from the stamps as sent (decided here,
           -- an old build setting {{was}} to what {{name}} already reads as would not reach {{name}}).
+          -- The row is looked up last, only for stamps that differ.
           if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-              and not (tg_op = 'INSERT' and exists (select from public.{{table}} stored where stored.id = new.id))
-              and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
+              and coalesce(new.column_stamps ->> '{{was}}', '') collate "C" <> coalesce(new.column_stamps ->> '{{name}}', '') collate "C"
+              and not (tg_op = 'INSERT' and exists (select from public.{{table}} stored where stored.id = new.id)) then
             if coalesce(new.column_stamps ->> '{{was}}', '') collate "C" > coalesce(new.column_stamps ->> '{{name}}', '') collate "C" then
               {{toNew}}
               new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('{{name}}', new.column_stamps -> '{{was}}');

@@ -153,7 +153,7 @@ private struct LifecycleRun {
     /// The app launches again as `build` (the same build: a restart), on the same file and
     /// pulling as it did; its schedule runs again in the runs that have them, if `starting`.
     /// Its clock resumes past every stamp of it the server holds: two writes of one device never
-    /// share a stamp (the server would keep the first's value under the second's stamp).
+    /// share a stamp (no merge could order them).
     private func relaunch(
         _ device: TestDevice, as build: Int, starting: Bool = true, _ server: InMemoryServer, _ problems: inout [String]
     ) async throws -> TestDevice {

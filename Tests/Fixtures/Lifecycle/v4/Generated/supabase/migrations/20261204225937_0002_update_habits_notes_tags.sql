@@ -320,9 +320,10 @@ begin
   -- row that exists runs this first on the proposed insert, and its update takes only the
   -- columns the request named: the update decides then, from the stamps as sent (decided here,
   -- an old build setting name to what title already reads as would not reach title).
+  -- The row is looked up last, only for stamps that differ.
   if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id))
-      and coalesce(new.column_stamps ->> 'name', '') collate "C" <> coalesce(new.column_stamps ->> 'title', '') collate "C" then
+      and coalesce(new.column_stamps ->> 'name', '') collate "C" <> coalesce(new.column_stamps ->> 'title', '') collate "C"
+      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id)) then
     if coalesce(new.column_stamps ->> 'name', '') collate "C" > coalesce(new.column_stamps ->> 'title', '') collate "C" then
       new.title := new.name;
       new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('title', new.column_stamps -> 'name');
@@ -352,9 +353,10 @@ begin
   -- row that exists runs this first on the proposed insert, and its update takes only the
   -- columns the request named: the update decides then, from the stamps as sent (decided here,
   -- an old build setting goal to what goal_text already reads as would not reach goal_text).
+  -- The row is looked up last, only for stamps that differ.
   if new.column_stamps is not null and pg_catalog.jsonb_typeof(new.column_stamps) = 'object'
-      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id))
-      and coalesce(new.column_stamps ->> 'goal', '') collate "C" <> coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
+      and coalesce(new.column_stamps ->> 'goal', '') collate "C" <> coalesce(new.column_stamps ->> 'goal_text', '') collate "C"
+      and not (tg_op = 'INSERT' and exists (select from public.habits stored where stored.id = new.id)) then
     if coalesce(new.column_stamps ->> 'goal', '') collate "C" > coalesce(new.column_stamps ->> 'goal_text', '') collate "C" then
       declare goal bigint := new.goal; begin new.goal_text := (goal::text); end;
       new.column_stamps := new.column_stamps || pg_catalog.jsonb_build_object('goal_text', new.column_stamps -> 'goal');
